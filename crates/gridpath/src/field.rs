@@ -1,0 +1,260 @@
+//! Flow fields: the distance from every cell to one goal plus each cell's next step, so any
+//! number of units can share one search.
+
+use std::collections::VecDeque;
+
+use crate::grid::{Grid, Neighbours, Pos, Rules};
+use crate::search::heap_entry;
+use crate::search::{Endpoint, OpenList, SearchError, check_endpoint};
+
+const NONE: u32 = u32::MAX;
+
+/// How a [`FlowField`] measures distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldKind {
+    /// Dijkstra: least cost under the grid's step-cost rule.
+    Cost,
+    /// The "contour line" wavefront: number of steps (BFS), whatever their length or terrain.
+    Steps,
+}
+
+/// Distance to a goal and next step toward it, for every cell.
+///
+/// ```
+/// use gridpath::{formats, FlowField, Pos, Rules};
+/// let map = formats::parse_ascii("...\n.#.\n...").unwrap();
+/// let field = FlowField::wavefront(&map.grid, Pos::new(2, 2), Rules::OCTILE).unwrap();
+/// assert_eq!(field.step_number(Pos::new(2, 2)), Some(1)); // the goal is numbered 1
+/// assert_eq!(field.step_number(Pos::new(0, 0)), Some(5));
+/// assert_eq!(field.step_number(Pos::new(1, 1)), None); // a wall
+/// let path = field.path_from(Pos::new(0, 0)).unwrap();
+/// assert_eq!(path.last(), Some(&Pos::new(2, 2)));
+/// ```
+#[derive(Clone, Debug)]
+pub struct FlowField {
+    kind: FieldKind,
+    goal: Pos,
+    rules: Rules,
+    width: u32,
+    height: u32,
+    stride: usize,
+    revision: u64,
+    /// Per padded cell: distance to the goal, infinity where unreached.
+    dist: Vec<f64>,
+    /// Per padded cell: the padded index of the next cell toward the goal, `NONE` where
+    /// unreached and at the goal.
+    next: Vec<u32>,
+    reached: usize,
+}
+
+impl FlowField {
+    /// The least-cost field toward `goal` (Dijkstra on reversed steps).
+    ///
+    /// # Errors
+    /// [`SearchError::OutOfBounds`] or [`SearchError::Blocked`] for a bad goal.
+    pub fn dijkstra(grid: &Grid, goal: Pos, rules: Rules) -> Result<Self, SearchError> {
+        let mut field = Self::empty(FieldKind::Cost, grid, goal, rules);
+        field.rebuild(grid)?;
+        Ok(field)
+    }
+
+    /// The wavefront step field toward `goal` (BFS; see [`FlowField::step_number`]).
+    ///
+    /// # Errors
+    /// [`SearchError::OutOfBounds`] or [`SearchError::Blocked`] for a bad goal.
+    pub fn wavefront(grid: &Grid, goal: Pos, rules: Rules) -> Result<Self, SearchError> {
+        let mut field = Self::empty(FieldKind::Steps, grid, goal, rules);
+        field.rebuild(grid)?;
+        Ok(field)
+    }
+
+    fn empty(kind: FieldKind, grid: &Grid, goal: Pos, rules: Rules) -> Self {
+        Self {
+            kind,
+            goal,
+            rules,
+            width: grid.width(),
+            height: grid.height(),
+            stride: grid.stride(),
+            revision: grid.revision(),
+            dist: Vec::new(),
+            next: Vec::new(),
+            reached: 0,
+        }
+    }
+
+    /// Recomputes the field for the current state of `grid` (same goal, kind and rules),
+    /// reusing its memory.
+    ///
+    /// # Errors
+    /// As [`FlowField::dijkstra`]; the field is then empty (every cell unreached).
+    pub fn rebuild(&mut self, grid: &Grid) -> Result<(), SearchError> {
+        let len = grid.padded_len();
+        self.width = grid.width();
+        self.height = grid.height();
+        self.stride = grid.stride();
+        self.revision = grid.revision();
+        self.dist.clear();
+        self.dist.resize(len, f64::INFINITY);
+        self.next.clear();
+        self.next.resize(len, NONE);
+        self.reached = 0;
+        check_endpoint(grid, self.goal, Endpoint::Goal)?;
+        match self.kind {
+            FieldKind::Cost => self.fill_dijkstra(grid),
+            FieldKind::Steps => self.fill_bfs(grid),
+        }
+        Ok(())
+    }
+
+    fn fill_dijkstra(&mut self, grid: &Grid) {
+        let cells = grid.cells();
+        let nb = Neighbours::new(grid, self.rules);
+        let goal = grid.index(self.goal);
+        let class = grid.class_at(goal);
+        let mut open = OpenList::default();
+        self.dist[goal] = 0.0;
+        open.push(heap_entry(0.0, goal));
+        while let Some(e) = open.pop() {
+            let v = e.cell as usize;
+            if e.f > self.dist[v] {
+                continue; // stale
+            }
+            self.reached += 1;
+            // Stepping u -> v enters v, so it costs base × cost(v) whichever u it comes from.
+            let enter = f64::from(grid.cost_at(v));
+            for k in 0..nb.count {
+                if !nb.legal(cells, v, k, class) {
+                    continue;
+                }
+                let u = v.wrapping_add_signed(nb.offset[k]);
+                let d = e.f + nb.base[k] * enter;
+                if d < self.dist[u] {
+                    self.dist[u] = d;
+                    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+                    {
+                        self.next[u] = v as u32;
+                    }
+                    open.push(heap_entry(d, u));
+                }
+            }
+        }
+    }
+
+    fn fill_bfs(&mut self, grid: &Grid) {
+        let cells = grid.cells();
+        let nb = Neighbours::new(grid, self.rules);
+        let goal = grid.index(self.goal);
+        let class = grid.class_at(goal);
+        let mut queue = VecDeque::new();
+        self.dist[goal] = 0.0;
+        queue.push_back(goal);
+        while let Some(v) = queue.pop_front() {
+            self.reached += 1;
+            let d = self.dist[v] + 1.0;
+            for k in 0..nb.count {
+                let u = v.wrapping_add_signed(nb.offset[k]);
+                if self.dist[u].is_finite() || !nb.legal(cells, v, k, class) {
+                    continue;
+                }
+                self.dist[u] = d;
+                #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+                {
+                    self.next[u] = v as u32;
+                }
+                queue.push_back(u);
+            }
+        }
+    }
+
+    fn index(&self, pos: Pos) -> Option<usize> {
+        (pos.x < self.width && pos.y < self.height)
+            .then(|| (pos.y as usize + 1) * self.stride + pos.x as usize + 1)
+    }
+
+    fn pos_of(&self, i: usize) -> Pos {
+        #[expect(clippy::cast_possible_truncation, reason = "sides are at most 8192")]
+        Pos::new((i % self.stride) as u32 - 1, (i / self.stride) as u32 - 1)
+    }
+
+    /// How distances are measured.
+    #[must_use]
+    pub fn kind(&self) -> FieldKind {
+        self.kind
+    }
+
+    /// The goal every path leads to.
+    #[must_use]
+    pub fn goal(&self) -> Pos {
+        self.goal
+    }
+
+    /// The movement rules the field was built with.
+    #[must_use]
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Map width.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Map height.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// `true` when `grid` has not changed since the field was built (same revision and size).
+    #[must_use]
+    pub fn is_current(&self, grid: &Grid) -> bool {
+        self.revision == grid.revision() && self.width == grid.width() && self.height == grid.height()
+    }
+
+    /// Number of cells that can reach the goal (the goal included).
+    #[must_use]
+    pub fn reached(&self) -> usize {
+        self.reached
+    }
+
+    /// Distance from `pos` to the goal (cost or steps), `None` if unreached or off the map.
+    #[must_use]
+    pub fn distance(&self, pos: Pos) -> Option<f64> {
+        self.index(pos).map(|i| self.dist[i]).filter(|d| d.is_finite())
+    }
+
+    /// The wavefront number of `pos`: the goal is 1 and each step away adds 1 (for a
+    /// [`FieldKind::Cost`] field: the cost plus 1, rounded). `None` if unreached.
+    #[must_use]
+    pub fn step_number(&self, pos: Pos) -> Option<u32> {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "distances are small and positive"
+        )]
+        self.distance(pos).map(|d| d.round() as u32 + 1)
+    }
+
+    /// The next cell from `pos` toward the goal; `None` at the goal and where unreached.
+    #[must_use]
+    pub fn next_step(&self, pos: Pos) -> Option<Pos> {
+        let i = self.index(pos)?;
+        let n = self.next[i];
+        (n != NONE).then(|| self.pos_of(n as usize))
+    }
+
+    /// The path from `start` to the goal along next steps, both included; `None` if unreached.
+    #[must_use]
+    pub fn path_from(&self, start: Pos) -> Option<Vec<Pos>> {
+        self.distance(start)?;
+        let mut path = vec![start];
+        let mut p = start;
+        while let Some(n) = self.next_step(p) {
+            path.push(n);
+            p = n;
+        }
+        Some(path)
+    }
+}

@@ -1,0 +1,83 @@
+//! Map and scenario file formats: Moving AI `.map` and `.scen`, the tutorials' digit grid and a
+//! plain ASCII grid.
+//!
+//! Every parser returns a [`ParseError`] naming the line and column of the problem; none panics
+//! on any input.
+
+mod movingai;
+mod scen;
+mod text;
+
+pub use movingai::{parse_movingai, write_movingai};
+pub use scen::{Scenario, map_path_for_scen, parse_scen};
+pub use text::{parse_ascii, parse_digits};
+
+use crate::{Grid, Pos};
+
+/// A parsed map: the grid plus the start and goal if the file marks them.
+#[derive(Clone, Debug)]
+pub struct ParsedMap {
+    /// The cells.
+    pub grid: Grid,
+    /// The start marked in the file (`S` in ASCII, `3` in the digit grid).
+    pub start: Option<Pos>,
+    /// The goal marked in the file (`G` in ASCII, `4` in the digit grid).
+    pub goal: Option<Pos>,
+}
+
+/// A problem in a map or scenario file, with a 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct ParseError {
+    /// 1-based line (0 when the problem is the file as a whole).
+    pub line: usize,
+    /// 1-based column (0 when the problem is the line as a whole).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ParseError {
+    pub(crate) fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
+        Self { line, column, message: message.into() }
+    }
+}
+
+/// Parses a map in any supported format, chosen by content: a file starting with `type` is a
+/// Moving AI map; one whose cells are digits is the digit grid; anything else the ASCII grid.
+///
+/// ```
+/// use gridpath::formats::parse_map;
+/// let map = parse_map("0,0,3\n1,1,0\n4,0,0").unwrap();
+/// assert_eq!(map.start.map(|p| (p.x, p.y)), Some((2, 0)));
+/// assert!(parse_map("type octile\nheight 99999\nwidth 2\nmap\n").is_err());
+/// ```
+///
+/// # Errors
+/// [`ParseError`] with the line and column of the first problem.
+pub fn parse_map(text: &str) -> Result<ParsedMap, ParseError> {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if first.starts_with("type") {
+        let grid = parse_movingai(text)?;
+        return Ok(ParsedMap { grid, start: None, goal: None });
+    }
+    let digits = first.chars().all(|c| c.is_ascii_digit() || c == ',' || c.is_whitespace());
+    if digits && !first.is_empty() { parse_digits(text) } else { parse_ascii(text) }
+}
+
+/// Parses map bytes: rejects non-UTF-8 content with a clear error, then [`parse_map`].
+///
+/// # Errors
+/// [`ParseError`] for binary content or any format problem.
+pub fn parse_map_bytes(bytes: &[u8]) -> Result<ParsedMap, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].split(|&b| b == b'\n').count();
+        ParseError::new(line, 0, "not a text file (invalid UTF-8)")
+    })?;
+    parse_map(text)
+}
+
+/// Splits text into lines numbered from 1, without `\r` line ends.
+pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_terminator('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+}

@@ -1,0 +1,556 @@
+//! The grid: cells, tiles, movement rules and the step-cost rule.
+
+use std::fmt;
+
+/// Largest accepted width or height: bigger maps are rejected with a clear error rather than
+/// allocating gigabytes on a malformed header.
+pub const MAX_SIDE: u32 = 8192;
+
+/// Largest terrain cost a cell can carry (costs live in 6 bits of the cell byte).
+pub const MAX_COST: u8 = 63;
+
+/// A cell position: `x` is the column, `y` the row, `(0, 0)` the top-left corner (Moving AI's
+/// convention).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize, serde::Deserialize,
+)]
+pub struct Pos {
+    /// Column, from 0 at the left.
+    pub x: u32,
+    /// Row, from 0 at the top.
+    pub y: u32,
+}
+
+impl Pos {
+    /// A position from column and row.
+    #[must_use]
+    pub const fn new(x: u32, y: u32) -> Self {
+        Self { x, y }
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({},{})", self.x, self.y)
+    }
+}
+
+impl From<(u32, u32)> for Pos {
+    fn from((x, y): (u32, u32)) -> Self {
+        Self { x, y }
+    }
+}
+
+/// What a cell holds.
+///
+/// Passable cells belong to a terrain *class*: ground, water or trees. A move is legal only
+/// between two cells of the same class (for a diagonal, the two orthogonal cells too), so water
+/// connects only to water and trees only to trees — the Moving AI rule (HOG2's `Map::CanStep`,
+/// which some published scenarios rely on: 12 start in water and 8 in trees on `moonglade`). Within a class, `cost` (1 = plain floor, up to [`MAX_COST`])
+/// multiplies the length of every step that *enters* the cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tile {
+    /// Impassable.
+    Wall,
+    /// Ground (Moving AI `.`, `G`, `S`), with a terrain cost ≥ 1.
+    Ground {
+        /// Cost multiplier for steps entering this cell (1..=63).
+        cost: u8,
+    },
+    /// Water (Moving AI `W`): connects only to other water cells.
+    Water {
+        /// Cost multiplier for steps entering this cell (1..=63).
+        cost: u8,
+    },
+    /// Trees (Moving AI `T`): connects only to other tree cells.
+    Trees {
+        /// Cost multiplier for steps entering this cell (1..=63).
+        cost: u8,
+    },
+}
+
+impl Tile {
+    /// Plain floor: ground with cost 1.
+    pub const FLOOR: Tile = Tile::Ground { cost: 1 };
+
+    /// `true` for [`Tile::Wall`].
+    #[must_use]
+    pub const fn is_wall(self) -> bool {
+        matches!(self, Tile::Wall)
+    }
+
+    /// The terrain cost, or `None` for a wall.
+    #[must_use]
+    pub const fn cost(self) -> Option<u8> {
+        match self {
+            Tile::Wall => None,
+            Tile::Ground { cost } | Tile::Water { cost } | Tile::Trees { cost } => Some(cost),
+        }
+    }
+
+    // Cell byte layout: bits 6..8 = class (0 wall, 1 ground, 2 water, 3 trees), bits 0..6 = cost.
+    // A wall is the byte 0, so "passable for class c" is the single compare `byte >> 6 == c`.
+    const fn encode(self) -> Result<u8, GridError> {
+        match self {
+            Tile::Wall => Ok(0),
+            Tile::Ground { cost } | Tile::Water { cost } | Tile::Trees { cost }
+                if cost == 0 || cost > MAX_COST =>
+            {
+                Err(GridError::BadCost { cost })
+            }
+            Tile::Ground { cost } => Ok(CLASS_GROUND << 6 | cost),
+            Tile::Water { cost } => Ok(CLASS_WATER << 6 | cost),
+            Tile::Trees { cost } => Ok(CLASS_TREES << 6 | cost),
+        }
+    }
+
+    const fn decode(byte: u8) -> Tile {
+        match byte >> 6 {
+            CLASS_GROUND => Tile::Ground { cost: byte & 63 },
+            CLASS_WATER => Tile::Water { cost: byte & 63 },
+            CLASS_TREES => Tile::Trees { cost: byte & 63 },
+            _ => Tile::Wall,
+        }
+    }
+}
+
+pub(crate) const CLASS_GROUND: u8 = 1;
+pub(crate) const CLASS_WATER: u8 = 2;
+pub(crate) const CLASS_TREES: u8 = 3;
+
+/// Errors from building or editing a [`Grid`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GridError {
+    /// Width or height is zero or above [`MAX_SIDE`].
+    #[error("grid size {width}x{height} is not allowed: each side must be 1..={MAX_SIDE}")]
+    BadSize {
+        /// Requested width.
+        width: u64,
+        /// Requested height.
+        height: u64,
+    },
+    /// A position outside the grid.
+    #[error("cell {pos} is outside the {width}x{height} grid")]
+    OutOfBounds {
+        /// The offending position.
+        pos: Pos,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
+    /// A terrain cost of 0 or above [`MAX_COST`].
+    #[error("terrain cost {cost} is not allowed: costs are 1..={MAX_COST}")]
+    BadCost {
+        /// The offending cost.
+        cost: u8,
+    },
+}
+
+/// How many neighbours a cell has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Moves {
+    /// Up, down, left, right.
+    Four,
+    /// The four cardinal moves plus the four diagonals, subject to a [`Corners`] rule.
+    #[default]
+    Eight,
+}
+
+/// When a diagonal step is allowed next to blocked cells (8-connected moves only).
+///
+/// "Blocked" means a wall or a cell of another terrain class than the mover's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Corners {
+    /// Both orthogonal neighbours must be open: no corner cutting, no squeezing between two
+    /// diagonal blockers. The Moving AI / GPPC rule.
+    #[default]
+    Forbid,
+    /// At least one orthogonal neighbour must be open.
+    AllowOne,
+    /// Diagonals ignore the orthogonal neighbours (corner cutting, as the classic wavefront
+    /// tutorial does).
+    Allow,
+}
+
+/// Movement rules: connectivity plus the corner rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Rules {
+    /// 4- or 8-connected.
+    pub moves: Moves,
+    /// Corner rule for diagonal steps (ignored with [`Moves::Four`]).
+    pub corners: Corners,
+}
+
+impl Rules {
+    /// 4-connected moves.
+    pub const FOUR: Rules = Rules { moves: Moves::Four, corners: Corners::Forbid };
+    /// 8-connected moves without corner cutting (Moving AI).
+    pub const OCTILE: Rules = Rules { moves: Moves::Eight, corners: Corners::Forbid };
+
+    /// 8-connected with the given corner rule.
+    #[must_use]
+    pub const fn eight(corners: Corners) -> Self {
+        Rules { moves: Moves::Eight, corners }
+    }
+}
+
+/// The eight directions as (dx, dy): the four cardinals first, then the diagonals.
+pub(crate) const DIRS: [(i32, i32); 8] =
+    [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)];
+
+/// √2, the length of a diagonal step.
+pub const SQRT2: f64 = std::f64::consts::SQRT_2;
+
+/// A rectangular grid of [`Tile`]s with O(1) access and cheap single-cell updates.
+///
+/// Internally the cells are one byte each, stored row-major with a one-cell wall border, so
+/// neighbour lookups in the searches need no bounds checks.
+///
+/// **Step cost rule:** a step from `a` to a neighbour `b` costs `1` (cardinal) or `√2`
+/// (diagonal), multiplied by the terrain cost of `b`, the cell entered. With every cost 1 this is
+/// the Moving AI octile length.
+///
+/// ```
+/// use gridpath::{Grid, Pos, Tile};
+/// let mut grid = Grid::new(4, 3).unwrap();
+/// grid.set_tile(Pos::new(1, 1), Tile::Wall).unwrap();
+/// assert!(!grid.is_passable(Pos::new(1, 1)));
+/// assert_eq!(grid.tile(Pos::new(9, 9)), None);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Grid {
+    width: u32,
+    height: u32,
+    /// Padded row length: `width + 2`.
+    stride: usize,
+    cells: Vec<u8>,
+    /// Number of passable cells whose cost is not 1 (JPS needs uniform cost).
+    non_unit: usize,
+    revision: u64,
+}
+
+impl fmt::Debug for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Small grids print their cells (as a Moving AI map) so failing tests show the map.
+        if self.len() <= 64 * 64 {
+            write!(f, "Grid {{ revision: {} }}\n{}", self.revision, crate::formats::write_movingai(self))
+        } else {
+            f.debug_struct("Grid")
+                .field("width", &self.width)
+                .field("height", &self.height)
+                .field("revision", &self.revision)
+                .finish_non_exhaustive()
+        }
+    }
+}
+
+impl Grid {
+    /// A `width` × `height` grid of plain floor.
+    ///
+    /// # Errors
+    /// [`GridError::BadSize`] when a side is 0 or above [`MAX_SIDE`].
+    pub fn new(width: u32, height: u32) -> Result<Self, GridError> {
+        Self::filled(width, height, Tile::FLOOR)
+    }
+
+    /// A `width` × `height` grid with every cell set to `tile`.
+    ///
+    /// # Errors
+    /// [`GridError::BadSize`] for a bad size, [`GridError::BadCost`] for a bad cost.
+    pub fn filled(width: u32, height: u32, tile: Tile) -> Result<Self, GridError> {
+        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(GridError::BadSize { width: width.into(), height: height.into() });
+        }
+        let byte = tile.encode()?;
+        let stride = width as usize + 2;
+        let mut cells = vec![0u8; stride * (height as usize + 2)];
+        for y in 0..height as usize {
+            let row = (y + 1) * stride;
+            cells[row + 1..row + 1 + width as usize].fill(byte);
+        }
+        let non_unit = if tile.cost().is_some_and(|c| c != 1) { width as usize * height as usize } else { 0 };
+        Ok(Self { width, height, stride, cells, non_unit, revision: 0 })
+    }
+
+    /// Number of columns.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Number of cells, `width * height`.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.width as usize * self.height as usize
+    }
+
+    /// Always `false`: a grid has at least one cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// A counter that grows on every change of a cell's content, for change detection.
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// `true` when `pos` lies on the grid.
+    #[must_use]
+    pub fn in_bounds(&self, pos: Pos) -> bool {
+        pos.x < self.width && pos.y < self.height
+    }
+
+    /// The tile at `pos`, or `None` outside the grid.
+    #[must_use]
+    pub fn tile(&self, pos: Pos) -> Option<Tile> {
+        self.in_bounds(pos).then(|| Tile::decode(self.cells[self.index(pos)]))
+    }
+
+    /// `true` when `pos` is on the grid and not a wall.
+    #[must_use]
+    pub fn is_passable(&self, pos: Pos) -> bool {
+        self.in_bounds(pos) && self.cells[self.index(pos)] != 0
+    }
+
+    /// Sets one cell. Returns the previous tile.
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`] or [`GridError::BadCost`]; the grid is unchanged then.
+    pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
+        if !self.in_bounds(pos) {
+            return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+        }
+        let byte = tile.encode()?;
+        let i = self.index(pos);
+        let old = self.cells[i];
+        if old != byte {
+            let non_unit = |b: u8| b != 0 && b & 63 != 1;
+            self.non_unit = self.non_unit - usize::from(non_unit(old)) + usize::from(non_unit(byte));
+            self.cells[i] = byte;
+            self.revision += 1;
+        }
+        Ok(Tile::decode(old))
+    }
+
+    /// Makes `pos` a wall (`true`) or plain floor (`false`).
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`].
+    pub fn set_wall(&mut self, pos: Pos, wall: bool) -> Result<Tile, GridError> {
+        self.set_tile(pos, if wall { Tile::Wall } else { Tile::FLOOR })
+    }
+
+    /// Sets every cell to `tile`.
+    ///
+    /// # Errors
+    /// [`GridError::BadCost`].
+    pub fn fill(&mut self, tile: Tile) -> Result<(), GridError> {
+        *self =
+            Self::filled(self.width, self.height, tile).map(|g| Grid { revision: self.revision + 1, ..g })?;
+        Ok(())
+    }
+
+    /// `true` when every passable cell costs 1 (required by JPS and BFS optimality).
+    #[must_use]
+    pub fn has_uniform_cost(&self) -> bool {
+        self.non_unit == 0
+    }
+
+    /// Iterates over every position, row by row.
+    pub fn positions(&self) -> impl Iterator<Item = Pos> + use<> {
+        let (w, h) = (self.width, self.height);
+        (0..h).flat_map(move |y| (0..w).map(move |x| Pos::new(x, y)))
+    }
+
+    /// `true` when a single step `from` → `to` is legal under `rules`: both on the grid, adjacent
+    /// (a cardinal step, or a diagonal one with [`Moves::Eight`]), of the same terrain class, and
+    /// obeying the corner rule.
+    #[must_use]
+    pub fn can_step(&self, from: Pos, to: Pos, rules: Rules) -> bool {
+        if !self.in_bounds(from) || !self.in_bounds(to) {
+            return false;
+        }
+        let dx = i64::from(to.x) - i64::from(from.x);
+        let dy = i64::from(to.y) - i64::from(from.y);
+        if dx.abs() > 1 || dy.abs() > 1 || (dx == 0 && dy == 0) {
+            return false;
+        }
+        let class = self.class_at(self.index(from));
+        if class == 0 {
+            return false;
+        }
+        let i = self.index(from);
+        #[expect(clippy::cast_possible_truncation, reason = "dx, dy are in -1..=1")]
+        let d = self.offset(dx as i32, dy as i32);
+        if self.class_at(i.wrapping_add_signed(d)) != class {
+            return false;
+        }
+        if dx == 0 || dy == 0 {
+            return true;
+        }
+        if rules.moves == Moves::Four {
+            return false;
+        }
+        #[expect(clippy::cast_possible_truncation, reason = "dx, dy are in -1..=1")]
+        let (a, b) = (
+            self.class_at(i.wrapping_add_signed(self.offset(dx as i32, 0))) == class,
+            self.class_at(i.wrapping_add_signed(self.offset(0, dy as i32))) == class,
+        );
+        match rules.corners {
+            Corners::Forbid => a && b,
+            Corners::AllowOne => a || b,
+            Corners::Allow => true,
+        }
+    }
+
+    /// The cost of the step `from` → `to` (1 or √2 times the cost of `to`), or `None` when the
+    /// step is illegal under `rules`.
+    #[must_use]
+    pub fn step_cost(&self, from: Pos, to: Pos, rules: Rules) -> Option<f64> {
+        if !self.can_step(from, to, rules) {
+            return None;
+        }
+        let base = if from.x != to.x && from.y != to.y { SQRT2 } else { 1.0 };
+        Some(base * f64::from(self.cells[self.index(to)] & 63))
+    }
+
+    /// Checks a path cell by cell under `rules` and returns its cost.
+    ///
+    /// # Errors
+    /// [`IllegalStep`] naming the first bad step (or an empty path).
+    pub fn path_cost(&self, path: &[Pos], rules: Rules) -> Result<f64, IllegalStep> {
+        let Some(first) = path.first() else {
+            return Err(IllegalStep { index: 0, from: None, to: Pos::default() });
+        };
+        if !self.is_passable(*first) {
+            return Err(IllegalStep { index: 0, from: None, to: *first });
+        }
+        let mut cost = 0.0;
+        for (i, w) in path.windows(2).enumerate() {
+            cost += self.step_cost(w[0], w[1], rules).ok_or(IllegalStep {
+                index: i + 1,
+                from: Some(w[0]),
+                to: w[1],
+            })?;
+        }
+        Ok(cost)
+    }
+
+    // ---- internals shared with the searches ----
+
+    #[inline]
+    pub(crate) fn index(&self, pos: Pos) -> usize {
+        (pos.y as usize + 1) * self.stride + pos.x as usize + 1
+    }
+
+    #[inline]
+    pub(crate) fn pos_of(&self, index: usize) -> Pos {
+        #[expect(clippy::cast_possible_truncation, reason = "sides are at most 8192")]
+        Pos::new((index % self.stride) as u32 - 1, (index / self.stride) as u32 - 1)
+    }
+
+    #[inline]
+    pub(crate) fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Size of the padded cell array (search workspaces are indexed like it).
+    #[inline]
+    pub(crate) fn padded_len(&self) -> usize {
+        self.cells.len()
+    }
+
+    #[inline]
+    pub(crate) fn offset(&self, dx: i32, dy: i32) -> isize {
+        dy as isize * self.stride.cast_signed() + dx as isize
+    }
+
+    /// The class of the cell at a padded index: 0 for walls and the border.
+    #[inline]
+    pub(crate) fn class_at(&self, index: usize) -> u8 {
+        self.cells[index] >> 6
+    }
+
+    /// The cost of the cell at a padded index (0 for walls).
+    #[inline]
+    pub(crate) fn cost_at(&self, index: usize) -> u8 {
+        self.cells[index] & 63
+    }
+
+    #[inline]
+    pub(crate) fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+}
+
+/// A step of a path that is not legal under the rules it was checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("illegal step #{index}: {} -> {to}", from.map_or_else(|| "start".to_string(), |p| p.to_string()))]
+pub struct IllegalStep {
+    /// Index in the path of the cell the bad step enters.
+    pub index: usize,
+    /// Where the step starts (`None` for a bad first cell or an empty path).
+    pub from: Option<Pos>,
+    /// Where the step ends.
+    pub to: Pos,
+}
+
+/// Precomputed neighbour table for one grid and rule set: for each of the 8 directions its
+/// padded-index offset, base length and the two orthogonal offsets a diagonal checks.
+#[derive(Clone, Copy)]
+pub(crate) struct Neighbours {
+    pub(crate) count: usize,
+    pub(crate) offset: [isize; 8],
+    pub(crate) base: [f64; 8],
+    pub(crate) side: [(isize, isize); 8],
+    pub(crate) corners: Corners,
+}
+
+impl Neighbours {
+    pub(crate) fn new(grid: &Grid, rules: Rules) -> Self {
+        let mut n = Neighbours {
+            count: if rules.moves == Moves::Four { 4 } else { 8 },
+            offset: [0; 8],
+            base: [1.0; 8],
+            side: [(0, 0); 8],
+            corners: rules.corners,
+        };
+        for (k, &(dx, dy)) in DIRS.iter().enumerate() {
+            n.offset[k] = grid.offset(dx, dy);
+            if dx != 0 && dy != 0 {
+                n.base[k] = SQRT2;
+                n.side[k] = (grid.offset(dx, 0), grid.offset(0, dy));
+            }
+        }
+        n
+    }
+
+    /// Is direction `k` from padded index `i` legal for a mover of `class`?
+    #[inline(always)]
+    pub(crate) fn legal(&self, cells: &[u8], i: usize, k: usize, class: u8) -> bool {
+        let j = i.wrapping_add_signed(self.offset[k]);
+        if cells[j] >> 6 != class {
+            return false;
+        }
+        if k < 4 {
+            return true;
+        }
+        let (a, b) = self.side[k];
+        let a = cells[i.wrapping_add_signed(a)] >> 6 == class;
+        let b = cells[i.wrapping_add_signed(b)] >> 6 == class;
+        match self.corners {
+            Corners::Forbid => a && b,
+            Corners::AllowOne => a || b,
+            Corners::Allow => true,
+        }
+    }
+}

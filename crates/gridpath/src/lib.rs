@@ -1,0 +1,45 @@
+//! Engine-free grid pathfinding: A*, Dijkstra, breadth-first, greedy best-first, Jump Point
+//! Search, bidirectional A*, the classic "contour line" wavefront and flow fields, on 4- or
+//! 8-connected grids with terrain costs, plus the Moving AI and tutorial map formats.
+//!
+//! ```
+//! use gridpath::{formats, Algorithm, Pos, Searcher, Settings};
+//!
+//! let map = formats::parse_ascii(
+//!     "S...#....\n\
+//!      ..#.#.##.\n\
+//!      ..#...#.G",
+//! )
+//! .unwrap();
+//! let (start, goal) = (map.start.unwrap(), map.goal.unwrap());
+//! let mut searcher = Searcher::new();
+//! let astar = searcher.find_path(&map.grid, start, goal, &Settings::default()).unwrap();
+//! let jps = searcher
+//!     .find_path(&map.grid, start, goal, &Settings::with_algorithm(Algorithm::Jps))
+//!     .unwrap();
+//! assert!((astar.cost - jps.cost).abs() < 1e-9);
+//! assert_eq!(astar.cells.first(), Some(&start));
+//! assert_eq!(astar.cells.last(), Some(&Pos::new(8, 2)));
+//! ```
+//!
+//! Coordinates: `x` is the column, `y` the row, `(0, 0)` the top-left cell. Costs: a cardinal
+//! step costs 1 and a diagonal step √2, times the terrain cost of the cell entered
+//! ([`Grid`] documents the exact rule).
+#![deny(missing_docs)]
+#![warn(clippy::pedantic)]
+#![expect(clippy::inline_always, reason = "the search loops' helpers must inline into them")]
+#![expect(clippy::float_cmp, reason = "exact compares are meant: tie-breaks, step counts, weight 1")]
+#![expect(clippy::many_single_char_names, reason = "grid math reads best as i, j, g, h, f")]
+
+pub mod field;
+pub mod formats;
+mod grid;
+mod heuristic;
+mod search;
+pub mod trace;
+
+pub use field::{FieldKind, FlowField};
+pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile};
+pub use heuristic::Heuristic;
+pub use search::{Algorithm, Endpoint, Path, SearchError, Searcher, Settings, Stats};
+pub use trace::{NoTrace, Observer, TraceEvent};

@@ -1,0 +1,430 @@
+//! The `gridpath` command-line tool: solve a map, print a wavefront table, check Moving AI
+//! scenarios.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use gridpath::formats::{self, ParsedMap};
+use gridpath::{Algorithm, Corners, FlowField, Grid, Heuristic, Moves, Pos, Rules, Searcher, Settings, Tile};
+
+#[derive(Parser)]
+#[command(
+    name = "gridpath",
+    version,
+    about = "Grid pathfinding: solve maps, print wavefronts, check Moving AI scenarios"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Find a path on a map and print it.
+    Solve {
+        /// Map file: Moving AI .map, digit grid (0 free, 1 wall, 3 start, 4 goal) or ASCII (. # S G).
+        map: PathBuf,
+        /// Start as X,Y (column,row from the top-left); defaults to the start the map marks.
+        #[arg(long, value_parser = parse_pos)]
+        from: Option<Pos>,
+        /// Goal as X,Y; defaults to the goal the map marks.
+        #[arg(long, value_parser = parse_pos)]
+        to: Option<Pos>,
+        #[command(flatten)]
+        search: SearchArgs,
+        /// Print one JSON object instead of the map.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the wavefront ("contour line") step table toward a goal.
+    Field {
+        /// Map file.
+        map: PathBuf,
+        /// Goal as X,Y.
+        #[arg(long, value_parser = parse_pos)]
+        goal: Pos,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Run Moving AI scenarios and check every length against the published optimum.
+    Scen {
+        /// Scenario files (`X.map.scen`; the map `X.map` must sit next to each).
+        #[arg(required = true)]
+        scen: Vec<PathBuf>,
+        /// Algorithm to run.
+        #[arg(long, value_enum, default_value_t = AlgoArg::Astar)]
+        algo: AlgoArg,
+        /// Heuristic.
+        #[arg(long, value_enum, default_value_t = HeuristicArg::Octile)]
+        heuristic: HeuristicArg,
+        /// Heuristic weight (≥ 1).
+        #[arg(long, default_value_t = 1.0)]
+        weight: f64,
+        /// Times each query is run; its time is the mean of the runs.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+    },
+}
+
+#[derive(clap::Args, Clone, Copy)]
+struct RuleArgs {
+    /// 4- or 8-connected moves.
+    #[arg(long, value_enum, default_value_t = MovesArg::Eight)]
+    moves: MovesArg,
+    /// Corner rule for diagonal steps.
+    #[arg(long, value_enum, default_value_t = CornersArg::Forbid)]
+    corners: CornersArg,
+}
+
+#[derive(clap::Args, Clone, Copy)]
+struct SearchArgs {
+    /// Algorithm.
+    #[arg(long, value_enum, default_value_t = AlgoArg::Astar)]
+    algo: AlgoArg,
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Heuristic.
+    #[arg(long, value_enum, default_value_t = HeuristicArg::Octile)]
+    heuristic: HeuristicArg,
+    /// Heuristic weight (≥ 1; above 1 is weighted A*, faster but not optimal).
+    #[arg(long, default_value_t = 1.0)]
+    weight: f64,
+}
+
+#[derive(ValueEnum, Clone, Copy)]
+enum AlgoArg {
+    Astar,
+    Dijkstra,
+    Bfs,
+    Greedy,
+    Jps,
+    Bidir,
+    Wavefront,
+}
+
+#[derive(ValueEnum, Clone, Copy)]
+enum MovesArg {
+    #[value(name = "4")]
+    Four,
+    #[value(name = "8")]
+    Eight,
+}
+
+#[derive(ValueEnum, Clone, Copy)]
+enum CornersArg {
+    Forbid,
+    AllowOne,
+    Allow,
+}
+
+#[derive(ValueEnum, Clone, Copy)]
+enum HeuristicArg {
+    Manhattan,
+    Euclidean,
+    Octile,
+    Chebyshev,
+    Zero,
+}
+
+impl From<AlgoArg> for Algorithm {
+    fn from(a: AlgoArg) -> Self {
+        match a {
+            AlgoArg::Astar => Algorithm::AStar,
+            AlgoArg::Dijkstra => Algorithm::Dijkstra,
+            AlgoArg::Bfs => Algorithm::Bfs,
+            AlgoArg::Greedy => Algorithm::Greedy,
+            AlgoArg::Jps => Algorithm::Jps,
+            AlgoArg::Bidir => Algorithm::Bidirectional,
+            AlgoArg::Wavefront => Algorithm::Wavefront,
+        }
+    }
+}
+
+impl From<HeuristicArg> for Heuristic {
+    fn from(h: HeuristicArg) -> Self {
+        match h {
+            HeuristicArg::Manhattan => Heuristic::Manhattan,
+            HeuristicArg::Euclidean => Heuristic::Euclidean,
+            HeuristicArg::Octile => Heuristic::Octile,
+            HeuristicArg::Chebyshev => Heuristic::Chebyshev,
+            HeuristicArg::Zero => Heuristic::Zero,
+        }
+    }
+}
+
+impl RuleArgs {
+    fn rules(self) -> Rules {
+        Rules {
+            moves: match self.moves {
+                MovesArg::Four => Moves::Four,
+                MovesArg::Eight => Moves::Eight,
+            },
+            corners: match self.corners {
+                CornersArg::Forbid => Corners::Forbid,
+                CornersArg::AllowOne => Corners::AllowOne,
+                CornersArg::Allow => Corners::Allow,
+            },
+        }
+    }
+}
+
+impl SearchArgs {
+    fn settings(self) -> Settings {
+        Settings {
+            algorithm: self.algo.into(),
+            rules: self.rules.rules(),
+            heuristic: self.heuristic.into(),
+            weight: self.weight,
+        }
+    }
+}
+
+fn parse_pos(s: &str) -> Result<Pos, String> {
+    let (x, y) = s.split_once(',').ok_or_else(|| format!("{s:?} is not X,Y"))?;
+    let coord = |v: &str| {
+        v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a non-negative whole number"))
+    };
+    Ok(Pos::new(coord(x)?, coord(y)?))
+}
+
+/// A failure to report: the message, and the exit code.
+struct Failure(String, u8);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
+        Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
+        Command::Scen { scen, algo, heuristic, weight, runs } => {
+            let settings = Settings {
+                algorithm: algo.into(),
+                rules: Rules::OCTILE,
+                heuristic: heuristic.into(),
+                weight,
+            };
+            run_scenarios(&scen, settings, runs)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message, code)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn load_map(path: &Path) -> Result<ParsedMap, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))?;
+    formats::parse_map_bytes(&bytes).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
+}
+
+fn solve(
+    map_path: &Path,
+    from: Option<Pos>,
+    to: Option<Pos>,
+    settings: Settings,
+    json: bool,
+) -> Result<(), Failure> {
+    let map = load_map(map_path)?;
+    let start = from
+        .or(map.start)
+        .ok_or_else(|| Failure("no start: give --from X,Y (the map marks none)".into(), 2))?;
+    let goal =
+        to.or(map.goal).ok_or_else(|| Failure("no goal: give --to X,Y (the map marks none)".into(), 2))?;
+    let mut searcher = Searcher::new();
+    let began = Instant::now();
+    let result = searcher.find_path(&map.grid, start, goal, &settings);
+    let micros = began.elapsed().as_secs_f64() * 1e6;
+    let path = match result {
+        Ok(path) => path,
+        Err(e) => {
+            if json {
+                println!("{}", serde_json::json!({ "error": e.to_string() }));
+            }
+            return Err(Failure(e.to_string(), 1));
+        }
+    };
+    if json {
+        let cells: Vec<[u32; 2]> = path.cells.iter().map(|p| [p.x, p.y]).collect();
+        let out = serde_json::json!({
+            "algorithm": settings.algorithm.name(),
+            "cost": path.cost,
+            "cells": path.cells.len(),
+            "expanded": path.stats.expanded,
+            "generated": path.stats.generated,
+            "peak_open": path.stats.peak_open,
+            "time_us": micros,
+            "path": cells,
+        });
+        println!("{out}");
+    } else {
+        print!("{}", render(&map.grid, &path.cells, start, goal));
+        println!(
+            "cost={:.4} cells={} expanded={} time_us={:.1}",
+            path.cost,
+            path.cells.len(),
+            path.stats.expanded,
+            micros
+        );
+    }
+    Ok(())
+}
+
+/// The map as text: `#` wall, `.` floor, `~` water, a digit for terrain cost, `*` path, `S`/`G`.
+fn render(grid: &Grid, path: &[Pos], start: Pos, goal: Pos) -> String {
+    let on_path: std::collections::HashSet<Pos> = path.iter().copied().collect();
+    let mut out = String::new();
+    for y in 0..grid.height() {
+        for x in 0..grid.width() {
+            let p = Pos::new(x, y);
+            out.push(if p == start {
+                'S'
+            } else if p == goal {
+                'G'
+            } else if on_path.contains(&p) {
+                '*'
+            } else {
+                match grid.tile(p) {
+                    Some(Tile::Ground { cost: 1 }) => '.',
+                    Some(Tile::Ground { cost }) => char::from(b'0' + cost.min(9)),
+                    Some(Tile::Water { .. }) => '~',
+                    Some(Tile::Trees { .. }) => 'T',
+                    Some(Tile::Wall) | None => '#',
+                }
+            });
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn field(map_path: &Path, goal: Pos, rules: Rules) -> Result<(), Failure> {
+    let map = load_map(map_path)?;
+    let field = FlowField::wavefront(&map.grid, goal, rules).map_err(|e| Failure(e.to_string(), 1))?;
+    print!("{}", step_table(&field));
+    Ok(())
+}
+
+/// The contour-line table: each cell's step number (goal 1), `00` for walls and unreached
+/// cells, at least two digits, wider when the numbers need it.
+fn step_table(field: &FlowField) -> String {
+    let numbers: Vec<u32> = (0..field.height())
+        .flat_map(|y| (0..field.width()).map(move |x| Pos::new(x, y)))
+        .map(|p| field.step_number(p).unwrap_or(0))
+        .collect();
+    let width = numbers.iter().max().map_or(2, |m| m.to_string().len().max(2));
+    let mut out = String::new();
+    for row in numbers.chunks(field.width() as usize) {
+        let cells: Vec<String> = row.iter().map(|n| format!("{n:0width$}")).collect();
+        out.push_str(&cells.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+/// Per-map results of a scenario run.
+struct MapReport {
+    queries: usize,
+    optimal: usize,
+    mismatches: usize,
+    illegal: usize,
+    micros: Vec<f64>,
+    expanded: u64,
+}
+
+fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32) -> Result<(), Failure> {
+    let mut searcher = Searcher::new();
+    let mut cells = Vec::new();
+    let (mut total, mut mismatches, mut illegal) = (0usize, 0usize, 0usize);
+    let mut optimal_algorithm = true;
+    println!(
+        "{:<24} {:>7} {:>7} {:>5} {:>7} {:>10} {:>10} {:>10} {:>14}",
+        "map", "queries", "optimal", "wrong", "illegal", "mean_us", "median_us", "p95_us", "expanded"
+    );
+    for file in files {
+        let text =
+            std::fs::read_to_string(file).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
+        let scenarios =
+            formats::parse_scen(&text).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
+        let map_path = formats::map_path_for_scen(file);
+        let grid = load_map(&map_path)?.grid;
+        optimal_algorithm &= settings.algorithm.is_optimal(&grid, &settings);
+        let mut report =
+            MapReport { queries: 0, optimal: 0, mismatches: 0, illegal: 0, micros: Vec::new(), expanded: 0 };
+        for s in &scenarios {
+            let mut elapsed = 0.0;
+            let mut outcome = None;
+            for _ in 0..runs {
+                let began = Instant::now();
+                let r = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
+                elapsed += began.elapsed().as_secs_f64();
+                outcome = Some(r);
+            }
+            report.queries += 1;
+            report.micros.push(elapsed * 1e6 / f64::from(runs));
+            match outcome {
+                Some(Ok((cost, stats))) => {
+                    report.expanded += stats.expanded;
+                    let legal = cells.first() == Some(&s.start)
+                        && cells.last() == Some(&s.goal)
+                        && grid.path_cost(&cells, Rules::OCTILE).is_ok_and(|c| (c - cost).abs() < 1e-6);
+                    if !legal {
+                        report.illegal += 1;
+                    } else if (cost - s.optimal).abs() <= 0.01 {
+                        report.optimal += 1;
+                    } else {
+                        report.mismatches += 1;
+                    }
+                }
+                _ => report.mismatches += 1,
+            }
+        }
+        let name = map_path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        print_report(&name, &mut report);
+        total += report.queries;
+        mismatches += report.mismatches;
+        illegal += report.illegal;
+    }
+    println!("scen: {total} queries, {mismatches} mismatches, {illegal} illegal");
+    if illegal > 0 || (optimal_algorithm && mismatches > 0) {
+        return Err(Failure(
+            format!(
+                "{} returned {mismatches} non-optimal and {illegal} illegal paths",
+                settings.algorithm.label()
+            ),
+            1,
+        ));
+    }
+    Ok(())
+}
+
+fn print_report(name: &str, r: &mut MapReport) {
+    r.micros.sort_by(f64::total_cmp);
+    #[expect(clippy::cast_precision_loss, reason = "query counts are small")]
+    let mean = r.micros.iter().sum::<f64>() / r.micros.len().max(1) as f64;
+    let at = |q: f64| {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss,
+            reason = "an index into a short list"
+        )]
+        let i = ((r.micros.len().saturating_sub(1)) as f64 * q).round() as usize;
+        r.micros.get(i).copied().unwrap_or(0.0)
+    };
+    println!(
+        "{:<24} {:>7} {:>7} {:>5} {:>7} {:>10.1} {:>10.1} {:>10.1} {:>14}",
+        name,
+        r.queries,
+        r.optimal,
+        r.mismatches,
+        r.illegal,
+        mean,
+        at(0.5),
+        at(0.95),
+        r.expanded
+    );
+}

@@ -1,0 +1,85 @@
+//! The `gridpath` binary, run as a user would.
+
+mod common;
+
+use std::process::Command;
+
+fn gridpath(args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gridpath")).args(args).output().expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gridpath-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn field_prints_the_contour_table() {
+    let map = write_temp("field.txt", ".....\n.##..\n..#..\n....G\n");
+    let (out, err, code) = gridpath(&["field", map.to_str().unwrap(), "--goal", "4,3", "--corners", "allow"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "06 05 04 04 04\n05 00 00 03 03\n05 04 00 02 02\n05 04 03 02 01\n");
+}
+
+#[test]
+fn solve_prints_the_map_and_a_summary_line() {
+    let map = write_temp("solve.txt", "S.#.\n..#.\n....\n...G\n");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(lines[0].starts_with('S') && lines[3].ends_with('G'), "{out}");
+    assert!(out.contains('*'), "path cells are marked: {out}");
+    assert!(lines[4].starts_with("cost=4.8284 cells=5 expanded="), "{}", lines[4]);
+    assert!(lines[4].contains(" time_us="), "{}", lines[4]);
+}
+
+#[test]
+fn solve_json_has_the_documented_fields() {
+    let map = write_temp("json.txt", "0,0,0\n1,1,0\n0,0,0\n");
+    let (out, err, code) =
+        gridpath(&["solve", map.to_str().unwrap(), "--from", "0,0", "--to", "0,2", "--json", "--moves", "4"]);
+    assert_eq!(code, 0, "{err}");
+    for key in [
+        "\"cost\":6.0",
+        "\"cells\":7",
+        "\"expanded\":",
+        "\"time_us\":",
+        "\"path\":[[0,0],[1,0],[2,0],[2,1],[2,2],[1,2],[0,2]]",
+    ] {
+        assert!(out.contains(key), "missing {key} in {out}");
+    }
+}
+
+#[test]
+fn errors_are_readable_and_set_the_exit_code() {
+    let map = write_temp("bad.map", "type octile\nheight 2\nwidth 2\nmap\n..\n.x\n");
+    let (_, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--from", "0,0", "--to", "1,0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 6, column 2"), "{err}");
+    let walled = write_temp("walled.txt", "S#.\n.#G\n");
+    let (_, err, code) = gridpath(&["solve", walled.to_str().unwrap()]);
+    assert_eq!((code, err.trim()), (1, "error: no path from (0,0) to (2,1)"));
+    let (_, err, code) = gridpath(&["solve", walled.to_str().unwrap(), "--to", "1,0"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("goal (1,0) is on a wall"), "{err}");
+}
+
+#[test]
+fn scen_checks_arena_and_prints_the_summary_line() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "jps"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().last(), Some("scen: 160 queries, 0 mismatches, 0 illegal"), "{out}");
+    // A non-optimal algorithm may mismatch without failing the run.
+    let (out, _, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "greedy"]);
+    assert_eq!(code, 0, "greedy is not expected to be optimal: {out}");
+}

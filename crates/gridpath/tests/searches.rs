@@ -1,0 +1,367 @@
+//! Every search against an independent reference Dijkstra/BFS: fixed tutorial maps, error
+//! cases, tracing, and property tests on random grids.
+
+mod common;
+
+use common::{reference_cost, reference_steps};
+use gridpath::formats::{parse_ascii, parse_digits};
+use gridpath::{
+    Algorithm, Corners, Endpoint, FlowField, Grid, Heuristic, Moves, Pos, Rules, SQRT2, SearchError,
+    Searcher, Settings, Tile, TraceEvent,
+};
+use proptest::prelude::*;
+
+const EPS: f64 = 1e-6;
+
+/// The 10×10 map of the Unity/cocos2d-x tutorials' kind: a wall with one way round at the top.
+const TUTORIAL: &str = "\
+0,0,0,0,0,0,0,0,0,0
+0,3,0,0,1,0,0,0,0,0
+0,0,0,0,1,0,0,0,0,0
+0,0,0,0,1,0,0,0,0,0
+0,0,0,0,1,0,0,4,0,0
+0,0,0,0,1,0,0,0,0,0
+0,0,0,0,1,1,1,1,0,0
+0,0,0,0,0,0,0,0,0,0
+0,0,0,0,0,0,0,0,0,0
+0,0,0,0,0,0,0,0,0,0
+";
+
+fn settings(algorithm: Algorithm, rules: Rules) -> Settings {
+    Settings { algorithm, rules, ..Settings::default() }
+}
+
+#[test]
+fn tutorial_map_gives_the_hand_computed_shortest_paths() {
+    let map = parse_digits(TUTORIAL).unwrap();
+    let (start, goal) = (map.start.unwrap(), map.goal.unwrap());
+    let mut searcher = Searcher::new();
+    // 4-connected: up one, along the top row past the wall, down four: 1 + 6 + 4.
+    for algorithm in [
+        Algorithm::AStar,
+        Algorithm::Dijkstra,
+        Algorithm::Bfs,
+        Algorithm::Bidirectional,
+        Algorithm::Wavefront,
+    ] {
+        let path = searcher.find_path(&map.grid, start, goal, &settings(algorithm, Rules::FOUR)).unwrap();
+        assert!(
+            (path.cost - 11.0).abs() < EPS,
+            "{algorithm}: 4-connected cost must be 11, got {}",
+            path.cost
+        );
+        assert_eq!(path.cells.len(), 12, "{algorithm}: 11 steps");
+    }
+    // 8-connected, no corner cutting: one diagonal to the top row, three straight, then
+    // (5,0) -> (7,4) = 2 straight + 2 diagonal.
+    for algorithm in [Algorithm::AStar, Algorithm::Dijkstra, Algorithm::Jps, Algorithm::Bidirectional] {
+        let path = searcher.find_path(&map.grid, start, goal, &settings(algorithm, Rules::OCTILE)).unwrap();
+        let want = 5.0 + 3.0 * SQRT2;
+        assert!((path.cost - want).abs() < EPS, "{algorithm}: octile cost must be 5+3√2, got {}", path.cost);
+        assert!(map.grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "{algorithm}: path must be legal");
+    }
+}
+
+#[test]
+fn start_equal_to_goal_is_a_one_cell_path() {
+    let grid = Grid::new(3, 3).unwrap();
+    for algorithm in Algorithm::ALL {
+        let p = Pos::new(1, 1);
+        let path = Searcher::new().find_path(&grid, p, p, &Settings::with_algorithm(algorithm)).unwrap();
+        assert_eq!((path.cells, path.cost), (vec![p], 0.0), "{algorithm}");
+    }
+}
+
+#[test]
+fn bad_queries_are_typed_errors() {
+    let map = parse_ascii("S.#.\n..#G\n").unwrap();
+    let (start, goal) = (map.start.unwrap(), map.goal.unwrap());
+    let mut s = Searcher::new();
+    for algorithm in Algorithm::ALL {
+        let set = Settings::with_algorithm(algorithm);
+        let err = s.find_path(&map.grid, start, goal, &set).unwrap_err();
+        assert!(
+            matches!(err, SearchError::NoPath { .. }),
+            "{algorithm}: walled-off goal must be NoPath, got {err}"
+        );
+        let err = s.find_path(&map.grid, Pos::new(2, 0), goal, &set).unwrap_err();
+        assert!(matches!(err, SearchError::Blocked { which: Endpoint::Start, .. }), "{algorithm}: {err}");
+        let err = s.find_path(&map.grid, start, Pos::new(4, 0), &set).unwrap_err();
+        assert!(matches!(err, SearchError::OutOfBounds { which: Endpoint::Goal, .. }), "{algorithm}: {err}");
+        assert_eq!(err.to_string(), "the goal (4,0) is outside the 4x2 map");
+    }
+    let err =
+        s.find_path(&map.grid, start, start, &Settings { weight: 0.5, ..Settings::default() }).unwrap_err();
+    assert!(matches!(err, SearchError::BadWeight(_)), "{err}");
+    let jps4 = Settings { algorithm: Algorithm::Jps, rules: Rules::FOUR, ..Settings::default() };
+    let err = s.find_path(&map.grid, start, Pos::new(1, 1), &jps4).unwrap_err();
+    assert!(matches!(err, SearchError::Unsupported { algorithm: Algorithm::Jps, .. }), "{err}");
+    let mut mud = map.grid.clone();
+    mud.set_tile(Pos::new(1, 0), Tile::Ground { cost: 5 }).unwrap();
+    let err =
+        s.find_path(&mud, start, Pos::new(1, 1), &Settings::with_algorithm(Algorithm::Jps)).unwrap_err();
+    assert!(err.to_string().contains("uniform terrain cost"), "{err}");
+}
+
+#[test]
+fn water_connects_only_to_water() {
+    let mut grid = Grid::new(4, 1).unwrap();
+    grid.set_tile(Pos::new(2, 0), Tile::Water { cost: 1 }).unwrap();
+    grid.set_tile(Pos::new(3, 0), Tile::Water { cost: 1 }).unwrap();
+    let mut s = Searcher::new();
+    assert!(
+        s.find_path(&grid, Pos::new(0, 0), Pos::new(3, 0), &Settings::default()).is_err(),
+        "ground to water"
+    );
+    let p = s.find_path(&grid, Pos::new(2, 0), Pos::new(3, 0), &Settings::default()).unwrap();
+    assert_eq!(p.cells.len(), 2, "water to water");
+}
+
+#[test]
+fn terrain_cost_is_charged_on_entering_a_cell() {
+    // Straight through the mud (cost 5) costs 1 + 5 = 6; round it costs 4 cardinal steps.
+    let mut grid = Grid::new(3, 2).unwrap();
+    grid.set_tile(Pos::new(1, 0), Tile::Ground { cost: 5 }).unwrap();
+    let p = Searcher::new()
+        .find_path(&grid, Pos::new(0, 0), Pos::new(2, 0), &settings(Algorithm::Dijkstra, Rules::FOUR))
+        .unwrap();
+    assert!((p.cost - 4.0).abs() < EPS, "must go round the mud, cost {}", p.cost);
+    assert_eq!(grid.step_cost(Pos::new(0, 0), Pos::new(1, 0), Rules::FOUR), Some(5.0));
+    assert_eq!(grid.step_cost(Pos::new(1, 0), Pos::new(0, 0), Rules::FOUR), Some(1.0));
+}
+
+#[test]
+fn corner_rules_differ_as_documented() {
+    // From (0,1) to (1,0) diagonally with (0,0) a wall: only AllowOne and Allow permit it.
+    let grid = parse_ascii("#.\n..").unwrap().grid;
+    let (a, b) = (Pos::new(0, 1), Pos::new(1, 0));
+    assert!(!grid.can_step(a, b, Rules::eight(Corners::Forbid)));
+    assert!(grid.can_step(a, b, Rules::eight(Corners::AllowOne)));
+    assert!(grid.can_step(a, b, Rules::eight(Corners::Allow)));
+    let squeeze = parse_ascii("#.\n.#").unwrap().grid;
+    assert!(!squeeze.can_step(a, b, Rules::eight(Corners::AllowOne)), "both blocked: AllowOne refuses");
+    assert!(squeeze.can_step(a, b, Rules::eight(Corners::Allow)), "Allow squeezes through");
+    assert!(
+        !grid.can_step(Pos::new(1, 1), Pos::new(0, 0), Rules::eight(Corners::Allow)),
+        "never into a wall"
+    );
+    assert!(!grid.can_step(a, b, Rules::FOUR), "no diagonals with 4 moves");
+}
+
+#[test]
+fn astar_prefers_lower_h_on_equal_f() {
+    // On an open row every cell toward the goal has the same f; the lower-h tie-break walks
+    // straight at it, expanding only the cells on the path.
+    let grid = Grid::new(20, 1).unwrap();
+    let p = Searcher::new().find_path(&grid, Pos::new(0, 0), Pos::new(19, 0), &Settings::default()).unwrap();
+    assert_eq!(p.stats.expanded, 20, "only the path's cells are expanded");
+}
+
+#[test]
+fn wavefront_field_matches_the_hand_checked_table() {
+    let grid = parse_ascii(".....\n.##..\n..#..\n....G\n").unwrap().grid;
+    let field = FlowField::wavefront(&grid, Pos::new(4, 3), Rules::eight(Corners::Allow)).unwrap();
+    let table: Vec<Vec<u32>> =
+        (0..4).map(|y| (0..5).map(|x| field.step_number(Pos::new(x, y)).unwrap_or(0)).collect()).collect();
+    assert_eq!(
+        table,
+        vec![vec![6, 5, 4, 4, 4], vec![5, 0, 0, 3, 3], vec![5, 4, 0, 2, 2], vec![5, 4, 3, 2, 1]],
+        "goal numbered 1, each BFS layer one more, walls 0"
+    );
+    // Walking downhill from any cell reaches the goal in (number - 1) steps.
+    let path = field.path_from(Pos::new(0, 0)).unwrap();
+    assert_eq!(path.len(), 6);
+    assert!(grid.path_cost(&path, Rules::eight(Corners::Allow)).is_ok());
+}
+
+#[test]
+fn tracing_reports_opens_and_closes_in_order_and_changes_nothing() {
+    let map = parse_digits(TUTORIAL).unwrap();
+    let (start, goal) = (map.start.unwrap(), map.goal.unwrap());
+    for algorithm in Algorithm::ALL {
+        let set = Settings::with_algorithm(algorithm);
+        let mut events: Vec<TraceEvent> = Vec::new();
+        let mut s = Searcher::new();
+        let traced = s.find_path_traced(&map.grid, start, goal, &set, &mut events).unwrap();
+        let plain = s.find_path(&map.grid, start, goal, &set).unwrap();
+        assert_eq!(traced, plain, "{algorithm}: tracing must not change the result");
+        let closed = events.iter().filter(|e| matches!(e, TraceEvent::Closed { .. })).count();
+        assert_eq!(closed as u64, plain.stats.expanded, "{algorithm}: one Closed event per expansion");
+        assert!(
+            matches!(events[0], TraceEvent::Opened { pos, .. } if pos == start || algorithm == Algorithm::Wavefront)
+        );
+        // Every closed cell was opened before.
+        let mut opened = std::collections::HashSet::new();
+        for e in &events {
+            match *e {
+                TraceEvent::Opened { pos, .. } => {
+                    opened.insert(pos);
+                }
+                TraceEvent::Closed { pos } => {
+                    assert!(opened.contains(&pos), "{algorithm}: {pos} closed before opened");
+                }
+                _ => {}
+            }
+        }
+        if algorithm == Algorithm::Jps {
+            assert!(
+                events.iter().any(|e| matches!(e, TraceEvent::JumpPoint { .. })),
+                "JPS reports jump points"
+            );
+        }
+    }
+}
+
+#[test]
+fn grid_edits_between_queries_are_seen() {
+    let mut grid = Grid::new(5, 3).unwrap();
+    let mut s = Searcher::new();
+    let (a, b) = (Pos::new(0, 1), Pos::new(4, 1));
+    let before = s.find_path(&grid, a, b, &Settings::default()).unwrap();
+    assert!((before.cost - 4.0).abs() < EPS);
+    let rev = grid.revision();
+    for y in 0..3 {
+        grid.set_wall(Pos::new(2, y), y != 0).unwrap();
+    }
+    assert!(grid.revision() > rev);
+    let after = s.find_path(&grid, a, b, &Settings::default()).unwrap();
+    assert!(after.cells.iter().all(|p| grid.is_passable(*p)), "re-planned path must avoid the new walls");
+    assert!((after.cost - (2.0 + 2.0 * SQRT2)).abs() < EPS, "{}", after.cost);
+}
+
+/// A random grid: size, walls, terrain costs and a little water.
+fn arb_grid() -> impl Strategy<Value = Grid> {
+    (1u32..=64, 1u32..=64, 0u32..=45, any::<bool>(), any::<u64>()).prop_map(
+        |(w, h, density, terrain, seed)| {
+            let mut grid = Grid::new(w, h).unwrap();
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            for p in grid.positions() {
+                let r = u32::try_from(next() % 100).unwrap();
+                let tile = if r < density {
+                    Tile::Wall
+                } else if terrain && r >= 97 {
+                    Tile::Water { cost: 1 }
+                } else if terrain && r >= 80 {
+                    Tile::Ground { cost: [2, 5, 10][usize::try_from(next() % 3).unwrap()] }
+                } else {
+                    Tile::FLOOR
+                };
+                grid.set_tile(p, tile).unwrap();
+            }
+            grid
+        },
+    )
+}
+
+fn arb_rules() -> impl Strategy<Value = Rules> {
+    prop_oneof![
+        Just(Rules::FOUR),
+        Just(Rules::eight(Corners::Forbid)),
+        Just(Rules::eight(Corners::AllowOne)),
+        Just(Rules::eight(Corners::Allow)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_search_agrees_with_the_reference(
+        grid in arb_grid(),
+        rules in arb_rules(),
+        heuristic in prop::sample::select(Heuristic::ALL.to_vec()),
+        ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
+    ) {
+        let start = Pos::new(ends.0 % grid.width(), ends.1 % grid.height());
+        let goal = Pos::new(ends.2 % grid.width(), ends.3 % grid.height());
+        let want = reference_cost(&grid, start, goal, rules);
+        let steps = reference_steps(&grid, start, goal, rules);
+        let mut s = Searcher::new();
+        for algorithm in Algorithm::ALL {
+            let set = Settings { algorithm, rules, heuristic, weight: 1.0 };
+            if algorithm.check(&grid, &set).is_err() {
+                continue;
+            }
+            let got = s.find_path(&grid, start, goal, &set);
+            match (want, &got) {
+                (None, Err(_)) => {}
+                (Some(want), Ok(path)) => {
+                    let legal = grid.path_cost(&path.cells, rules);
+                    prop_assert!(legal.is_ok(), "{algorithm}: illegal path {:?}", legal);
+                    prop_assert_eq!(path.cells.first(), Some(&start));
+                    prop_assert_eq!(path.cells.last(), Some(&goal));
+                    prop_assert!((legal.unwrap() - path.cost).abs() < EPS, "{algorithm}: reported cost is the path's cost");
+                    if algorithm.is_optimal(&grid, &set) {
+                        prop_assert!((path.cost - want).abs() < EPS, "{algorithm} {heuristic:?} {rules:?}: cost {} but optimum {want}", path.cost);
+                    } else {
+                        prop_assert!(path.cost >= want - EPS, "{algorithm}: below the optimum?");
+                    }
+                    if matches!(algorithm, Algorithm::Bfs | Algorithm::Wavefront) {
+                        prop_assert_eq!(Some(path.cells.len() - 1), steps, "{} finds the fewest steps", algorithm);
+                    }
+                }
+                _ => prop_assert!(false, "{algorithm}: reference {want:?}, got {got:?}"),
+            }
+        }
+        // JPS equals A* wherever it applies.
+        if rules == Rules::OCTILE && grid.has_uniform_cost() {
+            let a = s.find_path(&grid, start, goal, &Settings::default()).map(|p| p.cost).ok();
+            let j = s.find_path(&grid, start, goal, &Settings::with_algorithm(Algorithm::Jps)).map(|p| p.cost).ok();
+            prop_assert_eq!(a.is_some(), j.is_some());
+            if let (Some(a), Some(j)) = (a, j) {
+                prop_assert!((a - j).abs() < EPS, "JPS {j} != A* {a}");
+            }
+        }
+    }
+
+    #[test]
+    fn flow_fields_agree_with_the_reference(grid in arb_grid(), rules in arb_rules(), g in (any::<u32>(), any::<u32>())) {
+        let goal = Pos::new(g.0 % grid.width(), g.1 % grid.height());
+        let Ok(cost_field) = FlowField::dijkstra(&grid, goal, rules) else {
+            prop_assert!(!grid.is_passable(goal));
+            return Ok(());
+        };
+        let step_field = FlowField::wavefront(&grid, goal, rules).unwrap();
+        for p in grid.positions().step_by(7) {
+            let want = reference_cost(&grid, p, goal, rules);
+            prop_assert_eq!(cost_field.distance(p).is_some(), want.is_some());
+            if let (Some(d), Some(w)) = (cost_field.distance(p), want) {
+                prop_assert!((d - w).abs() < EPS, "field {d} != reference {w} at {p}");
+                let path = cost_field.path_from(p).unwrap();
+                let c = grid.path_cost(&path, rules);
+                prop_assert!(c.is_ok(), "flow path must be legal");
+                prop_assert!((c.unwrap() - w).abs() < EPS, "following next steps costs the distance");
+                let steps = reference_steps(&grid, p, goal, rules).unwrap();
+                prop_assert_eq!(step_field.step_number(p), Some(u32::try_from(steps).unwrap() + 1));
+            }
+        }
+    }
+
+    #[test]
+    fn weighted_and_greedy_paths_stay_legal(grid in arb_grid(), w in 1.0f64..5.0, ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>())) {
+        let start = Pos::new(ends.0 % grid.width(), ends.1 % grid.height());
+        let goal = Pos::new(ends.2 % grid.width(), ends.3 % grid.height());
+        let want = reference_cost(&grid, start, goal, Rules::OCTILE);
+        for algorithm in [Algorithm::AStar, Algorithm::Greedy] {
+            let set = Settings { algorithm, weight: w, ..Settings::default() };
+            let got = Searcher::new().find_path(&grid, start, goal, &set);
+            prop_assert_eq!(got.is_ok(), want.is_some());
+            if let Ok(p) = got {
+                prop_assert!(grid.path_cost(&p.cells, Rules::OCTILE).is_ok());
+                prop_assert!(p.cost >= want.unwrap() - EPS);
+            }
+        }
+    }
+}
+
+#[test]
+fn eight_moves_default_and_moves_enum_are_consistent() {
+    assert_eq!(Settings::default().rules.moves, Moves::Eight);
+    assert_eq!(Settings::default().rules.corners, Corners::Forbid);
+}
