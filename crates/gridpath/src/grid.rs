@@ -225,8 +225,9 @@ pub struct Grid {
     /// Padded row length: `width + 2`.
     stride: usize,
     cells: Vec<u8>,
-    /// Number of passable cells whose cost is not 1 (JPS needs uniform cost).
-    non_unit: usize,
+    /// Number of cells per cost (index 0: walls). JPS needs uniform cost; the bucketed open list
+    /// sizes its window from the largest cost.
+    cost_counts: [u32; 64],
     revision: u64,
 }
 
@@ -269,8 +270,9 @@ impl Grid {
             let row = (y + 1) * stride;
             cells[row + 1..row + 1 + width as usize].fill(byte);
         }
-        let non_unit = if tile.cost().is_some_and(|c| c != 1) { width as usize * height as usize } else { 0 };
-        Ok(Self { width, height, stride, cells, non_unit, revision: 0 })
+        let mut cost_counts = [0; 64];
+        cost_counts[usize::from(byte & 63)] = width * height;
+        Ok(Self { width, height, stride, cells, cost_counts, revision: 0 })
     }
 
     /// Number of columns.
@@ -333,8 +335,8 @@ impl Grid {
         let i = self.index(pos);
         let old = self.cells[i];
         if old != byte {
-            let non_unit = |b: u8| b != 0 && b & 63 != 1;
-            self.non_unit = self.non_unit - usize::from(non_unit(old)) + usize::from(non_unit(byte));
+            self.cost_counts[usize::from(old & 63)] -= 1;
+            self.cost_counts[usize::from(byte & 63)] += 1;
             self.cells[i] = byte;
             self.revision += 1;
         }
@@ -362,7 +364,14 @@ impl Grid {
     /// `true` when every passable cell costs 1 (required by JPS and BFS optimality).
     #[must_use]
     pub fn has_uniform_cost(&self) -> bool {
-        self.non_unit == 0
+        self.cost_counts[2..].iter().all(|&n| n == 0)
+    }
+
+    /// The largest terrain cost of any passable cell (1 for an all-wall grid).
+    #[must_use]
+    pub fn max_cost(&self) -> u8 {
+        #[expect(clippy::cast_possible_truncation, reason = "the index is below 64")]
+        self.cost_counts.iter().rposition(|&n| n > 0).filter(|&c| c > 0).map_or(1, |c| c as u8)
     }
 
     /// Iterates over every position, row by row.

@@ -47,12 +47,12 @@ pub(crate) fn wavefront<O: Observer>(
     let mut i = start;
     out.push(q.start);
     while i != goal {
-        let want = nodes.g[i] - 1.0;
+        let want = nodes.g(i) - 1.0;
         // Downhill: the first legal neighbour numbered one less (cardinals are tried first,
         // which keeps the path's length low among equal step counts).
         let next = (0..nb.count).find_map(|k| {
             let j = i.wrapping_add_signed(nb.offset[k]);
-            (nb.legal(cells, i, k, class) && nodes.seen(j) && nodes.g[j] == want).then_some(j)
+            (nb.legal(cells, i, k, class) && nodes.seen(j) && nodes.g(j) == want).then_some(j)
         });
         // BFS layers guarantee a lower neighbour; fail safe instead of looping if not.
         let Some(j) = next else { return Err(stats) };
@@ -95,7 +95,7 @@ fn flood<O: Observer>(
         if i == to {
             return (true, stats);
         }
-        let g = nodes.g[i] + 1.0;
+        let g = nodes.g(i) + 1.0;
         for k in 0..nb.count {
             let j = i.wrapping_add_signed(nb.offset[k]);
             if nodes.seen(j) || !nb.legal(cells, i, k, class) {

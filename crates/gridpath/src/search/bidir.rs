@@ -31,14 +31,18 @@ pub(crate) fn run<O: Observer>(
     let start = grid.index(q.start);
     let goal = grid.index(q.goal);
     let class = grid.class_at(start);
-    let Searcher { fwd, bwd, .. } = searcher;
+    let Searcher { fwd, bwd, heap, heap_b, .. } = searcher;
+    heap.clear();
+    heap_b.clear();
     fwd.reset(grid.padded_len());
     bwd.reset(grid.padded_len());
     let mut stats = Stats { generated: 2, peak_open: 2, expanded: 0 };
-    for (nodes, cell, sign) in [(&mut *fwd, start, 1.0), (&mut *bwd, goal, -1.0)] {
+    for (nodes, open, cell, sign) in
+        [(&mut *fwd, &mut *heap, start, 1.0), (&mut *bwd, &mut *heap_b, goal, -1.0)]
+    {
         nodes.open_cell(cell, 0.0, cell);
         #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-        nodes.open.push(Entry { f: sign * potential(cell), h: 0.0, cell: cell as u32 });
+        open.push(Entry { f: sign * potential(cell), h: 0.0, cell: cell as u32 });
     }
     if O::ENABLED {
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: to_goal.at(start), f: potential(start) });
@@ -50,20 +54,24 @@ pub(crate) fn run<O: Observer>(
     let mut last_backward = true;
 
     loop {
-        if fwd.open.is_empty() || bwd.open.is_empty() {
+        if heap.is_empty() || heap_b.is_empty() {
             break;
         }
-        if fwd.open.min_f() + bwd.open.min_f() >= best - REOPEN_EPSILON {
+        if heap.min_f() + heap_b.min_f() >= best - REOPEN_EPSILON {
             break;
         }
         // Expand the side with the smaller frontier: keeps the two searches balanced.
-        let backward = bwd.open.len() < fwd.open.len();
+        let backward = heap_b.len() < heap.len();
         if O::ENABLED && backward != last_backward {
             obs.event(TraceEvent::Direction { backward });
         }
         last_backward = backward;
-        let (this, other, sign) = if backward { (&mut *bwd, &*fwd, -1.0) } else { (&mut *fwd, &*bwd, 1.0) };
-        let Some(entry) = this.open.pop() else { break };
+        let (this, other, open, other_open, sign) = if backward {
+            (&mut *bwd, &*fwd, &mut *heap_b, &*heap, -1.0)
+        } else {
+            (&mut *fwd, &*bwd, &mut *heap, &*heap_b, 1.0)
+        };
+        let Some(entry) = open.pop() else { break };
         let i = entry.cell as usize;
         if this.closed(i) {
             continue;
@@ -73,7 +81,7 @@ pub(crate) fn run<O: Observer>(
         if O::ENABLED {
             obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
         }
-        let gi = this.g[i];
+        let gi = this.g(i);
         for k in 0..nb.count {
             if !nb.legal(cells, i, k, class) {
                 continue;
@@ -84,15 +92,15 @@ pub(crate) fn run<O: Observer>(
             let entered = if backward { i } else { j };
             let ng = gi + nb.base[k] * f64::from(grid.cost_at(entered));
             let seen = this.seen(j);
-            if seen && (ng >= this.g[j] || (this.closed(j) && ng + REOPEN_EPSILON >= this.g[j])) {
+            if seen && (ng >= this.g(j) || (this.closed(j) && ng + REOPEN_EPSILON >= this.g(j))) {
                 continue;
             }
             this.open_cell(j, ng, i);
             let f = ng + sign * potential(j);
             #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-            this.open.push(Entry { f, h: 0.0, cell: j as u32 });
+            open.push(Entry { f, h: 0.0, cell: j as u32 });
             stats.generated += 1;
-            stats.peak_open = stats.peak_open.max((this.open.len() + other.open.len()) as u64);
+            stats.peak_open = stats.peak_open.max((open.len() + other_open.len()) as u64);
             if O::ENABLED {
                 let pos = grid.pos_of(j);
                 let h = if backward { to_start.at(j) } else { to_goal.at(j) };
@@ -102,8 +110,8 @@ pub(crate) fn run<O: Observer>(
                     TraceEvent::Opened { pos, g: ng, h, f }
                 });
             }
-            if other.seen(j) && ng + other.g[j] < best {
-                best = ng + other.g[j];
+            if other.seen(j) && ng + other.g(j) < best {
+                best = ng + other.g(j);
                 meet = j;
             }
         }
@@ -120,7 +128,7 @@ pub(crate) fn run<O: Observer>(
 fn follow_back(bwd: &Nodes, grid: &crate::Grid, meet: usize, goal: usize, out: &mut Vec<Pos>) {
     let mut i = meet;
     while i != goal {
-        i = bwd.parent[i] as usize;
+        i = bwd.parent(i);
         out.push(grid.pos_of(i));
     }
 }

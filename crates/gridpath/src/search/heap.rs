@@ -1,11 +1,15 @@
-//! The open list: a binary min-heap keyed by `(f, h)`.
+//! Open lists: a binary min-heap keyed by `(f, h)`, and a bucketed queue for searches whose `f`
+//! never decreases (A* with a consistent heuristic, Dijkstra), which is what makes A* fast on
+//! big maps: most pushes are an O(1) append to a future bucket, and only the current bucket,
+//! small and cache-resident, is kept as a heap.
 
-/// One open-list entry. Stale entries (whose cell has since got a better cost or been closed)
-/// stay in the heap and are skipped when popped: cheaper than a decrease-key.
+/// One open-list entry (16 bytes). Stale entries (whose cell has since got a better cost or
+/// been closed) stay in the list and are skipped when popped: cheaper than a decrease-key.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
     pub(crate) f: f64,
-    pub(crate) h: f64,
+    /// Only breaks ties between equal `f`, so single precision is plenty.
+    pub(crate) h: f32,
     pub(crate) cell: u32,
 }
 
@@ -15,6 +19,61 @@ impl Entry {
     #[inline(always)]
     fn before(&self, other: &Entry) -> bool {
         self.f < other.f || (self.f == other.f && self.h < other.h)
+    }
+}
+
+/// Binary-heap operations on a plain `Vec<Entry>`.
+mod binary {
+    use super::Entry;
+
+    #[inline]
+    pub(super) fn push(heap: &mut Vec<Entry>, entry: Entry) {
+        heap.push(entry);
+        let mut i = heap.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !entry.before(&heap[parent]) {
+                break;
+            }
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = entry;
+    }
+
+    #[inline]
+    pub(super) fn pop(heap: &mut Vec<Entry>) -> Option<Entry> {
+        let last = heap.pop()?;
+        if heap.is_empty() {
+            return Some(last);
+        }
+        let top = heap[0];
+        sift_down(heap, 0, last);
+        Some(top)
+    }
+
+    fn sift_down(heap: &mut [Entry], mut i: usize, entry: Entry) {
+        let len = heap.len();
+        loop {
+            let left = 2 * i + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && heap[right].before(&heap[left]) { right } else { left };
+            if !heap[child].before(&entry) {
+                break;
+            }
+            heap[i] = heap[child];
+            i = child;
+        }
+        heap[i] = entry;
+    }
+
+    pub(super) fn heapify(heap: &mut [Entry]) {
+        for i in (0..heap.len() / 2).rev() {
+            sift_down(heap, i, heap[i]);
+        }
     }
 }
 
@@ -43,44 +102,141 @@ impl OpenList {
     }
 
     pub(crate) fn push(&mut self, entry: Entry) {
-        let heap = &mut self.heap;
-        heap.push(entry);
-        let mut i = heap.len() - 1;
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if !entry.before(&heap[parent]) {
-                break;
-            }
-            heap[i] = heap[parent];
-            i = parent;
-        }
-        heap[i] = entry;
+        binary::push(&mut self.heap, entry);
     }
 
     pub(crate) fn pop(&mut self) -> Option<Entry> {
-        let heap = &mut self.heap;
-        let last = heap.pop()?;
-        if heap.is_empty() {
-            return Some(last);
+        binary::pop(&mut self.heap)
+    }
+}
+
+/// What the best-first loop needs of an open list.
+pub(crate) trait Frontier {
+    fn push(&mut self, entry: Entry);
+    fn pop(&mut self) -> Option<Entry>;
+    fn len(&self) -> usize;
+}
+
+impl Frontier for OpenList {
+    #[inline]
+    fn push(&mut self, entry: Entry) {
+        binary::push(&mut self.heap, entry);
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        binary::pop(&mut self.heap)
+    }
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+}
+
+impl Frontier for BucketQueue {
+    #[inline]
+    fn push(&mut self, entry: Entry) {
+        BucketQueue::push(self, entry);
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        BucketQueue::pop(self)
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Buckets per unit of `f`.
+const BUCKETS_PER_UNIT: f64 = 512.0;
+
+/// An open list for monotone searches: `f` of every push is at least the `f` last popped (up to
+/// float noise) and at most `window` above it.
+///
+/// Entries go to circular buckets of width `1 / BUCKETS_PER_UNIT`. The current bucket is a
+/// binary heap on `(f, h)` plus a stack of entries pushed in non-increasing order, and pops take
+/// the better of the two tops, so entries come out in exactly the order one heap would give.
+/// The stack is what makes A* fast on the plateaus of equal `f` of octile grids: each expansion
+/// there pushes children with ever lower `h`, which a heap would sift all the way to its root.
+#[derive(Default, Debug)]
+pub(crate) struct BucketQueue {
+    buckets: Vec<Vec<Entry>>,
+    /// Entries of the current bucket pushed in non-increasing order: the last is the smallest.
+    stack: Vec<Entry>,
+    mask: usize,
+    /// Absolute index of the current bucket.
+    current: usize,
+    len: usize,
+    peak: usize,
+}
+
+impl BucketQueue {
+    /// Empties the queue for a search whose pushes stay within `window` above the last pop.
+    pub(crate) fn reset(&mut self, window: f64) {
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
+        let needed = ((window * BUCKETS_PER_UNIT).ceil() as usize + 2).next_power_of_two();
+        if self.buckets.len() < needed {
+            self.buckets.resize_with(needed, Vec::new);
         }
-        let top = heap[0];
-        let len = heap.len();
-        let mut i = 0;
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        self.stack.clear();
+        self.mask = self.buckets.len() - 1;
+        self.current = 0;
+        self.len = 0;
+        self.peak = 0;
+    }
+
+    /// Largest length since the last reset.
+    pub(crate) fn peak(&self) -> usize {
+        self.peak
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, entry: Entry) {
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "f is finite and >= 0")]
+        let mut b = (entry.f * BUCKETS_PER_UNIT) as usize;
+        if self.len == 0 {
+            // Empty: restart the window here.
+            self.current = b;
+        }
+        // Float noise may put f a hair below the last pop; the buckets before the current one
+        // are all empty, so the current bucket is the right place.
+        b = b.max(self.current);
+        debug_assert!(b - self.current <= self.mask, "push outside the monotone window");
+        if b == self.current {
+            match self.stack.last() {
+                Some(top) if top.before(&entry) => {
+                    binary::push(&mut self.buckets[b & self.mask], entry);
+                }
+                _ => self.stack.push(entry),
+            }
+        } else {
+            self.buckets[b & self.mask].push(entry);
+        }
+        self.len += 1;
+        self.peak = self.peak.max(self.len);
+    }
+
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<Entry> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
         loop {
-            let left = 2 * i + 1;
-            if left >= len {
-                break;
+            let heap = &mut self.buckets[self.current & self.mask];
+            match (self.stack.last(), heap.first()) {
+                (Some(s), Some(h)) => {
+                    return if h.before(s) { binary::pop(heap) } else { self.stack.pop() };
+                }
+                (Some(_), None) => return self.stack.pop(),
+                (None, Some(_)) => return binary::pop(heap),
+                (None, None) => {
+                    self.current += 1;
+                    binary::heapify(&mut self.buckets[self.current & self.mask]);
+                }
             }
-            let right = left + 1;
-            let child = if right < len && heap[right].before(&heap[left]) { right } else { left };
-            if !heap[child].before(&last) {
-                break;
-            }
-            heap[i] = heap[child];
-            i = child;
         }
-        heap[i] = last;
-        Some(top)
     }
 }
 
@@ -89,12 +245,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pops_in_f_then_h_order() {
+    fn heap_pops_in_f_then_h_order() {
         let mut open = OpenList::default();
         for (f, h, cell) in [(3.0, 1.0, 0), (1.0, 0.5, 1), (3.0, 0.0, 2), (2.0, 2.0, 3), (1.0, 0.2, 4)] {
             open.push(Entry { f, h, cell });
         }
         let order: Vec<u32> = std::iter::from_fn(|| open.pop()).map(|e| e.cell).collect();
         assert_eq!(order, vec![4, 1, 3, 2, 0], "lower f first, then lower h");
+    }
+
+    #[test]
+    fn bucket_queue_pops_exactly_like_the_heap() {
+        // A monotone sequence of pushes interleaved with pops, as a search makes them.
+        let mut heap = OpenList::default();
+        let mut buckets = BucketQueue::default();
+        buckets.reset(3.0);
+        let mut state = 12345u64;
+        let mut rnd = move || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as f64 / f64::from(1u32 << 31)
+        };
+        let mut floor = 10.0;
+        let mut cell = 0;
+        for _ in 0..2000 {
+            for _ in 0..3 {
+                // f within [floor, floor + 2.9], on a coarse grid so ties happen.
+                let f = floor + (rnd() * 2.9 * 4.0).floor() / 4.0;
+                let h = (rnd() * 8.0).floor() as f32;
+                let e = Entry { f, h, cell };
+                cell += 1;
+                heap.push(e);
+                buckets.push(e);
+            }
+            let (a, b) = (heap.pop().unwrap(), buckets.pop().unwrap());
+            assert_eq!((a.f, a.h), (b.f, b.h), "same order as the heap");
+            floor = a.f;
+        }
+        assert_eq!(Frontier::len(&heap), Frontier::len(&buckets));
     }
 }

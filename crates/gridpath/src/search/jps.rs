@@ -88,19 +88,19 @@ pub(crate) fn run<O: Observer>(
     let goal = grid.index(q.goal);
     let view = View { cells: grid.cells(), class: grid.class_at(start), stride: s, goal };
     let est = Estimator::new(stride, q.goal, q.settings.heuristic, q.settings.weight);
-    let nodes = &mut searcher.fwd;
+    let Searcher { fwd: nodes, heap: open, .. } = searcher;
     nodes.reset(grid.padded_len());
+    open.clear();
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open_cell(start, 0.0, start);
     let h0 = est.at(start);
-    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-    nodes.open.push(Entry { f: h0, h: h0, cell: start as u32 });
+    nodes_push(open, h0, h0, start);
     if O::ENABLED {
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
     // Directions to try from a node: (dx, dy) as unit offsets in padded index space.
     let mut dirs: [(isize, isize); 8] = [(0, 0); 8];
-    while let Some(entry) = nodes.open.pop() {
+    while let Some(entry) = open.pop() {
         let i = entry.cell as usize;
         if nodes.closed(i) {
             continue;
@@ -114,8 +114,8 @@ pub(crate) fn run<O: Observer>(
             unwind_jumps(nodes, grid, start, goal, out);
             return Ok(stats);
         }
-        let count = successors(&view, i, nodes.parent[i] as usize, stride, &mut dirs);
-        let gi = nodes.g[i];
+        let count = successors(&view, i, nodes.parent(i), stride, &mut dirs);
+        let gi = nodes.g(i);
         for &(dx, dy) in &dirs[..count] {
             let jump = if dx != 0 && dy != 0 {
                 view.jump_diagonal(i, dx, dy * s)
@@ -126,16 +126,15 @@ pub(crate) fn run<O: Observer>(
             };
             let Some(j) = jump else { continue };
             let ng = gi + octile(i, j, stride);
-            if nodes.seen(j) && (nodes.closed(j) || ng >= nodes.g[j]) {
+            if nodes.seen(j) && (nodes.closed(j) || ng >= nodes.g(j)) {
                 continue;
             }
             let seen = nodes.seen(j);
             nodes.open_cell(j, ng, i);
             let h = est.at(j);
-            #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-            nodes.open.push(Entry { f: ng + h, h, cell: j as u32 });
+            nodes_push(open, ng + h, h, j);
             stats.generated += 1;
-            stats.peak_open = stats.peak_open.max(nodes.open.len() as u64);
+            stats.peak_open = stats.peak_open.max(open.len() as u64);
             if O::ENABLED {
                 let pos = grid.pos_of(j);
                 if !seen {
@@ -203,6 +202,15 @@ fn successors(
     n
 }
 
+#[inline]
+fn nodes_push(open: &mut super::OpenList, f: f64, h: f64, cell: usize) {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "padded grids have < 2^32 cells; h only breaks ties"
+    )]
+    open.push(Entry { f, h: h as f32, cell: cell as u32 });
+}
+
 /// Unit direction from `a` to `b` (padded indices on one straight or diagonal line).
 fn direction(a: usize, b: usize, stride: usize) -> (isize, isize) {
     let (ax, ay) = (a % stride, a / stride);
@@ -234,7 +242,7 @@ fn unwind_jumps(nodes: &super::Nodes, grid: &crate::Grid, start: usize, goal: us
     let mut i = goal;
     out.push(grid.pos_of(goal));
     while i != start {
-        let p = nodes.parent[i] as usize;
+        let p = nodes.parent(i);
         let (dx, dy) = direction(i, p, stride);
         let step = dx + dy * s;
         let mut c = i;

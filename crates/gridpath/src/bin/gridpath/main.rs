@@ -1,5 +1,7 @@
 //! The `gridpath` command-line tool: solve a map, print a wavefront table, check Moving AI
-//! scenarios.
+//! scenarios, benchmark against the `pathfinding` crate.
+
+mod bench;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -65,6 +67,25 @@ enum Command {
         /// Times each query is run; its time is the mean of the runs.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         runs: u32,
+    },
+    /// Time gridpath's A* and JPS (and with --peers the `pathfinding` crate) on the same
+    /// scenarios, checking every answer against the published optimum.
+    Bench {
+        /// Scenario files (`X.map.scen`; the map `X.map` must sit next to each).
+        #[arg(required = true)]
+        scen: Vec<PathBuf>,
+        /// Also run `pathfinding::astar` and `dijkstra_all` (needs `--features peers`).
+        #[arg(long)]
+        peers: bool,
+        /// Times each query is run; its time is the mean of the runs.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        /// Use at most this many scenarios per map, evenly spaced over the file.
+        #[arg(long)]
+        max_queries: Option<usize>,
+        /// Also time a full octile distance field on each 512x512 map.
+        #[arg(long)]
+        field: bool,
     },
 }
 
@@ -190,7 +211,7 @@ fn parse_pos(s: &str) -> Result<Pos, String> {
 }
 
 /// A failure to report: the message, and the exit code.
-struct Failure(String, u8);
+pub(crate) struct Failure(pub(crate) String, pub(crate) u8);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -206,6 +227,9 @@ fn main() -> ExitCode {
             };
             run_scenarios(&scen, settings, runs)
         }
+        Command::Bench { scen, peers, runs, max_queries, field } => {
+            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -216,7 +240,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn load_map(path: &Path) -> Result<ParsedMap, Failure> {
+pub(crate) fn load_map(path: &Path) -> Result<ParsedMap, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))?;
     formats::parse_map_bytes(&bytes).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
 }

@@ -1,0 +1,424 @@
+//! `gridpath bench`: gridpath's searches against the `pathfinding` crate, in one process, on the
+//! same queries, reporting per-map times and the peer/ours ratios.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use gridpath::formats::{self, Scenario};
+use gridpath::{Algorithm, FlowField, Grid, Pos, Rules, Searcher, Settings};
+
+use crate::Failure;
+
+/// What to run.
+pub(crate) struct BenchArgs {
+    pub(crate) scen: Vec<PathBuf>,
+    pub(crate) peers: bool,
+    pub(crate) runs: u32,
+    pub(crate) max_queries: Option<usize>,
+    pub(crate) field: bool,
+}
+
+/// Timings of one method on one map.
+#[derive(Default)]
+struct Method {
+    micros: Vec<f64>,
+    expanded: u64,
+    wrong: usize,
+}
+
+impl Method {
+    fn mean(&self) -> f64 {
+        #[expect(clippy::cast_precision_loss, reason = "query counts are small")]
+        let n = self.micros.len().max(1) as f64;
+        self.micros.iter().sum::<f64>() / n
+    }
+
+    fn quantile(&mut self, q: f64) -> f64 {
+        self.micros.sort_by(f64::total_cmp);
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss,
+            reason = "an index into a short list"
+        )]
+        let i = ((self.micros.len().saturating_sub(1)) as f64 * q).round() as usize;
+        self.micros.get(i).copied().unwrap_or(0.0)
+    }
+
+    fn expanded_per_query(&self) -> f64 {
+        #[expect(clippy::cast_precision_loss, reason = "counts are small")]
+        let r = self.expanded as f64 / self.micros.len().max(1) as f64;
+        r
+    }
+
+    fn cells(&mut self) -> String {
+        format!(
+            "{:>9.1} {:>9.1} {:>9.1} {:>9.0}",
+            self.mean(),
+            self.quantile(0.5),
+            self.quantile(0.95),
+            self.expanded_per_query()
+        )
+    }
+}
+
+pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
+    if args.peers && !cfg!(feature = "peers") {
+        return Err(Failure(
+            "--peers needs the peers feature: cargo run --release -p gridpath --features peers -- bench …"
+                .into(),
+            2,
+        ));
+    }
+    println!(
+        "{:<20} {:>6} | {:^39} | {:^39} | {:^39} | {:>7} {:>7}",
+        "map",
+        "n",
+        "gridpath A*: mean median p95 exp/q",
+        "gridpath JPS: mean median p95 exp/q",
+        "pathfinding astar: mean median p95 exp/q",
+        "x A*",
+        "x JPS"
+    );
+    let mut ratios_astar = Vec::new();
+    let mut ratios_jps = Vec::new();
+    let mut wrong = 0;
+    let mut total = 0;
+    let mut field_rows = Vec::new();
+    for file in &args.scen {
+        let (name, grid, scenarios) = load(file)?;
+        let picked = sample(&scenarios, args.max_queries);
+        total += picked.len();
+        let mut searcher = Searcher::new();
+        let mut cells = Vec::new();
+        let mut astar = Method::default();
+        let mut jps = Method::default();
+        let mut peer = Method::default();
+        #[cfg(feature = "peers")]
+        let peer_grid = peers::PeerGrid::new(&grid);
+        for s in &picked {
+            for (method, algorithm) in [(&mut astar, Algorithm::AStar), (&mut jps, Algorithm::Jps)] {
+                let settings = Settings::with_algorithm(algorithm);
+                let mut elapsed = 0.0;
+                let mut outcome = None;
+                for _ in 0..args.runs {
+                    let began = Instant::now();
+                    let r = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
+                    elapsed += began.elapsed().as_secs_f64();
+                    outcome = Some(r);
+                }
+                method.micros.push(elapsed * 1e6 / f64::from(args.runs));
+                match outcome {
+                    Some(Ok((cost, stats))) if good(&grid, &cells, cost, s) => {
+                        method.expanded += stats.expanded
+                    }
+                    _ => method.wrong += 1,
+                }
+            }
+            #[cfg(feature = "peers")]
+            if args.peers {
+                let mut elapsed = 0.0;
+                let mut outcome = None;
+                for _ in 0..args.runs {
+                    let began = Instant::now();
+                    let r = peer_grid.astar(s.start, s.goal);
+                    elapsed += began.elapsed().as_secs_f64();
+                    outcome = Some(r);
+                }
+                peer.micros.push(elapsed * 1e6 / f64::from(args.runs));
+                match outcome {
+                    Some(Some((path, cost, expanded))) if good(&grid, &path, cost, s) => {
+                        peer.expanded += expanded;
+                    }
+                    _ => peer.wrong += 1,
+                }
+            }
+        }
+        wrong += astar.wrong + jps.wrong + peer.wrong;
+        let (ra, rj) = if args.peers {
+            let (ra, rj) = (peer.mean() / astar.mean(), peer.mean() / jps.mean());
+            ratios_astar.push(ra);
+            ratios_jps.push(rj);
+            (format!("{ra:>7.1}"), format!("{rj:>7.1}"))
+        } else {
+            ("-".into(), "-".into())
+        };
+        let peer_cells = if args.peers { peer.cells() } else { format!("{:^39}", "-") };
+        println!(
+            "{:<20} {:>6} | {} | {} | {} | {:>7} {:>7}{}",
+            name,
+            picked.len(),
+            astar.cells(),
+            jps.cells(),
+            peer_cells,
+            ra,
+            rj,
+            if astar.wrong + jps.wrong + peer.wrong > 0 {
+                format!("  WRONG: A* {} JPS {} peer {}", astar.wrong, jps.wrong, peer.wrong)
+            } else {
+                String::new()
+            }
+        );
+        if args.field && grid.width() == 512 && grid.height() == 512 {
+            field_rows.push(field_bench(&name, &grid, &scenarios, args)?);
+        }
+    }
+    println!();
+    if args.peers {
+        println!(
+            "median ratio pathfinding::astar / gridpath over {} maps: A* {:.2}x, JPS {:.1}x",
+            ratios_astar.len(),
+            median(&mut ratios_astar),
+            median(&mut ratios_jps)
+        );
+    }
+    if !field_rows.is_empty() {
+        println!();
+        println!(
+            "{:<20} {:>16} {:>16} {:>16} {:>8}",
+            "full octile field", "gridpath ms", "dijkstra_all ms", "cells reached", "ratio"
+        );
+        let mut ratios = Vec::new();
+        for row in &field_rows {
+            println!("{row}");
+            ratios.push(row.ratio);
+        }
+        if args.peers {
+            println!("median field ratio dijkstra_all / gridpath: {:.1}x", median(&mut ratios));
+        }
+    }
+    let workspace = Searcher::bytes_per_cell(Algorithm::AStar);
+    println!(
+        "memory: grid {} B/cell + A* workspace {} B/cell (JPS {} B/cell), padding excluded",
+        1,
+        workspace,
+        Searcher::bytes_per_cell(Algorithm::Jps)
+    );
+    println!("bench: {total} queries, {wrong} wrong or illegal answers");
+    if wrong > 0 {
+        return Err(Failure(format!("{wrong} answers were not optimal or not legal"), 1));
+    }
+    Ok(())
+}
+
+/// One full-field timing row.
+struct FieldRow {
+    name: String,
+    ours_ms: f64,
+    peer_ms: Option<f64>,
+    reached: usize,
+    ratio: f64,
+}
+
+impl std::fmt::Display for FieldRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let peer = self.peer_ms.map_or_else(|| "-".to_string(), |p| format!("{p:.2}"));
+        let ratio = if self.peer_ms.is_some() { format!("{:.1}", self.ratio) } else { "-".into() };
+        write!(f, "{:<20} {:>16.2} {:>16} {:>16} {:>8}", self.name, self.ours_ms, peer, self.reached, ratio)
+    }
+}
+
+/// Times a full octile distance field from a few scenario goals (ours, and the peer's
+/// `dijkstra_all` when enabled), checking that both give the same distances.
+fn field_bench(
+    name: &str,
+    grid: &Grid,
+    scenarios: &[Scenario],
+    args: &BenchArgs,
+) -> Result<FieldRow, Failure> {
+    let goals: Vec<Pos> = sample(scenarios, Some(5)).iter().map(|s| s.goal).collect();
+    let mut ours = Vec::new();
+    let mut peer = Vec::new();
+    let mut reached = 0;
+    #[cfg(feature = "peers")]
+    let peer_grid = peers::PeerGrid::new(grid);
+    for &goal in &goals {
+        let mut field =
+            FlowField::dijkstra(grid, goal, Rules::OCTILE).map_err(|e| Failure(e.to_string(), 1))?;
+        for _ in 0..args.runs.max(3) {
+            let began = Instant::now();
+            field.rebuild(grid).map_err(|e| Failure(e.to_string(), 1))?;
+            ours.push(began.elapsed().as_secs_f64() * 1e3);
+        }
+        reached = field.reached();
+        #[cfg(feature = "peers")]
+        if args.peers {
+            let began = Instant::now();
+            let all = peer_grid.dijkstra_all(goal);
+            peer.push(began.elapsed().as_secs_f64() * 1e3);
+            // Same reach (the peer's map excludes the start) and the same distances.
+            if all.len() + 1 != field.reached() {
+                return Err(Failure(format!("{name}: field reach differs from dijkstra_all"), 1));
+            }
+            for (&cell, &(_, cost)) in &all {
+                let pos = peer_grid.pos(cell);
+                let d = field.distance(pos).unwrap_or(f64::INFINITY);
+                #[expect(clippy::cast_precision_loss, reason = "fixed-point costs are far below 2^52")]
+                let p = cost as f64 / peers::SCALE;
+                if (d - p).abs() > 0.01 {
+                    return Err(Failure(
+                        format!("{name}: field distance at {pos} is {d}, dijkstra_all says {p}"),
+                        1,
+                    ));
+                }
+            }
+        }
+    }
+    let ours_ms = median(&mut ours);
+    let peer_ms = (!peer.is_empty()).then(|| median(&mut peer));
+    Ok(FieldRow {
+        name: name.to_string(),
+        ours_ms,
+        peer_ms,
+        reached,
+        ratio: peer_ms.map_or(0.0, |p| p / ours_ms),
+    })
+}
+
+fn good(grid: &Grid, cells: &[Pos], cost: f64, s: &Scenario) -> bool {
+    cells.first() == Some(&s.start)
+        && cells.last() == Some(&s.goal)
+        && grid.path_cost(cells, Rules::OCTILE).is_ok_and(|c| (c - cost).abs() < 0.01)
+        && (cost - s.optimal).abs() <= 0.01
+}
+
+fn load(file: &Path) -> Result<(String, Grid, Vec<Scenario>), Failure> {
+    let text = std::fs::read_to_string(file).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
+    let scenarios = formats::parse_scen(&text).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
+    let map_path = formats::map_path_for_scen(file);
+    let grid = crate::load_map(&map_path)?.grid;
+    let name = map_path.file_stem().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Ok((name, grid, scenarios))
+}
+
+/// At most `max` scenarios, evenly spaced over the file (files are sorted by difficulty bucket,
+/// so the sample keeps the mix of short and long queries).
+fn sample(scenarios: &[Scenario], max: Option<usize>) -> Vec<Scenario> {
+    match max {
+        Some(max) if max < scenarios.len() && max > 0 => {
+            (0..max).map(|k| scenarios[k * scenarios.len() / max].clone()).collect()
+        }
+        _ => scenarios.to_vec(),
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => f64::midpoint(v[n / 2 - 1], v[n / 2]),
+    }
+}
+
+/// The peer: the `pathfinding` crate driven the way its documentation suggests, with a
+/// successor function obeying the same octile, no-corner-cutting, same-terrain-class rules.
+#[cfg(feature = "peers")]
+mod peers {
+    use gridpath::{Grid, Pos, Tile};
+
+    /// Fixed-point scale for the peer's integer costs (it needs `Ord` costs).
+    pub(crate) const SCALE: f64 = 1_000_000.0;
+    const CARDINAL: u64 = 1_000_000;
+    // √2 rounded to 1e-6: over the longest benchmark paths the error stays far below 0.01.
+    const DIAGONAL: u64 = 1_414_214;
+
+    /// A plain row-major copy of the grid's terrain classes (0 = wall).
+    pub(crate) struct PeerGrid {
+        width: i32,
+        height: i32,
+        class: Vec<u8>,
+    }
+
+    impl PeerGrid {
+        pub(crate) fn new(grid: &Grid) -> Self {
+            let class = grid
+                .positions()
+                .map(|p| match grid.tile(p) {
+                    Some(Tile::Ground { .. }) => 1,
+                    Some(Tile::Water { .. }) => 2,
+                    Some(Tile::Trees { .. }) => 3,
+                    _ => 0,
+                })
+                .collect();
+            #[expect(clippy::cast_possible_wrap, reason = "sides are at most 8192")]
+            Self { width: grid.width() as i32, height: grid.height() as i32, class }
+        }
+
+        fn at(&self, x: i32, y: i32) -> u8 {
+            if x < 0 || y < 0 || x >= self.width || y >= self.height {
+                0
+            } else {
+                #[expect(clippy::cast_sign_loss, reason = "checked above")]
+                self.class[(y * self.width + x) as usize]
+            }
+        }
+
+        #[expect(clippy::cast_possible_wrap, clippy::cast_possible_truncation, reason = "small grids")]
+        fn xy(&self, n: u32) -> (i32, i32) {
+            (n as i32 % self.width, n as i32 / self.width)
+        }
+
+        #[expect(clippy::cast_sign_loss, reason = "positions are on the grid")]
+        pub(crate) fn pos(&self, n: u32) -> Pos {
+            let (x, y) = self.xy(n);
+            Pos::new(x as u32, y as u32)
+        }
+
+        fn node(&self, p: Pos) -> u32 {
+            #[expect(clippy::cast_sign_loss, reason = "width is positive")]
+            let w = self.width as u32;
+            p.y * w + p.x
+        }
+
+        fn successors(&self, n: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
+            let (x, y) = self.xy(n);
+            let c = self.at(x, y);
+            const DIRS: [(i32, i32); 8] =
+                [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)];
+            DIRS.into_iter().filter_map(move |(dx, dy)| {
+                if self.at(x + dx, y + dy) != c {
+                    return None;
+                }
+                let diagonal = dx != 0 && dy != 0;
+                if diagonal && (self.at(x + dx, y) != c || self.at(x, y + dy) != c) {
+                    return None;
+                }
+                #[expect(clippy::cast_sign_loss, reason = "on the grid")]
+                let m = ((y + dy) * self.width + x + dx) as u32;
+                Some((m, if diagonal { DIAGONAL } else { CARDINAL }))
+            })
+        }
+
+        fn octile(&self, a: u32, b: u32) -> u64 {
+            let (ax, ay) = self.xy(a);
+            let (bx, by) = self.xy(b);
+            let (dx, dy) = (u64::from(ax.abs_diff(bx)), u64::from(ay.abs_diff(by)));
+            let (lo, hi) = (dx.min(dy), dx.max(dy));
+            hi * CARDINAL + lo * (DIAGONAL - CARDINAL)
+        }
+
+        /// `pathfinding::astar`: the path, its cost and the number of expansions.
+        pub(crate) fn astar(&self, start: Pos, goal: Pos) -> Option<(Vec<Pos>, f64, u64)> {
+            let (s, g) = (self.node(start), self.node(goal));
+            let mut expanded = 0u64;
+            let (path, cost) = pathfinding::directed::astar::astar(
+                &s,
+                |&n| {
+                    expanded += 1;
+                    self.successors(n)
+                },
+                |&n| self.octile(n, g),
+                |&n| n == g,
+            )?;
+            #[expect(clippy::cast_precision_loss, reason = "fixed-point costs are far below 2^52")]
+            let cost = cost as f64 / SCALE;
+            Some((path.into_iter().map(|n| self.pos(n)).collect(), cost, expanded))
+        }
+
+        /// `pathfinding::dijkstra_all` from `goal` (moves are symmetric on these maps).
+        pub(crate) fn dijkstra_all(&self, goal: Pos) -> std::collections::HashMap<u32, (u32, u64)> {
+            pathfinding::directed::dijkstra::dijkstra_all(&self.node(goal), |&n| self.successors(n))
+        }
+    }
+}
