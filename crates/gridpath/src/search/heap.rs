@@ -254,6 +254,10 @@ mod tests {
         assert_eq!(order, vec![4, 1, 3, 2, 0], "lower f first, then lower h");
     }
 
+    fn state_index(r: f64) -> usize {
+        usize::from(r >= 0.2) + usize::from(r >= 0.4) + usize::from(r >= 0.6) + usize::from(r >= 0.8)
+    }
+
     #[test]
     fn bucket_queue_pops_exactly_like_the_heap() {
         // A monotone sequence of pushes interleaved with pops, as a search makes them.
@@ -263,7 +267,7 @@ mod tests {
         let mut state = 12345u64;
         let mut rnd = move || {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as f64 / f64::from(1u32 << 31)
+            f64::from(u32::try_from(state >> 33).unwrap_or(0)) / f64::from(1u32 << 31)
         };
         let mut floor = 10.0;
         let mut cell = 0;
@@ -271,7 +275,7 @@ mod tests {
             for _ in 0..3 {
                 // f within [floor, floor + 2.9], on a coarse grid so ties happen.
                 let f = floor + (rnd() * 2.9 * 4.0).floor() / 4.0;
-                let h = (rnd() * 8.0).floor() as f32;
+                let h = [0.0, 1.0, 2.5, 3.0, 7.0][(state_index(rnd()))];
                 let e = Entry { f, h, cell };
                 cell += 1;
                 heap.push(e);
