@@ -275,7 +275,7 @@ mod tests {
             for _ in 0..3 {
                 // f within [floor, floor + 2.9], on a coarse grid so ties happen.
                 let f = floor + (rnd() * 2.9 * 4.0).floor() / 4.0;
-                let h = [0.0, 1.0, 2.5, 3.0, 7.0][(state_index(rnd()))];
+                let h = [0.0, 1.0, 2.5, 3.0, 7.0][state_index(rnd())];
                 let e = Entry { f, h, cell };
                 cell += 1;
                 heap.push(e);

@@ -110,7 +110,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
                 method.micros.push(elapsed * 1e6 / f64::from(args.runs));
                 match outcome {
                     Some(Ok((cost, stats))) if good(&grid, &cells, cost, s) => {
-                        method.expanded += stats.expanded
+                        method.expanded += stats.expanded;
                     }
                     _ => method.wrong += 1,
                 }
@@ -354,7 +354,7 @@ mod peers {
             }
         }
 
-        #[expect(clippy::cast_possible_wrap, clippy::cast_possible_truncation, reason = "small grids")]
+        #[expect(clippy::cast_possible_wrap, reason = "small grids")]
         fn xy(&self, n: u32) -> (i32, i32) {
             (n as i32 % self.width, n as i32 / self.width)
         }

@@ -1,0 +1,379 @@
+//! Map editing with mouse and keys: paint and erase walls along the dragged line, drag the start
+//! and goal markers, place them with `S` / `G`, clear walls with `C`, make a random map with `R`.
+//!
+//! The editor only reads [`HoverTile`]; which tile the OS cursor is over is decided elsewhere
+//! (the cursor plugin, a test, or a script), so all of this runs without a window.
+
+use std::ops::DerefMut;
+
+use bevy::input::common_conditions::input_just_pressed;
+use bevy::prelude::*;
+use gridpath::{Endpoint, Grid, Pos, Tile};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::AppSystems;
+use crate::level::MapEdited;
+use crate::notice::Notice;
+use crate::planning::Pathfinder;
+use crate::units::Unit;
+
+/// Chance that a cell of a random map starts as a wall, before wall segments and ponds.
+const RANDOM_WALL_CHANCE: f64 = 0.16;
+/// Straight wall segments per 1,000 cells of a random map.
+const RANDOM_SEGMENTS_PER_1000: usize = 5;
+/// Ponds per 1,000 cells of a random map.
+const RANDOM_PONDS_PER_1000: usize = 1;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<HoverTile>();
+    app.init_resource::<Drag>();
+    app.init_resource::<MapSeed>();
+    app.add_systems(
+        Update,
+        (
+            place_endpoints_by_key,
+            clear_walls.run_if(input_just_pressed(KeyCode::KeyC)),
+            make_random_map.run_if(input_just_pressed(KeyCode::KeyR)),
+            begin_drag.run_if(resource_equals(Drag::Idle)),
+            continue_drag.run_if(not(resource_equals(Drag::Idle))),
+            end_drag.run_if(not(resource_equals(Drag::Idle))),
+        )
+            .chain()
+            .in_set(AppSystems::RecordInput),
+    );
+}
+
+/// The map cell under the mouse cursor, or `None` when the cursor is off the map or outside
+/// the window.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HoverTile(pub Option<Pos>);
+
+/// What a held mouse button is doing.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drag {
+    /// No button held (or the press began off the map).
+    #[default]
+    Idle,
+    /// Painting `tile` along the cursor's track.
+    Paint {
+        /// The button that started the stroke; releasing it ends the stroke.
+        button: MouseButton,
+        /// What is painted: a wall (left button) or floor (right button).
+        tile: Tile,
+        /// The last cell painted, where the next segment of the line starts.
+        last: Option<Pos>,
+    },
+    /// Dragging the start or goal marker.
+    Move {
+        /// The button that grabbed the marker.
+        button: MouseButton,
+        /// Which marker.
+        which: Endpoint,
+    },
+}
+
+/// The seed of the next random map (`R`); it grows by one per map, so a session's sequence of
+/// maps is reproducible.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapSeed(pub u64);
+
+impl Default for MapSeed {
+    fn default() -> Self {
+        Self(1)
+    }
+}
+
+/// The cells a straight segment from `a` to `b` passes through, 4-connected (each cell shares
+/// an edge with the next), both ends included. A wall painted along it has no diagonal gaps a
+/// unit could slip through.
+pub fn line_cells(a: Pos, b: Pos) -> Vec<Pos> {
+    let (ax, ay) = (i64::from(a.x), i64::from(a.y));
+    let (dx, dy) = (i64::from(b.x) - ax, i64::from(b.y) - ay);
+    let (nx, ny) = (dx.abs(), dy.abs());
+    let (sx, sy) = (dx.signum(), dy.signum());
+    let mut cells = Vec::with_capacity(usize::try_from(nx + ny + 1).unwrap_or(0));
+    let (mut x, mut y) = (ax, ay);
+    let (mut ix, mut iy) = (0, 0);
+    cells.push(a);
+    while ix < nx || iy < ny {
+        // Step along whichever axis the segment crosses a cell border on first:
+        // compare (ix + ½) / nx with (iy + ½) / ny without dividing.
+        if (1 + 2 * ix) * ny < (1 + 2 * iy) * nx {
+            x += sx;
+            ix += 1;
+        } else {
+            y += sy;
+            iy += 1;
+        }
+        // Every step stays between a and b, so the coordinates fit in u32.
+        cells.push(Pos::new(x as u32, y as u32));
+    }
+    cells
+}
+
+/// Why `cell` cannot hold the `which` endpoint, if it cannot.
+fn endpoint_problem(pathfinder: &Pathfinder, which: Endpoint, cell: Pos) -> Option<String> {
+    let other = match which {
+        Endpoint::Start => pathfinder.goal(),
+        Endpoint::Goal => pathfinder.start(),
+    };
+    if !pathfinder.grid().is_passable(cell) {
+        Some(format!("the {which} must be on a free cell, not a wall"))
+    } else if cell == other {
+        Some("the start and the goal must be different cells".to_owned())
+    } else {
+        None
+    }
+}
+
+/// Moves the `which` endpoint to `cell` when allowed; returns why not otherwise.
+///
+/// Generic over the smart pointer so a `ResMut` is only marked changed by a real move.
+fn move_endpoint<P: DerefMut<Target = Pathfinder>>(
+    pathfinder: &mut P,
+    which: Endpoint,
+    cell: Pos,
+) -> Result<(), String> {
+    let current = match which {
+        Endpoint::Start => pathfinder.start(),
+        Endpoint::Goal => pathfinder.goal(),
+    };
+    if current == cell {
+        return Ok(());
+    }
+    if let Some(problem) = endpoint_problem(pathfinder, which, cell) {
+        return Err(problem);
+    }
+    match which {
+        Endpoint::Start => pathfinder.set_start(cell),
+        Endpoint::Goal => pathfinder.set_goal(cell),
+    }
+    Ok(())
+}
+
+/// Why painting `tile` on `cell` is refused, if it is: nothing but ground may cover the start,
+/// the goal or a cell a unit stands on or is stepping into.
+fn paint_problem(pathfinder: &Pathfinder, units: &[Pos], cell: Pos, tile: Tile) -> Option<&'static str> {
+    if matches!(tile, Tile::Ground { .. }) {
+        None
+    } else if cell == pathfinder.start() {
+        Some("can't build on the start: move it first")
+    } else if cell == pathfinder.goal() {
+        Some("can't build on the goal: move it first")
+    } else if units.contains(&cell) {
+        Some("can't build under a unit")
+    } else {
+        None
+    }
+}
+
+/// Paints `tile` on `cells`, skipping refused cells. Returns the cells that changed and the
+/// first refusal.
+fn paint<P: DerefMut<Target = Pathfinder>>(
+    pathfinder: &mut P,
+    units: &[Pos],
+    cells: &[Pos],
+    tile: Tile,
+) -> (Vec<Pos>, Option<&'static str>) {
+    let mut changed = Vec::new();
+    let mut refusal = None;
+    for &cell in cells {
+        // Read through `Deref` first: only a real change may mark the pathfinder changed.
+        if pathfinder.grid().tile(cell).is_none_or(|t| t == tile) {
+            continue;
+        }
+        if let Some(problem) = paint_problem(pathfinder, units, cell, tile) {
+            refusal = refusal.or(Some(problem));
+            continue;
+        }
+        if pathfinder.grid_mut().set_tile(cell, tile).is_ok() {
+            changed.push(cell);
+        }
+    }
+    (changed, refusal)
+}
+
+/// Cells units stand on or are stepping into.
+fn unit_cells(units: &Query<&Unit>) -> Vec<Pos> {
+    units.iter().flat_map(Unit::occupied).collect()
+}
+
+fn place_endpoints_by_key(
+    keys: Res<ButtonInput<KeyCode>>,
+    hover: Res<HoverTile>,
+    mut pathfinder: ResMut<Pathfinder>,
+    mut notices: MessageWriter<Notice>,
+) {
+    for (key, which) in [(KeyCode::KeyS, Endpoint::Start), (KeyCode::KeyG, Endpoint::Goal)] {
+        if !keys.just_pressed(key) {
+            continue;
+        }
+        let Some(cell) = hover.0 else {
+            notices.write(Notice::warning(format!("point at a map cell to place the {which}")));
+            continue;
+        };
+        if let Err(problem) = move_endpoint(&mut pathfinder, which, cell) {
+            notices.write(Notice::warning(problem));
+        }
+    }
+}
+
+fn clear_walls(
+    mut pathfinder: ResMut<Pathfinder>,
+    mut edits: MessageWriter<MapEdited>,
+    mut notices: MessageWriter<Notice>,
+) {
+    let walls: Vec<Pos> =
+        pathfinder.grid().positions().filter(|&p| pathfinder.grid().tile(p) == Some(Tile::Wall)).collect();
+    if walls.is_empty() {
+        return;
+    }
+    let grid = pathfinder.grid_mut();
+    for &cell in &walls {
+        // In bounds by construction; an error would leave the cell as it was.
+        let _ = grid.set_tile(cell, Tile::FLOOR);
+    }
+    edits.write(MapEdited::All);
+    notices.write(Notice::info(format!("cleared {} walls", walls.len())));
+}
+
+fn make_random_map(
+    mut pathfinder: ResMut<Pathfinder>,
+    mut seed: ResMut<MapSeed>,
+    units: Query<&Unit>,
+    mut edits: MessageWriter<MapEdited>,
+    mut notices: MessageWriter<Notice>,
+) {
+    let mut keep = unit_cells(&units);
+    keep.extend([pathfinder.start(), pathfinder.goal()]);
+    let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
+    let tiles = random_tiles(width, height, seed.0, &keep);
+    let grid: &mut Grid = pathfinder.grid_mut();
+    for (cell, tile) in grid.positions().zip(tiles) {
+        // Same size as the grid, valid tiles: cannot fail.
+        let _ = grid.set_tile(cell, tile);
+    }
+    notices.write(Notice::info(format!("random map, seed {}", seed.0)));
+    seed.0 += 1;
+    edits.write(MapEdited::All);
+}
+
+/// A random `width` × `height` map, row by row: scattered walls, straight wall segments and
+/// water ponds. The cells in `keep` and their neighbours stay floor.
+pub fn random_tiles(width: u32, height: u32, seed: u64, keep: &[Pos]) -> Vec<Tile> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (w, h) = (width as usize, height as usize);
+    let mut tiles = vec![Tile::FLOOR; w * h];
+    for tile in &mut tiles {
+        if rng.random_bool(RANDOM_WALL_CHANCE) {
+            *tile = Tile::Wall;
+        }
+    }
+    let area = w * h;
+    for _ in 0..(area * RANDOM_SEGMENTS_PER_1000).div_ceil(1000) {
+        let (x, y) = (rng.random_range(0..w), rng.random_range(0..h));
+        let len = rng.random_range(4..=12);
+        let horizontal = rng.random_bool(0.5);
+        for i in 0..len {
+            let (cx, cy) = if horizontal { (x + i, y) } else { (x, y + i) };
+            if cx < w && cy < h {
+                tiles[cy * w + cx] = Tile::Wall;
+            }
+        }
+    }
+    for _ in 0..(area * RANDOM_PONDS_PER_1000).div_ceil(1000) {
+        let (cx, cy) = (rng.random_range(0..w) as f32, rng.random_range(0..h) as f32);
+        let (rx, ry) = (rng.random_range(1.5..3.5_f32), rng.random_range(1.5..3.0_f32));
+        for y in 0..h {
+            for x in 0..w {
+                let (dx, dy) = ((x as f32 - cx) / rx, (y as f32 - cy) / ry);
+                if dx * dx + dy * dy <= 1.0 {
+                    tiles[y * w + x] = Tile::Water { cost: 1 };
+                }
+            }
+        }
+    }
+    for cell in keep {
+        let (kx, ky) = (cell.x as usize, cell.y as usize);
+        for y in ky.saturating_sub(1)..=(ky + 1).min(h - 1) {
+            for x in kx.saturating_sub(1)..=(kx + 1).min(w - 1) {
+                tiles[y * w + x] = Tile::FLOOR;
+            }
+        }
+    }
+    tiles
+}
+
+fn begin_drag(
+    buttons: Res<ButtonInput<MouseButton>>,
+    hover: Res<HoverTile>,
+    pathfinder: Res<Pathfinder>,
+    mut drag: ResMut<Drag>,
+) {
+    // A press off the map does nothing, even if the cursor then moves onto the map.
+    let Some(cell) = hover.0 else { return };
+    if buttons.just_pressed(MouseButton::Left) {
+        *drag = if cell == pathfinder.start() {
+            Drag::Move { button: MouseButton::Left, which: Endpoint::Start }
+        } else if cell == pathfinder.goal() {
+            Drag::Move { button: MouseButton::Left, which: Endpoint::Goal }
+        } else {
+            Drag::Paint { button: MouseButton::Left, tile: Tile::Wall, last: None }
+        };
+    } else if buttons.just_pressed(MouseButton::Right) {
+        *drag = Drag::Paint { button: MouseButton::Right, tile: Tile::FLOOR, last: None };
+    }
+}
+
+fn continue_drag(
+    hover: Res<HoverTile>,
+    mut drag: ResMut<Drag>,
+    mut pathfinder: ResMut<Pathfinder>,
+    units: Query<&Unit>,
+    mut edits: MessageWriter<MapEdited>,
+    mut notices: MessageWriter<Notice>,
+) {
+    match *drag {
+        Drag::Idle => {}
+        Drag::Paint { button, tile, last } => {
+            let Some(cell) = hover.0 else {
+                // Off the map: the stroke resumes where the cursor comes back.
+                *drag = Drag::Paint { button, tile, last: None };
+                return;
+            };
+            if last == Some(cell) {
+                return;
+            }
+            // Fill the gap since the last sample: a fast mouse skips cells between frames.
+            let mut cells = last.map_or_else(|| vec![cell], |from| line_cells(from, cell));
+            if last.is_some() {
+                cells.remove(0);
+            }
+            let (changed, refusal) = paint(&mut pathfinder, &unit_cells(&units), &cells, tile);
+            if !changed.is_empty() {
+                edits.write(MapEdited::Cells(changed));
+            }
+            if let Some(problem) = refusal {
+                notices.write(Notice::warning(problem));
+            }
+            *drag = Drag::Paint { button, tile, last: Some(cell) };
+        }
+        Drag::Move { which, .. } => {
+            // Invalid cells are skipped silently: the marker waits at its last valid cell.
+            if let Some(cell) = hover.0 {
+                let _ = move_endpoint(&mut pathfinder, which, cell);
+            }
+        }
+    }
+}
+
+fn end_drag(buttons: Res<ButtonInput<MouseButton>>, mut drag: ResMut<Drag>) {
+    let button = match *drag {
+        Drag::Idle => return,
+        Drag::Paint { button, .. } | Drag::Move { button, .. } => button,
+    };
+    if !buttons.pressed(button) {
+        *drag = Drag::Idle;
+    }
+}

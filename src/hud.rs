@@ -1,0 +1,268 @@
+//! The HUD: a bar on top with the search settings and result, the unit's state, the latest
+//! notice and `H: help`; `H` toggles an overlay listing every control.
+//!
+//! It only spawns UI nodes and writes their text, so the headless tests add it too (its
+//! [`plugin`] is public for them) and read what a player would read.
+
+use bevy::input::common_conditions::input_just_pressed;
+use bevy::prelude::*;
+
+use crate::AppSystems;
+use crate::level::MapInfo;
+use crate::notice::{Notice, Severity};
+use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
+use crate::units::{Speed, Unit, UnitStatus};
+
+/// Height of the HUD bar, in logical pixels (the camera keeps the map below it).
+pub(crate) const HUD_HEIGHT: f32 = 58.0;
+/// How long a notice stays, in seconds.
+const NOTICE_SECONDS: f32 = 5.0;
+/// HUD text size, in logical pixels.
+const FONT_SIZE: FontSize = FontSize::Px(15.0);
+/// Help text size, in logical pixels.
+const HELP_FONT_SIZE: FontSize = FontSize::Px(14.0);
+
+const BAR_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.92);
+const TEXT_COLOR: Color = Color::srgb(0.90, 0.91, 0.94);
+const DIM_COLOR: Color = Color::srgb(0.62, 0.65, 0.72);
+const GOOD_COLOR: Color = Color::srgb(0.55, 0.88, 0.60);
+const WARN_COLOR: Color = Color::srgb(1.0, 0.78, 0.35);
+const ERROR_COLOR: Color = Color::srgb(1.0, 0.45, 0.42);
+
+/// Every control, one per line: shown by `H`.
+const HELP: &str = "\
+Mouse
+  left-drag            paint walls (no gaps, however fast)
+  right-drag           erase (back to floor)
+  drag start or goal   move the marker
+  wheel                zoom about the cursor
+  middle-drag          pan
+
+Keys
+  S / G                put the start / goal under the cursor
+  C                    clear all walls
+  R                    random map (seeded: 1, 2, 3, ...)
+  Tab / Shift+Tab      next / previous algorithm
+  M                    4 or 8 moves
+  K / Shift+K          corner rule
+  E / Shift+E          heuristic
+  [ / ]                heuristic weight down / up
+  - / =                unit speed down / up
+  V                    show / hide the cells the search visited
+  arrow keys           pan
+  F                    fit the map to the window
+  H                    show / hide this help
+
+The unit walks from the start to the goal and re-plans
+from where it stands when the map, goal or settings change.";
+
+/// Adds the HUD bar and the help overlay.
+pub fn plugin(app: &mut App) {
+    app.init_resource::<LatestNotice>();
+    app.add_systems(Startup, spawn_hud);
+    app.add_systems(
+        Update,
+        toggle_help.run_if(input_just_pressed(KeyCode::KeyH)).in_set(AppSystems::RecordInput),
+    );
+    app.add_systems(
+        Update,
+        (remember_notices, update_search_line, update_status_line, update_notice)
+            .chain()
+            .in_set(AppSystems::Present),
+    );
+}
+
+/// The HUD line with the search settings.
+#[derive(Component)]
+struct SettingsText;
+
+/// The HUD line with the search result.
+#[derive(Component)]
+struct ResultText;
+
+/// The HUD line with the map and unit state.
+#[derive(Component)]
+struct StatusText;
+
+/// The HUD text with the latest notice.
+#[derive(Component)]
+struct NoticeText;
+
+/// The help overlay.
+#[derive(Component)]
+struct HelpPanel;
+
+/// The notice on screen and when it expires (elapsed seconds since start-up).
+#[derive(Resource, Default)]
+struct LatestNotice(Option<(Notice, f32)>);
+
+fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
+    (Text::new(value), TextFont { font_size: size, ..default() }, TextColor(color), TextLayout::no_wrap())
+}
+
+fn spawn_hud(mut commands: Commands) {
+    let row = || Node { column_gap: px(18), align_items: AlignItems::Center, ..default() };
+    commands.spawn((
+        Name::new("HUD"),
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(0),
+            left: px(0),
+            width: percent(100),
+            height: px(HUD_HEIGHT),
+            padding: UiRect::axes(px(12), px(6)),
+            flex_direction: FlexDirection::Column,
+            justify_content: JustifyContent::SpaceEvenly,
+            // A narrow window cuts the lines off rather than spilling over the map.
+            overflow: Overflow::clip(),
+            ..default()
+        },
+        BackgroundColor(BAR_COLOR),
+        children![
+            (
+                row(),
+                children![
+                    (text("", TEXT_COLOR, FONT_SIZE), SettingsText),
+                    (text("", GOOD_COLOR, FONT_SIZE), ResultText),
+                ]
+            ),
+            (
+                row(),
+                children![
+                    (text("", DIM_COLOR, FONT_SIZE), StatusText),
+                    (text("", WARN_COLOR, FONT_SIZE), NoticeText),
+                ]
+            ),
+        ],
+    ));
+    commands.spawn((
+        Name::new("Help"),
+        HelpPanel,
+        Node {
+            display: Display::None,
+            position_type: PositionType::Absolute,
+            top: px(HUD_HEIGHT + 16.0),
+            left: px(16),
+            padding: UiRect::all(px(16)),
+            border_radius: BorderRadius::all(px(8)),
+            ..default()
+        },
+        BackgroundColor(BAR_COLOR),
+        children![text(HELP, TEXT_COLOR, HELP_FONT_SIZE)],
+    ));
+}
+
+fn toggle_help(mut panel: Single<&mut Node, With<HelpPanel>>) {
+    panel.display = match panel.display {
+        Display::None => Display::Flex,
+        _ => Display::None,
+    };
+}
+
+/// Sets `target` to `value` only when it differs, so unchanged text is not laid out again.
+fn set_text(target: &mut Text, value: String) {
+    if target.0 != value {
+        target.0 = value;
+    }
+}
+
+fn update_search_line(
+    pathfinder: Res<Pathfinder>,
+    report: Res<PlanReport>,
+    mut settings_text: Single<&mut Text, (With<SettingsText>, Without<ResultText>)>,
+    result_text: Single<(&mut Text, &mut TextColor), With<ResultText>>,
+) {
+    let settings = pathfinder.settings();
+    let rules = settings.rules;
+    let corners = match rules.moves {
+        gridpath::Moves::Four => String::new(),
+        gridpath::Moves::Eight => format!(", {}", corners_label(rules.corners)),
+    };
+    let line = format!(
+        "{}  |  {} moves{}  |  heuristic {} x{:.1}",
+        settings.algorithm,
+        moves_label(rules.moves),
+        corners,
+        settings.heuristic.name(),
+        settings.weight,
+    );
+    set_text(&mut settings_text, line);
+    let (mut result, mut color) = result_text.into_inner();
+    let (line, tint) = match &report.outcome {
+        PlanOutcome::Pending => ("planning...".to_owned(), DIM_COLOR),
+        PlanOutcome::Found { path, micros } => (
+            format!(
+                "cost {:.2}  |  {} cells  |  {} expanded  |  {} us",
+                path.cost,
+                path.cells.len(),
+                path.stats.expanded,
+                micros
+            ),
+            GOOD_COLOR,
+        ),
+        PlanOutcome::Failed(error) => (error.to_string(), ERROR_COLOR),
+    };
+    set_text(&mut result, line);
+    color.set_if_neq(TextColor(tint));
+}
+
+fn update_status_line(
+    pathfinder: Res<Pathfinder>,
+    map: Res<MapInfo>,
+    units: Query<(&UnitStatus, &Speed), With<Unit>>,
+    status_text: Single<(&mut Text, &mut TextColor), With<StatusText>>,
+) {
+    let grid = pathfinder.grid();
+    let mut line = format!("{} {}x{}", map.name, grid.width(), grid.height());
+    let mut tint = DIM_COLOR;
+    if let Some(error) = &map.error {
+        line = format!("{error}  (showing the built-in map)");
+        tint = ERROR_COLOR;
+    }
+    let count = units.iter().len();
+    if let Ok((status, speed)) = units.single() {
+        line.push_str(&format!("  |  unit: {}, {:.1} tiles/s", status.label(), speed.0));
+    } else if count > 1 {
+        let walking = units.iter().filter(|(s, _)| **s == UnitStatus::Walking).count();
+        let arrived = units.iter().filter(|(s, _)| **s == UnitStatus::Arrived).count();
+        let stuck = count - walking - arrived;
+        line.push_str(&format!("  |  {count} units: {walking} walking, {arrived} arrived, {stuck} stopped"));
+    }
+    if units.iter().any(|(status, _)| matches!(status, UnitStatus::NoPath(_))) {
+        tint = ERROR_COLOR;
+    }
+    line.push_str("  |  H: help");
+    let (mut text, mut color) = status_text.into_inner();
+    set_text(&mut text, line);
+    color.set_if_neq(TextColor(tint));
+}
+
+fn remember_notices(time: Res<Time>, mut notices: MessageReader<Notice>, mut latest: ResMut<LatestNotice>) {
+    if let Some(notice) = notices.read().last() {
+        latest.0 = Some((notice.clone(), time.elapsed_secs() + NOTICE_SECONDS));
+    }
+}
+
+fn update_notice(
+    time: Res<Time>,
+    mut latest: ResMut<LatestNotice>,
+    notice_text: Single<(&mut Text, &mut TextColor), With<NoticeText>>,
+) {
+    if latest.0.as_ref().is_some_and(|(_, until)| time.elapsed_secs() > *until) {
+        latest.0 = None;
+    }
+    let (mut text, mut color) = notice_text.into_inner();
+    let (line, tint) = match &latest.0 {
+        Some((notice, _)) => (
+            notice.text.clone(),
+            match notice.severity {
+                Severity::Info => TEXT_COLOR,
+                Severity::Warning => WARN_COLOR,
+                Severity::Error => ERROR_COLOR,
+            },
+        ),
+        None => (String::new(), TEXT_COLOR),
+    };
+    set_text(&mut text, line);
+    color.set_if_neq(TextColor(tint));
+}

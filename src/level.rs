@@ -1,0 +1,232 @@
+//! The level: which map is loaded and from where, what happens when it fails to load, and the
+//! geometry between `gridpath` cells, world space and tile-map positions.
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy_ecs_tilemap::tiles::TilePos;
+use gridpath::{Grid, Pos, Tile, formats};
+
+use crate::notice::Notice;
+use crate::planning::Pathfinder;
+
+/// Side of one cell in world units (one screen pixel at zoom 1, and the tileset's tile size).
+pub const TILE_SIZE: f32 = 32.0;
+
+/// The built-in map, `assets/maps/default.map`, embedded so the binary runs from anywhere.
+pub const BUILTIN_MAP: &str = include_str!("../assets/maps/default.map");
+
+/// Where the unit starts on the built-in map: top-left room, left of the first long wall.
+pub const BUILTIN_START: Pos = Pos::new(2, 2);
+
+/// The goal on the built-in map: inside the walled room at the bottom right.
+pub const BUILTIN_GOAL: Pos = Pos::new(36, 27);
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<MapSource>();
+    app.add_message::<MapLoaded>();
+    app.add_message::<MapEdited>();
+    app.add_systems(Startup, load_requested_map);
+}
+
+/// Which map to load at start-up.
+#[derive(Resource, Clone, Debug, Default)]
+pub enum MapSource {
+    /// The embedded `assets/maps/default.map`.
+    #[default]
+    BuiltIn,
+    /// A map file: Moving AI `.map`, an ASCII grid (`.#SG`) or a digit grid.
+    File(PathBuf),
+    /// Map text given directly (tests, tools), with a name for the HUD.
+    Text {
+        /// Shown in the HUD.
+        name: String,
+        /// The map, in any format `gridpath::formats::parse_map` reads.
+        text: String,
+    },
+}
+
+/// What the HUD says about the loaded map.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct MapInfo {
+    /// File name (or "built-in").
+    pub name: String,
+    /// Why the requested map could not be used, if it could not (the built-in map is shown
+    /// instead).
+    pub error: Option<String>,
+}
+
+/// A new map replaced the old one (possibly of another size): rebuild everything that
+/// depends on the map, and put units back at the start.
+#[derive(Message, Clone, Copy, Debug, Default)]
+pub struct MapLoaded;
+
+/// Cells of the current map changed. Units whose remaining route crosses a changed cell
+/// re-plan.
+#[derive(Message, Clone, Debug, PartialEq, Eq)]
+pub enum MapEdited {
+    /// These cells changed.
+    Cells(Vec<Pos>),
+    /// Any cell may have changed (clear, random map).
+    All,
+}
+
+impl MapEdited {
+    /// `true` when `cell` may have changed.
+    pub fn touches(&self, cell: Pos) -> bool {
+        match self {
+            MapEdited::Cells(cells) => cells.contains(&cell),
+            MapEdited::All => true,
+        }
+    }
+}
+
+/// A map with its endpoints, ready to become the [`Pathfinder`].
+#[derive(Clone, Debug)]
+pub struct Level {
+    /// The cells.
+    pub grid: Grid,
+    /// Where units start.
+    pub start: Pos,
+    /// Where units go.
+    pub goal: Pos,
+}
+
+/// The built-in level.
+pub fn builtin_level() -> Level {
+    let parsed =
+        formats::parse_map(BUILTIN_MAP).expect("the embedded default map parses (checked by the app tests)");
+    Level { grid: parsed.grid, start: BUILTIN_START, goal: BUILTIN_GOAL }
+}
+
+/// Parses map text into a level. Endpoints marked in the file (`S`/`G` in the ASCII format)
+/// are used; otherwise the start is the ground cell nearest the top-left corner and the goal
+/// the one nearest the bottom-right corner.
+///
+/// # Errors
+/// A readable message when the text is not a map, or the map has no ground cell.
+pub fn parse_level(text: &str) -> Result<Level, String> {
+    let parsed = formats::parse_map(text).map_err(|e| e.to_string())?;
+    let grid = parsed.grid;
+    let (w, h) = (grid.width(), grid.height());
+    let start = match parsed.start {
+        Some(start) => start,
+        None => nearest_ground(&grid, Pos::new(0, 0)).ok_or("the map has no ground cell")?,
+    };
+    let goal = match parsed.goal {
+        Some(goal) => goal,
+        None => nearest_ground(&grid, Pos::new(w - 1, h - 1)).ok_or("the map has no ground cell")?,
+    };
+    for (which, pos) in [("start", start), ("goal", goal)] {
+        if !grid.is_passable(pos) {
+            return Err(format!("the {which} {pos} is not on a passable cell"));
+        }
+    }
+    Ok(Level { grid, start, goal })
+}
+
+/// The ground cell closest to `corner` (straight-line distance), if there is one.
+fn nearest_ground(grid: &Grid, corner: Pos) -> Option<Pos> {
+    grid.positions().filter(|&p| matches!(grid.tile(p), Some(Tile::Ground { .. }))).min_by_key(|p| {
+        let dx = u64::from(p.x.abs_diff(corner.x));
+        let dy = u64::from(p.y.abs_diff(corner.y));
+        dx * dx + dy * dy
+    })
+}
+
+/// Reads the level `source` names.
+///
+/// # Errors
+/// A message naming the file and the problem.
+pub fn read_level(source: &MapSource) -> Result<Level, String> {
+    match source {
+        MapSource::BuiltIn => Ok(builtin_level()),
+        MapSource::File(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read map {}: {e}", path.display()))?;
+            parse_level(&text).map_err(|e| format!("cannot load map {}: {e}", path.display()))
+        }
+        MapSource::Text { name, text } => {
+            parse_level(text).map_err(|e| format!("cannot load map {name}: {e}"))
+        }
+    }
+}
+
+/// The name the HUD shows for `source`.
+fn source_name(source: &MapSource) -> String {
+    match source {
+        MapSource::BuiltIn => "built-in map".to_owned(),
+        MapSource::File(path) => {
+            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+        }
+        MapSource::Text { name, .. } => name.clone(),
+    }
+}
+
+fn load_requested_map(
+    mut commands: Commands,
+    source: Res<MapSource>,
+    mut loaded: MessageWriter<MapLoaded>,
+    mut notices: MessageWriter<Notice>,
+) {
+    let (level, info) = match read_level(&source) {
+        Ok(level) => (level, MapInfo { name: source_name(&source), error: None }),
+        Err(error) => {
+            // Never a blank window: say what went wrong and carry on with the built-in map.
+            notices.write(Notice::error(error.clone()));
+            let info = MapInfo { name: source_name(&MapSource::BuiltIn), error: Some(error) };
+            (builtin_level(), info)
+        }
+    };
+    commands.insert_resource(Pathfinder::new(level.grid, level.start, level.goal));
+    commands.insert_resource(info);
+    loaded.write(MapLoaded);
+}
+
+/// The placement of a `width` × `height` map in world space: centred on the origin, row 0 at
+/// the top, each cell [`TILE_SIZE`] wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Columns.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+}
+
+impl Geometry {
+    /// The geometry of `grid`.
+    pub fn of(grid: &Grid) -> Self {
+        Self { width: grid.width(), height: grid.height() }
+    }
+
+    /// Size of the whole map in world units.
+    pub fn world_size(self) -> Vec2 {
+        Vec2::new(self.width as f32, self.height as f32) * TILE_SIZE
+    }
+
+    /// The centre of `cell` in world space.
+    pub fn cell_center(self, cell: Pos) -> Vec2 {
+        let half = self.world_size() / 2.0;
+        Vec2::new((cell.x as f32 + 0.5) * TILE_SIZE - half.x, half.y - (cell.y as f32 + 0.5) * TILE_SIZE)
+    }
+
+    /// The cell containing the world point `world`, or `None` off the map.
+    pub fn cell_at(self, world: Vec2) -> Option<Pos> {
+        let half = self.world_size() / 2.0;
+        let col = ((world.x + half.x) / TILE_SIZE).floor();
+        let row = ((half.y - world.y) / TILE_SIZE).floor();
+        let inside = (0.0..self.width as f32).contains(&col) && (0.0..self.height as f32).contains(&row);
+        // The range check above makes both casts exact and in range.
+        inside.then(|| Pos::new(col as u32, row as u32))
+    }
+
+    /// The tile-map position of `cell` (the tile map counts rows from the bottom).
+    pub fn tile_pos(self, cell: Pos) -> TilePos {
+        TilePos::new(cell.x, self.height - 1 - cell.y)
+    }
+
+    /// The cell at tile-map position `tile` (inverse of [`Geometry::tile_pos`]).
+    pub fn cell_of(self, tile: TilePos) -> Pos {
+        Pos::new(tile.x, self.height - 1 - tile.y)
+    }
+}

@@ -1,0 +1,64 @@
+//! tilepath's app as a library: the game logic ([`LogicPlugin`]) runs headless in tests, the
+//! presentation ([`PresentPlugin`]) adds the tile map, camera, cursor, sprites and HUD on top.
+//!
+//! Every frame runs the [`AppSystems`] chain in `Update`: input is recorded and edits are
+//! applied, routes are planned, units move, and the result is presented.
+
+use bevy::prelude::*;
+
+mod assets;
+mod camera;
+pub mod cli;
+mod cursor;
+pub mod editor;
+pub mod hud;
+pub mod level;
+pub mod notice;
+pub mod planning;
+pub mod script;
+mod tilemap;
+pub mod units;
+
+/// The stages of a frame, in order. Feature plugins put their `Update` systems in one of these.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppSystems {
+    /// Read the mouse and keyboard; apply edits to the map, the endpoints and the settings.
+    RecordInput,
+    /// Plan routes for whatever changed.
+    Plan,
+    /// Move units along their routes.
+    Move,
+    /// Bring the screen up to date: tiles, markers, sprites, HUD.
+    Present,
+}
+
+/// Everything that decides what happens, without any window or renderer: the level, editing,
+/// planning and units. Needs `MinimalPlugins` (or `DefaultPlugins`) and Bevy's `InputPlugin`.
+pub struct LogicPlugin;
+
+impl Plugin for LogicPlugin {
+    fn build(&self, app: &mut App) {
+        app.configure_sets(
+            Update,
+            (AppSystems::RecordInput, AppSystems::Plan, AppSystems::Move, AppSystems::Present).chain(),
+        );
+        app.add_plugins((notice::plugin, level::plugin, planning::plugin, editor::plugin, units::plugin));
+    }
+}
+
+/// What the player sees and the window-side input: needs `DefaultPlugins` and [`LogicPlugin`].
+pub struct PresentPlugin;
+
+impl Plugin for PresentPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((
+            bevy_ecs_tilemap::TilemapPlugin,
+            assets::plugin,
+            camera::plugin,
+            cursor::plugin,
+            tilemap::plugin,
+            units::view_plugin,
+            hud::plugin,
+        ));
+    }
+}

@@ -1,0 +1,50 @@
+//! tilepath: paint walls, place a start and a goal, and watch a unit walk the route.
+
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use tilepath::level::MapSource;
+use tilepath::script::{ScriptPlugin, load_script};
+use tilepath::{LogicPlugin, PresentPlugin, cli};
+
+/// Window size at start-up, in logical pixels.
+const WINDOW_SIZE: (u32, u32) = (1280, 720);
+/// Behind the map.
+const BACKGROUND: Color = Color::srgb(0.16, 0.17, 0.21);
+
+fn main() -> AppExit {
+    let options = match cli::parse_args(std::env::args().skip(1)) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            println!("{}", cli::USAGE);
+            return AppExit::Success;
+        }
+        Err(error) => {
+            eprintln!("tilepath: {error}\n\n{}", cli::USAGE);
+            return AppExit::from_code(2);
+        }
+    };
+    let script = match options.script.as_deref().map(load_script).transpose() {
+        Ok(script) => script,
+        Err(error) => {
+            eprintln!("tilepath: {error}");
+            return AppExit::from_code(2);
+        }
+    };
+
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "tilepath".into(),
+            resolution: WindowResolution::from(WINDOW_SIZE),
+            ..default()
+        }),
+        ..default()
+    }))
+    .insert_resource(ClearColor(BACKGROUND))
+    .insert_resource(options.map.map_or(MapSource::BuiltIn, MapSource::File))
+    .add_plugins((LogicPlugin, PresentPlugin));
+    if script.is_some() || options.screenshot.is_some() {
+        app.add_plugins(ScriptPlugin { steps: script.unwrap_or_default(), screenshot: options.screenshot });
+    }
+    app.run()
+}

@@ -1,0 +1,483 @@
+//! Scripted mode for the real window (`tilepath --script FILE --screenshot OUT.png`): plays a
+//! list of steps — cursor moves, mouse buttons, keys, waits — through the same input path a
+//! person uses, then takes a screenshot and exits.
+//!
+//! Script format: one step per line; `#` starts a comment; blank lines are ignored. Every step
+//! takes one frame, except the waits.
+//!
+//! | step                  | effect                                                          |
+//! |-----------------------|-----------------------------------------------------------------|
+//! | `move X Y`            | put the OS cursor on the centre of cell column X, row Y (row 0 on top, as in map files) |
+//! | `press B` / `release B` | mouse button `left`, `right` or `middle`                      |
+//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Left`, `Right`, `Up`, `Down`) |
+//! | `wait N`              | let N frames pass                                               |
+//! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
+//! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`) |
+//! | `exit`                | quit with success                                               |
+//!
+//! A failed step (a cell off the map, a unit with no path, a timeout) quits with exit code 1.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use bevy::input::ButtonState;
+use bevy::input::InputSystems;
+use bevy::input::keyboard::{Key, KeyboardInput};
+use bevy::input::mouse::MouseButtonInput;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+use bevy::window::PrimaryWindow;
+use gridpath::Pos;
+
+use crate::camera::MainCamera;
+use crate::planning::{Pathfinder, PlanReport};
+use crate::units::{Unit, UnitStatus};
+
+/// Frames to let pass before the first step, so the window, camera and map are set up.
+const WARMUP_FRAMES: u32 = 10;
+/// Default frame limit of `wait_arrival`.
+const DEFAULT_ARRIVAL_FRAMES: u32 = 3000;
+/// Frames to wait after a screenshot was captured (it is written to disk by then).
+const AFTER_SCREENSHOT_FRAMES: u32 = 2;
+
+/// One step of a script.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Put the cursor on the centre of a cell.
+    Move(Pos),
+    /// Press a mouse button.
+    Press(MouseButton),
+    /// Release a mouse button.
+    Release(MouseButton),
+    /// Press a key, release it the next frame.
+    Key(KeyCode),
+    /// Let this many frames pass.
+    Wait(u32),
+    /// Wait until every unit arrived, at most this many frames.
+    WaitArrival(u32),
+    /// Save a screenshot (and its layout JSON).
+    Screenshot(PathBuf),
+    /// Quit with success.
+    Exit,
+}
+
+/// A problem in a script file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// Parses a script (format in the module documentation).
+///
+/// # Errors
+/// The first line that is not a valid step.
+pub fn parse_script(text: &str) -> Result<Vec<Step>, ScriptError> {
+    let mut steps = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let step = parse_step(content).map_err(|message| ScriptError { line: index + 1, message })?;
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+fn parse_step(line: &str) -> Result<Step, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let number = |word: &str, what: &str| -> Result<u32, String> {
+        word.parse().map_err(|_| format!("{what} must be a whole number, got {word:?}"))
+    };
+    match words.as_slice() {
+        ["move", x, y] => Ok(Step::Move(Pos::new(number(x, "X")?, number(y, "Y")?))),
+        ["press", button] => Ok(Step::Press(parse_button(button)?)),
+        ["release", button] => Ok(Step::Release(parse_button(button)?)),
+        ["key", key] => Ok(Step::Key(parse_key(key)?)),
+        ["wait", frames] => Ok(Step::Wait(number(frames, "the frame count")?)),
+        ["wait_arrival"] => Ok(Step::WaitArrival(DEFAULT_ARRIVAL_FRAMES)),
+        ["wait_arrival", frames] => Ok(Step::WaitArrival(number(frames, "the frame limit")?)),
+        ["screenshot", path] => Ok(Step::Screenshot(PathBuf::from(path))),
+        ["exit"] => Ok(Step::Exit),
+        _ => Err(format!(
+            "unknown step {line:?}: expected move X Y, press|release left|right|middle, key K, \
+             wait N, wait_arrival [N], screenshot PATH or exit"
+        )),
+    }
+}
+
+fn parse_button(word: &str) -> Result<MouseButton, String> {
+    match word {
+        "left" => Ok(MouseButton::Left),
+        "right" => Ok(MouseButton::Right),
+        "middle" => Ok(MouseButton::Middle),
+        _ => Err(format!("unknown mouse button {word:?}: use left, right or middle")),
+    }
+}
+
+/// A key by name: a letter, a digit, or one of the names in the module documentation.
+pub fn parse_key(word: &str) -> Result<KeyCode, String> {
+    const LETTERS: [KeyCode; 26] = [
+        KeyCode::KeyA,
+        KeyCode::KeyB,
+        KeyCode::KeyC,
+        KeyCode::KeyD,
+        KeyCode::KeyE,
+        KeyCode::KeyF,
+        KeyCode::KeyG,
+        KeyCode::KeyH,
+        KeyCode::KeyI,
+        KeyCode::KeyJ,
+        KeyCode::KeyK,
+        KeyCode::KeyL,
+        KeyCode::KeyM,
+        KeyCode::KeyN,
+        KeyCode::KeyO,
+        KeyCode::KeyP,
+        KeyCode::KeyQ,
+        KeyCode::KeyR,
+        KeyCode::KeyS,
+        KeyCode::KeyT,
+        KeyCode::KeyU,
+        KeyCode::KeyV,
+        KeyCode::KeyW,
+        KeyCode::KeyX,
+        KeyCode::KeyY,
+        KeyCode::KeyZ,
+    ];
+    const DIGITS: [KeyCode; 10] = [
+        KeyCode::Digit0,
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+        KeyCode::Digit5,
+        KeyCode::Digit6,
+        KeyCode::Digit7,
+        KeyCode::Digit8,
+        KeyCode::Digit9,
+    ];
+    let mut chars = word.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        if c.is_ascii_alphabetic() {
+            return Ok(LETTERS[usize::from(c.to_ascii_uppercase() as u8 - b'A')]);
+        }
+        if let Some(digit) = c.to_digit(10) {
+            return Ok(DIGITS[digit as usize]);
+        }
+    }
+    match word {
+        "Tab" => Ok(KeyCode::Tab),
+        "Space" => Ok(KeyCode::Space),
+        "Enter" => Ok(KeyCode::Enter),
+        "Escape" => Ok(KeyCode::Escape),
+        "Minus" => Ok(KeyCode::Minus),
+        "Equal" => Ok(KeyCode::Equal),
+        "BracketLeft" => Ok(KeyCode::BracketLeft),
+        "BracketRight" => Ok(KeyCode::BracketRight),
+        "Left" => Ok(KeyCode::ArrowLeft),
+        "Right" => Ok(KeyCode::ArrowRight),
+        "Up" => Ok(KeyCode::ArrowUp),
+        "Down" => Ok(KeyCode::ArrowDown),
+        _ => Err(format!("unknown key {word:?}")),
+    }
+}
+
+/// The text a key types, for [`KeyboardInput::logical_key`].
+fn logical_key(key: KeyCode) -> Key {
+    let name = format!("{key:?}");
+    match name.strip_prefix("Key").or_else(|| name.strip_prefix("Digit")) {
+        Some(c) if c.len() == 1 => Key::Character(c.to_lowercase().as_str().into()),
+        _ => match key {
+            KeyCode::Tab => Key::Tab,
+            KeyCode::Space => Key::Space,
+            KeyCode::Enter => Key::Enter,
+            KeyCode::Escape => Key::Escape,
+            KeyCode::ArrowLeft => Key::ArrowLeft,
+            KeyCode::ArrowRight => Key::ArrowRight,
+            KeyCode::ArrowUp => Key::ArrowUp,
+            KeyCode::ArrowDown => Key::ArrowDown,
+            KeyCode::Minus => Key::Character("-".into()),
+            KeyCode::Equal => Key::Character("=".into()),
+            KeyCode::BracketLeft => Key::Character("[".into()),
+            KeyCode::BracketRight => Key::Character("]".into()),
+            _ => Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
+        },
+    }
+}
+
+/// Reads and parses a script file.
+///
+/// # Errors
+/// A message naming the file and the problem.
+pub fn load_script(path: &Path) -> Result<Vec<Step>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
+    parse_script(&text).map_err(|e| format!("script {}: {e}", path.display()))
+}
+
+/// Plays `steps`, then saves `screenshot` (if any) and exits.
+pub struct ScriptPlugin {
+    /// The steps.
+    pub steps: Vec<Step>,
+    /// A screenshot to take after the last step.
+    pub screenshot: Option<PathBuf>,
+}
+
+impl Plugin for ScriptPlugin {
+    fn build(&self, app: &mut App) {
+        let mut steps = self.steps.clone();
+        if let Some(path) = &self.screenshot {
+            steps.push(Step::Screenshot(path.clone()));
+        }
+        steps.push(Step::Exit);
+        app.insert_resource(ScriptRunner {
+            steps,
+            next: 0,
+            waiting: Waiting::Frames(WARMUP_FRAMES),
+            held_keys: Vec::new(),
+        });
+        app.init_resource::<ScreenshotsSaved>();
+        app.add_systems(PreUpdate, run_script.before(InputSystems));
+    }
+}
+
+/// Where the script is.
+#[derive(Resource, Debug)]
+struct ScriptRunner {
+    steps: Vec<Step>,
+    /// Index of the next step.
+    next: usize,
+    /// What the script waits for before the next step.
+    waiting: Waiting,
+    /// Keys pressed last frame, to release this frame.
+    held_keys: Vec<KeyCode>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    Nothing,
+    /// Frames left.
+    Frames(u32),
+    /// Frames left before giving up.
+    Arrival(u32),
+    /// The screenshot count to reach.
+    Screenshot(u32),
+    /// The script ended; the exit was requested.
+    Done,
+}
+
+/// Screenshots captured so far.
+#[derive(Resource, Debug, Default)]
+struct ScreenshotsSaved(u32);
+
+fn run_script(
+    mut runner: ResMut<ScriptRunner>,
+    window: Single<(Entity, &mut Window), With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform), With<MainCamera>>,
+    pathfinder: Res<Pathfinder>,
+    report: Res<PlanReport>,
+    units: Query<(&Unit, &UnitStatus, &Transform)>,
+    saved: Res<ScreenshotsSaved>,
+    mut mouse: MessageWriter<MouseButtonInput>,
+    mut keyboard: MessageWriter<KeyboardInput>,
+    mut commands: Commands,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let (window_entity, mut window) = window.into_inner();
+    let (camera, camera_transform) = *camera;
+    let key_message = |key_code, state| KeyboardInput {
+        key_code,
+        logical_key: logical_key(key_code),
+        state,
+        text: None,
+        repeat: false,
+        window: window_entity,
+    };
+    for key in std::mem::take(&mut runner.held_keys) {
+        keyboard.write(key_message(key, ButtonState::Released));
+    }
+    let outcome = match next_wait(runner.waiting, &units, saved.0) {
+        Ok(Waiting::Nothing) => match runner.steps.get(runner.next).cloned() {
+            Some(step) => {
+                runner.next += 1;
+                info!("script step {}: {step:?}", runner.next);
+                match step {
+                    Step::Move(cell) => {
+                        let target = cursor_target(camera, camera_transform, &pathfinder, cell);
+                        target.map(|position| {
+                            window.set_cursor_position(Some(position));
+                            Waiting::Nothing
+                        })
+                    }
+                    Step::Press(button) | Step::Release(button) => {
+                        let state = if matches!(step, Step::Press(_)) {
+                            ButtonState::Pressed
+                        } else {
+                            ButtonState::Released
+                        };
+                        mouse.write(MouseButtonInput { button, state, window: window_entity });
+                        Ok(Waiting::Nothing)
+                    }
+                    Step::Key(key) => {
+                        keyboard.write(key_message(key, ButtonState::Pressed));
+                        runner.held_keys.push(key);
+                        Ok(Waiting::Nothing)
+                    }
+                    Step::Wait(frames) => Ok(Waiting::Frames(frames)),
+                    Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
+                    Step::Screenshot(path) => {
+                        let layout =
+                            describe_layout(camera, camera_transform, &window, &pathfinder, &report, &units);
+                        let json_path = path.with_extension("json");
+                        write_atomically(&json_path, &layout)
+                            .map_err(|e| format!("cannot write {}: {e}", json_path.display()))
+                            .map(|()| {
+                                commands
+                                    .spawn(Screenshot::primary_window())
+                                    .observe(save_to_disk(path))
+                                    .observe(count_screenshot);
+                                Waiting::Screenshot(saved.0 + 1)
+                            })
+                    }
+                    Step::Exit => {
+                        exit.write(AppExit::Success);
+                        Ok(Waiting::Done)
+                    }
+                }
+            }
+            None => {
+                exit.write(AppExit::Success);
+                Ok(Waiting::Done)
+            }
+        },
+        other => other,
+    };
+    runner.waiting = outcome.unwrap_or_else(|message| {
+        error!("script failed: {message}");
+        exit.write(AppExit::from_code(1));
+        Waiting::Done
+    });
+}
+
+/// What is still awaited after this frame; [`Waiting::Nothing`] when the next step may run.
+///
+/// # Errors
+/// A unit has no path, or the arrival wait timed out.
+fn next_wait(
+    waiting: Waiting,
+    units: &Query<(&Unit, &UnitStatus, &Transform)>,
+    screenshots: u32,
+) -> Result<Waiting, String> {
+    Ok(match waiting {
+        Waiting::Nothing | Waiting::Frames(0) => Waiting::Nothing,
+        Waiting::Frames(left) => Waiting::Frames(left - 1),
+        Waiting::Arrival(left) => {
+            if let Some(UnitStatus::NoPath(reason)) =
+                units.iter().map(|(_, status, _)| status).find(|s| matches!(s, UnitStatus::NoPath(_)))
+            {
+                return Err(format!("a unit has no path: {reason}"));
+            }
+            if units.iter().all(|(_, status, _)| *status == UnitStatus::Arrived) {
+                Waiting::Nothing
+            } else if left == 0 {
+                return Err("wait_arrival timed out".to_owned());
+            } else {
+                Waiting::Arrival(left - 1)
+            }
+        }
+        Waiting::Screenshot(count) if screenshots >= count => Waiting::Frames(AFTER_SCREENSHOT_FRAMES),
+        other @ (Waiting::Screenshot(_) | Waiting::Done) => other,
+    })
+}
+
+/// Where the cursor must go to point at the centre of `cell`, in logical window pixels.
+///
+/// # Errors
+/// The cell is off the map, or the camera cannot project it.
+fn cursor_target(
+    camera: &Camera,
+    camera_transform: &GlobalTransform,
+    pathfinder: &Pathfinder,
+    cell: Pos,
+) -> Result<Vec2, String> {
+    if !pathfinder.grid().in_bounds(cell) {
+        return Err(format!("cell {cell} is off the map"));
+    }
+    let world = pathfinder.geometry().cell_center(cell).extend(0.0);
+    camera
+        .world_to_viewport(camera_transform, world)
+        .map_err(|error| format!("cannot put the cursor on {cell}: {error:?}"))
+}
+
+fn count_screenshot(_: On<ScreenshotCaptured>, mut saved: ResMut<ScreenshotsSaved>) {
+    saved.0 += 1;
+}
+
+/// Writes `contents` to a temporary file next to `path`, then renames it over `path`.
+fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, contents)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Where things are on screen, in screenshot pixels (physical, origin top-left), as JSON: what
+/// a test needs to find cells in the image.
+fn describe_layout(
+    camera: &Camera,
+    camera_transform: &GlobalTransform,
+    window: &Window,
+    pathfinder: &Pathfinder,
+    report: &PlanReport,
+    units: &Query<(&Unit, &UnitStatus, &Transform)>,
+) -> String {
+    let geometry = pathfinder.geometry();
+    let scale = window.scale_factor();
+    let to_pixel = |world: Vec2| {
+        camera.world_to_viewport(camera_transform, world.extend(0.0)).map(|p| p * scale).unwrap_or(Vec2::NAN)
+    };
+    let origin = to_pixel(geometry.cell_center(Pos::new(0, 0)));
+    let step = to_pixel(geometry.cell_center(Pos::new(1, 0))).x - origin.x;
+    let cell = |p: Pos| format!("[{}, {}]", p.x, p.y);
+    let pixel = |v: Vec2| format!("[{:.1}, {:.1}]", v.x, v.y);
+    let mut json = String::from("{\n");
+    let _ = writeln!(json, "  \"map\": {{\"width\": {}, \"height\": {}}},", geometry.width, geometry.height);
+    let _ = writeln!(
+        json,
+        "  \"image\": {{\"width\": {}, \"height\": {}}},",
+        window.physical_width(),
+        window.physical_height()
+    );
+    let _ = writeln!(json, "  \"cell_pixels\": {step:.3},");
+    let _ = writeln!(json, "  \"cell0_center\": {},", pixel(origin));
+    let _ = writeln!(json, "  \"start\": {},", cell(pathfinder.start()));
+    let _ = writeln!(json, "  \"goal\": {},", cell(pathfinder.goal()));
+    let units: Vec<String> = units
+        .iter()
+        .map(|(unit, status, transform)| {
+            format!(
+                "{{\"cell\": {}, \"pixel\": {}, \"status\": \"{}\"}}",
+                cell(unit.cell()),
+                pixel(to_pixel(transform.translation.truncate())),
+                status.label()
+            )
+        })
+        .collect();
+    let _ = writeln!(json, "  \"units\": [{}],", units.join(", "));
+    let path: Vec<String> = report.outcome.cells().iter().map(|&p| cell(p)).collect();
+    let _ = writeln!(json, "  \"path\": [{}]", path.join(", "));
+    json.push_str("}\n");
+    json
+}

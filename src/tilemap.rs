@@ -1,0 +1,246 @@
+//! Drawing the map with `bevy_ecs_tilemap`: a terrain layer mirroring the `gridpath` grid, an
+//! overlay layer tinting the planned path, and the start and goal markers.
+
+use bevy::input::common_conditions::input_just_pressed;
+use bevy::platform::collections::HashSet;
+use bevy::prelude::*;
+use bevy_ecs_tilemap::prelude::*;
+use gridpath::Pos;
+
+use crate::AppSystems;
+use crate::assets::{GameAssets, TileLook};
+use crate::level::{Geometry, MapLoaded, TILE_SIZE};
+use crate::planning::{Pathfinder, PlanReport};
+
+/// Depth of the terrain layer.
+const TERRAIN_Z: f32 = 0.0;
+/// Depth of the path overlay, over the terrain.
+const OVERLAY_Z: f32 = 1.0;
+/// Depth of the start and goal markers, over the overlay.
+const MARKER_Z: f32 = 2.0;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<ShowSearch>();
+    app.add_systems(Startup, spawn_markers);
+    app.add_systems(
+        Update,
+        toggle_search_cells.run_if(input_just_pressed(KeyCode::KeyV)).in_set(AppSystems::RecordInput),
+    );
+    app.add_systems(
+        Update,
+        (
+            rebuild_tilemap.run_if(on_message::<MapLoaded>),
+            sync_terrain.run_if(resource_changed::<Pathfinder>.and_then(grid_revision_changed)),
+            show_path.run_if(resource_changed::<PlanReport>.or_else(resource_changed::<ShowSearch>)),
+            place_markers.run_if(resource_changed::<Pathfinder>),
+        )
+            .chain()
+            .in_set(AppSystems::Present),
+    );
+}
+
+/// Whether the overlay shows the cells the search visited and left open (key `V`).
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ShowSearch(pub bool);
+
+impl Default for ShowSearch {
+    fn default() -> Self {
+        Self(true)
+    }
+}
+
+fn toggle_search_cells(mut show: ResMut<ShowSearch>) {
+    show.0 = !show.0;
+}
+
+/// A tile map layer entity; despawned with its tiles when a new map loads.
+#[derive(Component)]
+struct MapLayer;
+
+/// A tile of the terrain layer.
+#[derive(Component)]
+struct TerrainTile;
+
+/// A tile of the overlay layer.
+#[derive(Component)]
+struct OverlayTile;
+
+/// The start or goal marker sprite.
+#[derive(Component, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Start,
+    Goal,
+}
+
+fn spawn_markers(mut commands: Commands, assets: Res<GameAssets>) {
+    for (marker, look) in [(Marker::Start, TileLook::Start), (Marker::Goal, TileLook::Goal)] {
+        commands.spawn((
+            Name::new(if marker == Marker::Start { "Start" } else { "Goal" }),
+            marker,
+            Sprite::from_atlas_image(
+                assets.tiles.clone(),
+                TextureAtlas { layout: assets.tile_atlas.clone(), index: look.index() as usize },
+            ),
+            Transform::from_xyz(0.0, 0.0, MARKER_Z),
+        ));
+    }
+}
+
+fn place_markers(pathfinder: Res<Pathfinder>, mut markers: Query<(&Marker, &mut Transform)>) {
+    let geometry = pathfinder.geometry();
+    for (marker, mut transform) in &mut markers {
+        let cell = match marker {
+            Marker::Start => pathfinder.start(),
+            Marker::Goal => pathfinder.goal(),
+        };
+        transform.translation = geometry.cell_center(cell).extend(MARKER_Z);
+    }
+}
+
+/// Replaces the tile map layers with new ones the size of the loaded map.
+fn rebuild_tilemap(
+    mut commands: Commands,
+    layers: Query<(Entity, &TileStorage), With<MapLayer>>,
+    pathfinder: Res<Pathfinder>,
+    report: Res<PlanReport>,
+    show: Res<ShowSearch>,
+    assets: Res<GameAssets>,
+) {
+    for (layer, storage) in &layers {
+        for tile in storage.iter().flatten() {
+            commands.entity(*tile).despawn();
+        }
+        commands.entity(layer).despawn();
+    }
+    let grid = pathfinder.grid();
+    let geometry = pathfinder.geometry();
+    let overlay = OverlayLooks::new(&report, *show);
+    spawn_layer(&mut commands, geometry, &assets, "Terrain", TERRAIN_Z, |cell| {
+        let look = grid.tile(cell).map_or(TileLook::Wall, TileLook::of);
+        (TerrainTile, TileTextureIndex(look.index()), TileVisible(true))
+    });
+    spawn_layer(&mut commands, geometry, &assets, "Overlay", OVERLAY_Z, |cell| {
+        let look = overlay.look(cell);
+        let index = look.unwrap_or(TileLook::Path).index();
+        (OverlayTile, TileTextureIndex(index), TileVisible(look.is_some()))
+    });
+}
+
+/// Spawns one layer covering the map; `tile` gives each cell's marker, look and visibility.
+fn spawn_layer<M: Component>(
+    commands: &mut Commands,
+    geometry: Geometry,
+    assets: &GameAssets,
+    name: &'static str,
+    z: f32,
+    mut tile: impl FnMut(Pos) -> (M, TileTextureIndex, TileVisible),
+) {
+    let size = TilemapSize { x: geometry.width, y: geometry.height };
+    let mut storage = TileStorage::empty(size);
+    let layer = commands.spawn((Name::new(name), MapLayer)).id();
+    for x in 0..size.x {
+        for y in 0..size.y {
+            let position = TilePos { x, y };
+            let (marker, texture_index, visible) = tile(geometry.cell_of(position));
+            let entity = commands
+                .spawn((
+                    marker,
+                    TileBundle {
+                        position,
+                        tilemap_id: TilemapId(layer),
+                        texture_index,
+                        visible,
+                        ..default()
+                    },
+                ))
+                .id();
+            storage.set(&position, entity);
+        }
+    }
+    let tile_size = TilemapTileSize { x: TILE_SIZE, y: TILE_SIZE };
+    commands.entity(layer).insert(TilemapBundle {
+        grid_size: tile_size.into(),
+        map_type: TilemapType::Square,
+        size,
+        storage,
+        texture: TilemapTexture::Single(assets.tiles.clone()),
+        tile_size,
+        anchor: TilemapAnchor::Center,
+        transform: Transform::from_xyz(0.0, 0.0, z),
+        ..default()
+    });
+}
+
+/// `true` when the grid's revision differs from the one seen last time: a cell changed (moving
+/// the start or goal also changes the [`Pathfinder`], but not its grid).
+fn grid_revision_changed(pathfinder: Res<Pathfinder>, mut seen: Local<Option<u64>>) -> bool {
+    let revision = Some(pathfinder.grid().revision());
+    let changed = *seen != revision;
+    *seen = revision;
+    changed
+}
+
+/// Updates terrain tiles whose cell changed.
+fn sync_terrain(
+    pathfinder: Res<Pathfinder>,
+    mut tiles: Query<(&TilePos, &mut TileTextureIndex), With<TerrainTile>>,
+) {
+    let grid = pathfinder.grid();
+    let geometry = pathfinder.geometry();
+    for (position, mut index) in &mut tiles {
+        let look = grid.tile(geometry.cell_of(*position)).map_or(TileLook::Wall, TileLook::of);
+        if index.0 != look.index() {
+            index.0 = look.index();
+        }
+    }
+}
+
+/// What the overlay shows on each cell: the path, else (when shown) the search's frontier and
+/// visited cells.
+struct OverlayLooks<'a> {
+    path: HashSet<Pos>,
+    report: &'a PlanReport,
+    show_search: bool,
+}
+
+impl<'a> OverlayLooks<'a> {
+    fn new(report: &'a PlanReport, show: ShowSearch) -> Self {
+        let path = report.outcome.cells().iter().copied().collect();
+        Self { path, report, show_search: show.0 }
+    }
+
+    fn look(&self, cell: Pos) -> Option<TileLook> {
+        let explored = &self.report.explored;
+        if self.path.contains(&cell) {
+            Some(TileLook::Path)
+        } else if self.show_search && explored.frontier.contains(&cell) {
+            Some(TileLook::Frontier)
+        } else if self.show_search && explored.visited.contains(&cell) {
+            Some(TileLook::Visited)
+        } else {
+            None
+        }
+    }
+}
+
+/// Updates the overlay: path tint on the planned path, search cells around it.
+fn show_path(
+    pathfinder: Res<Pathfinder>,
+    report: Res<PlanReport>,
+    show: Res<ShowSearch>,
+    mut tiles: Query<(&TilePos, &mut TileTextureIndex, &mut TileVisible), With<OverlayTile>>,
+) {
+    let geometry = pathfinder.geometry();
+    let overlay = OverlayLooks::new(&report, *show);
+    for (position, mut index, mut visible) in &mut tiles {
+        let look = overlay.look(geometry.cell_of(*position));
+        if visible.0 != look.is_some() {
+            visible.0 = look.is_some();
+        }
+        if let Some(look) = look
+            && index.0 != look.index()
+        {
+            index.0 = look.index();
+        }
+    }
+}

@@ -1,0 +1,758 @@
+//! Headless tests of the app: `MinimalPlugins` + Bevy's input + tilepath's logic plugins, a
+//! manual clock, and input written as messages, exactly as the window would deliver it.
+//! One file with modules: every Bevy test binary costs a long link and ~1 GB of disk.
+
+use std::time::Duration;
+
+use bevy::input::ButtonState;
+use bevy::input::InputPlugin;
+use bevy::input::keyboard::{Key, KeyboardInput};
+use bevy::input::mouse::MouseButtonInput;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use gridpath::{Pos, Tile};
+use tilepath::LogicPlugin;
+use tilepath::editor::HoverTile;
+use tilepath::level::{MapInfo, MapSource, TILE_SIZE};
+use tilepath::notice::Notice;
+use tilepath::planning::{Pathfinder, PlanOutcome, PlanReport};
+use tilepath::units::{Reroutes, Speed, Unit, UnitStatus, Waypoints};
+
+/// Simulated frame time, in seconds.
+const FRAME: f32 = 1.0 / 30.0;
+/// Frames after which a walk that has not arrived counts as stuck.
+const MAX_WALK_FRAMES: usize = 3000;
+
+/// The app without window or renderer, on the map `source`, after its first frame.
+fn test_app(source: MapSource) -> App {
+    let mut app = unstarted_app(source);
+    app.update();
+    app
+}
+
+fn unstarted_app(source: MapSource) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, InputPlugin))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(FRAME)))
+        .insert_resource(source)
+        .add_plugins(LogicPlugin);
+    app
+}
+
+/// [`test_app`] plus the HUD (UI nodes and their text only: no renderer needed).
+fn test_app_with_hud(source: MapSource) -> App {
+    let mut app = unstarted_app(source);
+    app.add_plugins(tilepath::hud::plugin);
+    app.update();
+    app
+}
+
+/// Every line of text in the UI.
+fn ui_text(app: &mut App) -> String {
+    let mut texts = app.world_mut().query::<&Text>();
+    texts.iter(app.world()).map(|t| t.0.clone()).collect::<Vec<_>>().join("\n")
+}
+
+/// An open map of `width` × `height` floor cells, start top-left, goal bottom-right.
+fn open_map(width: usize, height: usize) -> MapSource {
+    let row = ".".repeat(width);
+    let text = vec![row; height].join("\n");
+    MapSource::Text {
+        name: "open".into(),
+        text: format!("type octile\nheight {height}\nwidth {width}\nmap\n{text}\n"),
+    }
+}
+
+fn pathfinder(app: &App) -> &Pathfinder {
+    app.world().resource::<Pathfinder>()
+}
+
+fn report(app: &App) -> &PlanReport {
+    app.world().resource::<PlanReport>()
+}
+
+fn hover(app: &mut App, cell: Option<Pos>) {
+    app.world_mut().resource_mut::<HoverTile>().0 = cell;
+}
+
+fn mouse(app: &mut App, button: MouseButton, state: ButtonState) {
+    app.world_mut().write_message(MouseButtonInput { button, state, window: Entity::PLACEHOLDER });
+}
+
+fn key_message(key_code: KeyCode, state: ButtonState) -> KeyboardInput {
+    KeyboardInput {
+        key_code,
+        logical_key: Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
+        state,
+        text: None,
+        repeat: false,
+        window: Entity::PLACEHOLDER,
+    }
+}
+
+/// Presses and releases `key` over two frames.
+fn tap_key(app: &mut App, key: KeyCode) {
+    app.world_mut().write_message(key_message(key, ButtonState::Pressed));
+    app.update();
+    app.world_mut().write_message(key_message(key, ButtonState::Released));
+    app.update();
+}
+
+/// Drags with `button` through `cells`, one cursor sample per frame, then releases.
+fn drag(app: &mut App, button: MouseButton, cells: &[Pos]) {
+    let (first, rest) = cells.split_first().expect("a drag needs at least one cell");
+    hover(app, Some(*first));
+    mouse(app, button, ButtonState::Pressed);
+    app.update();
+    for &cell in rest {
+        hover(app, Some(cell));
+        app.update();
+    }
+    mouse(app, button, ButtonState::Released);
+    app.update();
+}
+
+fn unit(app: &mut App) -> (Unit, Waypoints, UnitStatus, Vec2) {
+    let mut query = app.world_mut().query::<(&Unit, &Waypoints, &UnitStatus, &Transform)>();
+    let (unit, waypoints, status, transform) = query.single(app.world()).expect("exactly one unit");
+    (unit.clone(), waypoints.clone(), status.clone(), transform.translation.truncate())
+}
+
+fn notices(app: &App) -> Vec<Notice> {
+    app.world().resource::<Messages<Notice>>().iter_current_update_messages().cloned().collect()
+}
+
+fn walls(app: &App) -> Vec<Pos> {
+    let grid = pathfinder(app).grid();
+    grid.positions().filter(|&p| grid.tile(p) == Some(Tile::Wall)).collect()
+}
+
+/// Runs frames until the unit arrives, checking every frame that it stands on a passable cell
+/// and moved no further than its speed allows. Returns the frames it took.
+fn walk_to_arrival(app: &mut App) -> usize {
+    for frame in 0..MAX_WALK_FRAMES {
+        let (_, _, before_status, before) = unit(app);
+        if before_status == UnitStatus::Arrived {
+            return frame;
+        }
+        assert!(
+            !matches!(before_status, UnitStatus::NoPath(_)),
+            "the unit should have a route, but: {before_status:?}"
+        );
+        app.update();
+        let (unit_now, _, _, after) = unit(app);
+        let geometry = pathfinder(app).geometry();
+        let cell = geometry.cell_at(after).expect("the unit must stay on the map");
+        assert!(
+            pathfinder(app).grid().is_passable(cell),
+            "the unit must never stand in a wall, but it is in {cell} (frame {frame})"
+        );
+        let speed = app.world_mut().query::<&Speed>().iter(app.world()).next().map_or(0.0, |s| s.0);
+        let max_step = speed * TILE_SIZE * FRAME + 1e-3;
+        assert!(
+            before.distance(after) <= max_step,
+            "the unit must never teleport: it moved {} world units in one frame (max {max_step}), \
+             to {cell} of {unit_now:?}",
+            before.distance(after)
+        );
+    }
+    panic!("the unit did not arrive within {MAX_WALK_FRAMES} frames: {:?}", unit(app).2);
+}
+
+mod editing {
+    use super::*;
+    use tilepath::editor::{Drag, line_cells};
+    use tilepath::level::MapEdited;
+
+    #[test]
+    fn line_cells_are_4_connected_and_end_at_both_samples() {
+        for (a, b) in
+            [((2, 3), (25, 14)), ((10, 10), (0, 0)), ((5, 1), (5, 9)), ((0, 7), (13, 7)), ((3, 3), (3, 3))]
+        {
+            let (a, b) = (Pos::new(a.0, a.1), Pos::new(b.0, b.1));
+            let cells = line_cells(a, b);
+            assert_eq!(cells.first(), Some(&a), "the line must start at the first sample");
+            assert_eq!(cells.last(), Some(&b), "the line must end at the second sample");
+            for pair in cells.windows(2) {
+                let d = pair[0].x.abs_diff(pair[1].x) + pair[0].y.abs_diff(pair[1].y);
+                assert_eq!(d, 1, "consecutive line cells must share an edge: {pair:?}");
+            }
+            let expected_len = a.x.abs_diff(b.x) + a.y.abs_diff(b.y) + 1;
+            assert_eq!(cells.len(), expected_len as usize, "no cell may repeat");
+        }
+    }
+
+    #[test]
+    fn fast_drag_paints_every_cell_between_samples() {
+        let mut app = test_app(open_map(30, 20));
+        let (a, b) = (Pos::new(2, 3), Pos::new(25, 14));
+        // Two cursor samples, one frame apart, 23 columns and 11 rows apart.
+        drag(&mut app, MouseButton::Left, &[a, b]);
+        let expected = line_cells(a, b);
+        for cell in &expected {
+            assert_eq!(
+                pathfinder(&app).grid().tile(*cell),
+                Some(Tile::Wall),
+                "the cell {cell} between the samples should be painted"
+            );
+        }
+        assert_eq!(walls(&app).len(), expected.len(), "only the dragged line should be painted");
+        assert_eq!(*app.world().resource::<Drag>(), Drag::Idle, "releasing ends the stroke");
+    }
+
+    #[test]
+    fn a_stroke_over_several_frames_has_no_gaps() {
+        let mut app = test_app(open_map(30, 20));
+        let samples = [Pos::new(3, 15), Pos::new(9, 4), Pos::new(20, 12), Pos::new(27, 2)];
+        drag(&mut app, MouseButton::Left, &samples);
+        for pair in samples.windows(2) {
+            for cell in line_cells(pair[0], pair[1]) {
+                assert!(!pathfinder(&app).grid().is_passable(cell), "{cell} should be a wall");
+            }
+        }
+    }
+
+    #[test]
+    fn right_drag_erases_walls() {
+        let mut app = test_app(open_map(30, 20));
+        drag(&mut app, MouseButton::Left, &[Pos::new(5, 5), Pos::new(20, 5)]);
+        assert_eq!(walls(&app).len(), 16);
+        drag(&mut app, MouseButton::Right, &[Pos::new(8, 5), Pos::new(12, 5)]);
+        assert_eq!(walls(&app).len(), 11, "the right-dragged cells should be floor again");
+        assert_eq!(pathfinder(&app).grid().tile(Pos::new(10, 5)), Some(Tile::FLOOR));
+    }
+
+    #[test]
+    fn walls_are_refused_on_the_start_the_goal_and_the_unit() {
+        let mut app = test_app(open_map(30, 20));
+        let goal = pathfinder(&app).goal();
+        // A stroke through the goal paints around it and says why the goal was skipped.
+        hover(&mut app, Some(Pos::new(goal.x - 3, goal.y)));
+        mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+        app.update();
+        hover(&mut app, Some(goal));
+        app.update();
+        assert!(pathfinder(&app).grid().is_passable(goal), "the goal must stay free");
+        assert!(
+            notices(&app).iter().any(|n| n.text.contains("goal")),
+            "the HUD should say why the goal was not painted, got {:?}",
+            notices(&app)
+        );
+        mouse(&mut app, MouseButton::Left, ButtonState::Released);
+        app.update();
+        assert!(!pathfinder(&app).grid().is_passable(Pos::new(goal.x - 1, goal.y)));
+
+        // A click on the unit's cell.
+        let (walker, ..) = unit(&mut app);
+        for cell in walker.occupied().collect::<Vec<_>>() {
+            drag(&mut app, MouseButton::Left, &[cell]);
+            let (walker_now, ..) = unit(&mut app);
+            for occupied in walker_now.occupied() {
+                assert!(
+                    pathfinder(&app).grid().is_passable(occupied),
+                    "no wall under the unit at {occupied}"
+                );
+            }
+        }
+        // The start cannot be painted either (a left press on it grabs the marker instead).
+        let start = pathfinder(&app).start();
+        drag(&mut app, MouseButton::Left, &[Pos::new(start.x, start.y + 2), start]);
+        assert!(pathfinder(&app).grid().is_passable(start), "the start must stay free");
+    }
+
+    #[test]
+    fn keys_s_and_g_place_the_endpoints_under_the_cursor() {
+        let mut app = test_app(open_map(30, 20));
+        hover(&mut app, Some(Pos::new(4, 6)));
+        tap_key(&mut app, KeyCode::KeyS);
+        assert_eq!(pathfinder(&app).start(), Pos::new(4, 6), "S should put the start under the cursor");
+        hover(&mut app, Some(Pos::new(17, 11)));
+        tap_key(&mut app, KeyCode::KeyG);
+        assert_eq!(pathfinder(&app).goal(), Pos::new(17, 11), "G should put the goal under the cursor");
+        let (walker, ..) = unit(&mut app);
+        assert_eq!(walker.cell(), Pos::new(4, 6), "a moved start puts the unit there");
+    }
+
+    #[test]
+    fn endpoints_are_refused_on_walls_and_on_each_other() {
+        let mut app = test_app(open_map(30, 20));
+        drag(&mut app, MouseButton::Left, &[Pos::new(8, 8)]);
+        let start = pathfinder(&app).start();
+        hover(&mut app, Some(Pos::new(8, 8)));
+        tap_key(&mut app, KeyCode::KeyS);
+        assert_eq!(pathfinder(&app).start(), start, "the start must not move onto a wall");
+        let goal = pathfinder(&app).goal();
+        hover(&mut app, Some(goal));
+        tap_key(&mut app, KeyCode::KeyS);
+        assert_eq!(pathfinder(&app).start(), start, "the start must not move onto the goal");
+    }
+
+    #[test]
+    fn dragging_the_markers_moves_them() {
+        let mut app = test_app(open_map(30, 20));
+        let goal = pathfinder(&app).goal();
+        let path = [goal, Pos::new(25, 17), Pos::new(20, 15), Pos::new(15, 12)];
+        drag(&mut app, MouseButton::Left, &path);
+        assert_eq!(pathfinder(&app).goal(), Pos::new(15, 12), "the goal should follow the drag");
+        let start = pathfinder(&app).start();
+        drag(&mut app, MouseButton::Left, &[start, Pos::new(3, 9)]);
+        assert_eq!(pathfinder(&app).start(), Pos::new(3, 9), "the start should follow the drag");
+        assert!(walls(&app).is_empty(), "dragging a marker must not paint");
+    }
+
+    #[test]
+    fn a_click_outside_the_map_does_nothing() {
+        let mut app = test_app(open_map(30, 20));
+        let revision = pathfinder(&app).grid().revision();
+        hover(&mut app, None);
+        mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+        app.update();
+        // Even moving onto the map with the button still held does not start a stroke.
+        hover(&mut app, Some(Pos::new(10, 10)));
+        app.update();
+        mouse(&mut app, MouseButton::Left, ButtonState::Released);
+        app.update();
+        assert_eq!(pathfinder(&app).grid().revision(), revision, "the map must be unchanged");
+    }
+
+    #[test]
+    fn c_clears_walls_and_r_makes_a_seeded_random_map() {
+        let mut app = test_app(MapSource::BuiltIn);
+        tap_key(&mut app, KeyCode::KeyR);
+        let first = walls(&app);
+        assert!(first.len() > 50, "a random map should have walls, got {}", first.len());
+        let pf = pathfinder(&app);
+        assert!(pf.grid().is_passable(pf.start()) && pf.grid().is_passable(pf.goal()));
+        let (walker, ..) = unit(&mut app);
+        assert!(pathfinder(&app).grid().is_passable(walker.cell()), "no wall on the unit");
+
+        // The same key sequence in a fresh app gives the same map.
+        let mut again = test_app(MapSource::BuiltIn);
+        tap_key(&mut again, KeyCode::KeyR);
+        assert_eq!(walls(&again), first, "random maps must be reproducible");
+
+        tap_key(&mut app, KeyCode::KeyC);
+        assert!(walls(&app).is_empty(), "C should clear every wall");
+    }
+
+    #[test]
+    fn edits_report_the_changed_cells() {
+        let mut app = test_app(open_map(30, 20));
+        hover(&mut app, Some(Pos::new(6, 6)));
+        mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+        app.update();
+        let edits: Vec<MapEdited> =
+            app.world().resource::<Messages<MapEdited>>().iter_current_update_messages().cloned().collect();
+        assert_eq!(edits, vec![MapEdited::Cells(vec![Pos::new(6, 6)])]);
+    }
+}
+
+mod planning {
+    use super::*;
+    use gridpath::{Algorithm, SearchError};
+
+    #[test]
+    fn the_first_frame_plans_the_builtin_route() {
+        let app = test_app(MapSource::BuiltIn);
+        let PlanOutcome::Found { path, .. } = &report(&app).outcome else {
+            panic!("the built-in map should have a route, got {:?}", report(&app).outcome);
+        };
+        let pf = pathfinder(&app);
+        assert_eq!(path.cells.first(), Some(&pf.start()));
+        assert_eq!(path.cells.last(), Some(&pf.goal()));
+        assert_eq!(report(&app).plans, 1);
+    }
+
+    #[test]
+    fn changing_a_setting_replans_exactly_once() {
+        let mut app = test_app(MapSource::BuiltIn);
+        for _ in 0..10 {
+            app.update();
+        }
+        let before = report(&app).plans;
+        assert_eq!(before, 1, "nothing changed, so nothing should be re-planned");
+        tap_key(&mut app, KeyCode::Tab);
+        for _ in 0..10 {
+            app.update();
+        }
+        assert_eq!(
+            pathfinder(&app).settings().algorithm,
+            Algorithm::Dijkstra,
+            "Tab selects the next algorithm"
+        );
+        assert_eq!(report(&app).plans, before + 1, "one setting change must cause exactly one re-plan");
+    }
+
+    #[test]
+    fn moving_the_goal_replans_once_and_painting_replans_once() {
+        let mut app = test_app(open_map(30, 20));
+        let before = report(&app).plans;
+        hover(&mut app, Some(Pos::new(12, 12)));
+        tap_key(&mut app, KeyCode::KeyG);
+        app.update();
+        assert_eq!(report(&app).plans, before + 1);
+        drag(&mut app, MouseButton::Left, &[Pos::new(20, 2)]);
+        app.update();
+        assert_eq!(report(&app).plans, before + 2);
+        // Painting over an existing wall changes nothing, so plans nothing.
+        drag(&mut app, MouseButton::Left, &[Pos::new(20, 2)]);
+        assert_eq!(report(&app).plans, before + 2);
+    }
+
+    #[test]
+    fn unsupported_settings_are_reported_not_ignored() {
+        let mut app = test_app(MapSource::BuiltIn);
+        while pathfinder(&app).settings().algorithm != Algorithm::Jps {
+            tap_key(&mut app, KeyCode::Tab);
+        }
+        assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "JPS runs on the built-in map");
+        tap_key(&mut app, KeyCode::KeyM);
+        assert!(
+            matches!(report(&app).outcome, PlanOutcome::Failed(SearchError::Unsupported { .. })),
+            "JPS with 4 moves should fail with a reason, got {:?}",
+            report(&app).outcome
+        );
+        let (.., status, _) = unit(&mut app);
+        assert!(matches!(status, UnitStatus::NoPath(_)), "the unit should stop: {status:?}");
+    }
+
+    #[test]
+    fn the_search_records_visited_and_frontier_cells() {
+        let app = test_app(MapSource::BuiltIn);
+        let explored = &report(&app).explored;
+        assert!(explored.visited.len() > 40, "A* should have expanded cells");
+        assert!(explored.visited.contains(&pathfinder(&app).start()));
+        assert!(explored.frontier.is_disjoint(&explored.visited));
+    }
+}
+
+mod units {
+    use super::*;
+    use tilepath::level::{BUILTIN_GOAL, BUILTIN_START};
+
+    #[test]
+    fn unit_walks_the_builtin_map_to_the_goal_on_passable_cells() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let (walker, waypoints, status, at) = unit(&mut app);
+        assert_eq!(walker.cell(), BUILTIN_START);
+        assert_eq!(status, UnitStatus::Walking);
+        assert_eq!(waypoints.back().map(|w| w.cell), Some(BUILTIN_GOAL));
+        assert_eq!(at, pathfinder(&app).geometry().cell_center(BUILTIN_START));
+        let frames = walk_to_arrival(&mut app);
+        let (walker, waypoints, status, at) = unit(&mut app);
+        assert_eq!(status, UnitStatus::Arrived);
+        assert_eq!(walker.cell(), BUILTIN_GOAL, "the unit should stand on the goal");
+        assert!(waypoints.is_empty());
+        assert_eq!(at, pathfinder(&app).geometry().cell_center(BUILTIN_GOAL));
+        // It idles there.
+        for _ in 0..30 {
+            app.update();
+        }
+        assert_eq!(unit(&mut app).3, at, "an arrived unit stays put");
+        assert!(frames > 100, "a ~50-cell route at 5 tiles/s takes seconds, took {frames} frames");
+    }
+
+    #[test]
+    fn wall_painted_across_the_route_mid_walk_reroutes_and_still_arrives() {
+        let mut app = test_app(MapSource::BuiltIn);
+        for _ in 0..20 {
+            app.update();
+        }
+        let (_, waypoints, ..) = unit(&mut app);
+        let target = waypoints[5].cell;
+        // A three-cell wall across the route, perpendicular to the step into `target`.
+        let before = waypoints[4].cell;
+        let across: Vec<Pos> = if before.y == target.y {
+            vec![Pos::new(target.x, target.y.saturating_sub(1)), Pos::new(target.x, target.y + 1)]
+        } else {
+            vec![Pos::new(target.x.saturating_sub(1), target.y), Pos::new(target.x + 1, target.y)]
+        };
+        let reroutes = app.world().resource::<Reroutes>().0;
+        drag(&mut app, MouseButton::Left, &across);
+        assert!(!pathfinder(&app).grid().is_passable(target), "the stroke should wall off {target}");
+        assert!(app.world().resource::<Reroutes>().0 > reroutes, "the unit should re-plan");
+        let (_, waypoints, status, _) = unit(&mut app);
+        assert_eq!(status, UnitStatus::Walking);
+        assert!(
+            waypoints.iter().all(|w| pathfinder(&app).grid().is_passable(w.cell)),
+            "the new route must avoid the new wall"
+        );
+        walk_to_arrival(&mut app);
+        assert_eq!(unit(&mut app).0.cell(), BUILTIN_GOAL);
+    }
+
+    #[test]
+    fn an_unreachable_goal_stops_the_unit_with_no_path() {
+        let mut app = test_app(MapSource::BuiltIn);
+        // The goal room's only door.
+        let door = Pos::new(31, 25);
+        drag(&mut app, MouseButton::Left, &[door]);
+        assert!(!pathfinder(&app).grid().is_passable(door));
+        let PlanOutcome::Failed(error @ gridpath::SearchError::NoPath { .. }) = &report(&app).outcome else {
+            panic!("the main plan should report no path, got {:?}", report(&app).outcome);
+        };
+        assert!(error.to_string().contains("no path"), "the HUD text should say so: {error}");
+        for _ in 0..30 {
+            app.update();
+        }
+        let (walker, waypoints, status, at) = unit(&mut app);
+        assert!(matches!(status, UnitStatus::NoPath(_)), "the unit should be stopped: {status:?}");
+        assert!(waypoints.is_empty(), "a stopped unit has no route left");
+        assert_eq!(at, pathfinder(&app).geometry().cell_center(walker.cell()), "it stops on a cell centre");
+        app.update();
+        assert_eq!(unit(&mut app).3, at, "a stopped unit does not move");
+
+        // Opening the door again sends it on its way.
+        drag(&mut app, MouseButton::Right, &[door]);
+        walk_to_arrival(&mut app);
+    }
+
+    #[test]
+    fn moving_the_goal_mid_walk_replans_from_where_the_unit_is() {
+        let mut app = test_app(MapSource::BuiltIn);
+        for _ in 0..40 {
+            app.update();
+        }
+        let (walker, ..) = unit(&mut app);
+        let new_goal = Pos::new(20, 28);
+        hover(&mut app, Some(new_goal));
+        tap_key(&mut app, KeyCode::KeyG);
+        let (after, waypoints, ..) = unit(&mut app);
+        assert_ne!(after.cell(), BUILTIN_START, "the unit must not go back to the start");
+        assert!(after.cell().x >= walker.cell().x, "it continues from where it was");
+        assert_eq!(waypoints.back().map(|w| w.cell), Some(new_goal));
+        walk_to_arrival(&mut app);
+        assert_eq!(unit(&mut app).0.cell(), new_goal);
+    }
+
+    #[test]
+    fn speed_keys_change_the_walking_speed() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let before = unit_speed(&mut app);
+        tap_key(&mut app, KeyCode::Equal);
+        assert!(unit_speed(&mut app) > before, "= should speed units up");
+        tap_key(&mut app, KeyCode::Minus);
+        tap_key(&mut app, KeyCode::Minus);
+        assert!(unit_speed(&mut app) < before, "- should slow units down");
+    }
+
+    fn unit_speed(app: &mut App) -> f32 {
+        app.world_mut().query::<&Speed>().single(app.world()).map_or(0.0, |s| s.0)
+    }
+}
+
+mod hud {
+    use super::*;
+
+    #[test]
+    fn the_hud_shows_the_search_result_and_help() {
+        let mut app = test_app_with_hud(MapSource::BuiltIn);
+        let text = ui_text(&mut app);
+        for expected in ["A*", "8 moves", "cost ", "47 cells", "expanded", " us", "unit: walking", "H: help"]
+        {
+            assert!(text.contains(expected), "the HUD should show {expected:?}:\n{text}");
+        }
+        assert!(text.contains("left-drag") && text.contains("random map"), "the help lists the controls");
+        let mut panels = app.world_mut().query::<&Node>();
+        let hidden = panels.iter(app.world()).filter(|n| n.display == Display::None).count();
+        tap_key(&mut app, KeyCode::KeyH);
+        let hidden_after = panels.iter(app.world()).filter(|n| n.display == Display::None).count();
+        assert_eq!(hidden_after + 1, hidden, "H should show the help overlay");
+    }
+
+    #[test]
+    fn errors_appear_in_the_hud() {
+        let mut app = test_app_with_hud(MapSource::BuiltIn);
+        // Wall off the goal room's only door: no path.
+        drag(&mut app, MouseButton::Left, &[Pos::new(31, 25)]);
+        app.update();
+        let text = ui_text(&mut app);
+        assert!(
+            text.contains("no path from (2,2) to (36,27)"),
+            "the HUD should say there is no path:\n{text}"
+        );
+        assert!(text.contains("unit: stopped: no path"), "the HUD should say the unit stopped:\n{text}");
+        // An invalid placement: the start onto a wall.
+        hover(&mut app, Some(Pos::new(13, 0)));
+        tap_key(&mut app, KeyCode::KeyS);
+        let text = ui_text(&mut app);
+        assert!(
+            text.contains("the start must be on a free cell"),
+            "the HUD should explain the refusal:\n{text}"
+        );
+    }
+
+    #[test]
+    fn a_broken_map_file_is_reported_in_the_hud() {
+        let mut app = test_app_with_hud(MapSource::File("/no/such/dir/missing.map".into()));
+        let text = ui_text(&mut app);
+        assert!(text.contains("missing.map") && text.contains("built-in map"), "{text}");
+    }
+}
+
+mod level {
+    use super::*;
+    use bevy_ecs_tilemap::prelude::*;
+    use tilepath::level::{BUILTIN_GOAL, BUILTIN_START, Geometry, builtin_level, parse_level};
+
+    #[test]
+    fn the_builtin_map_has_far_apart_endpoints_and_needs_a_detour() {
+        let level = builtin_level();
+        assert_eq!((level.grid.width(), level.grid.height()), (40, 30));
+        assert!(level.grid.is_passable(BUILTIN_START) && level.grid.is_passable(BUILTIN_GOAL));
+        let straight =
+            f64::from(BUILTIN_START.x.abs_diff(BUILTIN_GOAL.x).max(BUILTIN_START.y.abs_diff(BUILTIN_GOAL.y)));
+        let path = gridpath::Searcher::new()
+            .find_path(&level.grid, level.start, level.goal, &gridpath::Settings::default())
+            .expect("the built-in map has a route");
+        assert!(straight >= 30.0, "start and goal should be far apart");
+        assert!(path.cost > straight * 1.2, "the route should need a detour: {} vs {straight}", path.cost);
+    }
+
+    #[test]
+    fn a_missing_map_file_shows_an_error_and_the_builtin_map() {
+        let app = test_app(MapSource::File("/definitely/not/here.map".into()));
+        let info = app.world().resource::<MapInfo>();
+        let error = info.error.as_deref().expect("a missing map should be reported");
+        assert!(error.contains("here.map"), "the error should name the file: {error}");
+        assert_eq!(pathfinder(&app).start(), BUILTIN_START, "the built-in map is shown instead");
+    }
+
+    #[test]
+    fn a_broken_map_shows_the_parse_error() {
+        let broken = MapSource::Text {
+            name: "broken.map".into(),
+            text: "type octile\nheight 2\nwidth 3\nmap\n..\n...\n".into(),
+        };
+        let app = test_app(broken);
+        let error = app.world().resource::<MapInfo>().error.clone().expect("a broken map should be reported");
+        assert!(error.contains("broken.map") && error.contains("line"), "{error}");
+    }
+
+    #[test]
+    fn ascii_maps_keep_their_endpoints_and_others_get_corner_ones() {
+        let level = parse_level("....\n.S#.\n..#G").expect("valid ASCII map");
+        assert_eq!((level.start, level.goal), (Pos::new(1, 1), Pos::new(3, 2)));
+        let level = parse_level("type octile\nheight 3\nwidth 3\nmap\n@@.\n..@\n..@\n").expect("valid map");
+        assert_eq!((level.start, level.goal), (Pos::new(0, 1), Pos::new(1, 2)));
+    }
+
+    #[test]
+    fn geometry_agrees_with_the_tilemap() {
+        let geometry = Geometry { width: 40, height: 30 };
+        let size = TilemapSize { x: 40, y: 30 };
+        let tile_size = TilemapTileSize { x: TILE_SIZE, y: TILE_SIZE };
+        for cell in [Pos::new(0, 0), Pos::new(39, 0), Pos::new(0, 29), Pos::new(17, 11), Pos::new(39, 29)] {
+            let tile = geometry.tile_pos(cell);
+            assert_eq!(geometry.cell_of(tile), cell);
+            let tilemap_centre = tile.center_in_world(
+                &size,
+                &tile_size.into(),
+                &tile_size,
+                &TilemapType::Square,
+                &TilemapAnchor::Center,
+            );
+            assert_eq!(
+                geometry.cell_center(cell),
+                tilemap_centre,
+                "cell {cell} is drawn where it is planned"
+            );
+            assert_eq!(geometry.cell_at(tilemap_centre), Some(cell));
+            assert_eq!(geometry.cell_at(tilemap_centre + Vec2::splat(TILE_SIZE * 0.49)), Some(cell));
+        }
+        assert_eq!(geometry.cell_at(Vec2::new(-20.0 * TILE_SIZE - 0.1, 0.0)), None, "left of the map");
+        assert_eq!(geometry.cell_at(Vec2::new(0.0, 15.0 * TILE_SIZE + 0.1)), None, "above the map");
+    }
+}
+
+mod script {
+    use std::path::PathBuf;
+
+    use super::*;
+    use tilepath::cli::{Options, parse_args};
+    use tilepath::script::{Step, parse_script};
+
+    #[test]
+    fn scripts_parse_every_step() {
+        let text = "# comment\nmove 3 4\npress left\nrelease right # trailing\n\nkey S\nkey Tab\nwait 7\n\
+                    wait_arrival\nwait_arrival 10\nscreenshot out.png\nexit\n";
+        let steps = parse_script(text).expect("a valid script");
+        assert_eq!(steps.len(), 10);
+        assert_eq!(steps[0], Step::Move(Pos::new(3, 4)));
+        assert_eq!(steps[1], Step::Press(MouseButton::Left));
+        assert_eq!(steps[2], Step::Release(MouseButton::Right));
+        assert_eq!(steps[3], Step::Key(KeyCode::KeyS));
+        assert_eq!(steps[4], Step::Key(KeyCode::Tab));
+        assert_eq!(steps[5], Step::Wait(7));
+        assert!(matches!(steps[6], Step::WaitArrival(_)));
+        assert_eq!(steps[7], Step::WaitArrival(10));
+        assert_eq!(steps[8], Step::Screenshot(PathBuf::from("out.png")));
+        assert_eq!(steps[9], Step::Exit);
+    }
+
+    #[test]
+    fn script_errors_name_the_line() {
+        let error = parse_script("move 1 2\nmove 1\n").expect_err("an incomplete step");
+        assert_eq!(error.line, 2);
+        let error = parse_script("key Hyper\n").expect_err("an unknown key");
+        assert!(error.to_string().contains("Hyper"));
+        assert!(parse_script("press thumb\n").is_err());
+        assert!(parse_script("wait -3\n").is_err());
+    }
+
+    #[test]
+    fn the_demo_script_parses() {
+        let steps = parse_script(include_str!("scripts/demo.txt")).expect("tests/scripts/demo.txt is valid");
+        assert!(steps.contains(&Step::WaitArrival(3000)));
+    }
+
+    #[test]
+    fn command_line_options() {
+        let args = |list: &[&str]| parse_args(list.iter().map(ToString::to_string));
+        assert_eq!(args(&[]), Ok(Some(Options::default())));
+        assert_eq!(
+            args(&["--script", "s.txt", "--screenshot", "o.png", "--map", "m.map"]),
+            Ok(Some(Options {
+                map: Some("m.map".into()),
+                script: Some("s.txt".into()),
+                screenshot: Some("o.png".into()),
+            }))
+        );
+        assert_eq!(args(&["--help"]), Ok(None));
+        assert!(args(&["--map"]).is_err(), "a missing value is an error");
+        assert!(args(&["--bogus"]).is_err());
+        assert!(args(&["--map", "a", "--map", "b"]).is_err());
+    }
+}
+
+/// The real binary in a real window under Xvfb (Mesa's software Vulkan): `tests/window.sh` plays
+/// `tests/scripts/demo.txt`, saves a screenshot and checks pixel colours at known cells.
+mod window {
+    use std::path::Path;
+    use std::process::Command;
+
+    #[test]
+    fn scripted_run_in_a_real_window_passes_the_pixel_checks() {
+        let have_xvfb =
+            Command::new("sh").args(["-c", "command -v xvfb-run"]).output().is_ok_and(|o| o.status.success());
+        if !have_xvfb {
+            // CI installs Xvfb (.ci/run), so there a missing one is a failure, not a skip.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "xvfb-run is missing: .ci/run should have installed it"
+            );
+            eprintln!("skipped: xvfb-run is not installed (see README: the real-window test)");
+            return;
+        }
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = std::env::temp_dir().join(format!("tilepath-window-{}", std::process::id()));
+        let status = Command::new("bash")
+            .arg(repo.join("tests/window.sh"))
+            .arg(&out)
+            .env("TILEPATH_BIN", env!("CARGO_BIN_EXE_tilepath"))
+            .status()
+            .expect("bash runs tests/window.sh");
+        assert!(status.success(), "the window test failed: see its output above and {}", out.display());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Checks the screenshot of tests/scripts/demo.txt (Python 3 standard library only).
+
+Usage: check_screenshot.py DEMO.png   (reads the layout from DEMO.json next to it)
+
+The app writes the layout — where cell (0, 0) is in the image and how many pixels a cell is —
+when it takes the screenshot, so these checks need no knowledge of the camera. The cells below
+follow from assets/maps/default.map and the script: the script walls off the upper gap of the
+first long wall at (13, 9), so the route must use the lower gap (13, 22), and the goal room's
+only door is (31, 25).
+"""
+
+import json
+import struct
+import sys
+import zlib
+
+PATH_CELLS = [(13, 22), (31, 25)]          # forced route cells: amber path dot
+WALL_CELLS = [(13, 9), (6, 24), (2, 24)]   # painted by the script: slate wall
+START = (4, 20)                            # placed with the S key
+GOAL = (37, 24)                            # the goal marker was dragged here
+
+
+def read_png(path):
+    """Decodes an 8-bit RGB or RGBA PNG into (width, height, rows of (r, g, b))."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path} is not a PNG")
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            break
+    width, height, depth, color, _, _, interlace = header
+    if depth != 8 or color not in (2, 6) or interlace:
+        raise ValueError(f"unsupported PNG: depth {depth}, colour type {color}, interlace {interlace}")
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(height):
+        kind = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[x] = (line[x] + pred) & 255
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, bpp)])
+        prev = line
+    return width, height, rows
+
+
+class Shot:
+    def __init__(self, png_path):
+        self.width, self.height, self.rows = read_png(png_path)
+        with open(png_path.rsplit(".", 1)[0] + ".json") as f:
+            self.layout = json.load(f)
+        self.step = self.layout["cell_pixels"]
+        self.x0, self.y0 = self.layout["cell0_center"]
+
+    def centre(self, cell):
+        return self.x0 + cell[0] * self.step, self.y0 + cell[1] * self.step
+
+    def pixels(self, cell, fraction):
+        """Pixels in the middle `fraction` of a cell's box."""
+        cx, cy = self.centre(cell)
+        half = self.step * fraction / 2
+        out = []
+        for y in range(int(cy - half + 0.5), int(cy + half + 0.5)):
+            for x in range(int(cx - half + 0.5), int(cx + half + 0.5)):
+                if 0 <= x < self.width and 0 <= y < self.height:
+                    out.append(self.rows[y][x])
+        return out
+
+    def mean(self, cell, fraction=0.15):
+        px = self.pixels(cell, fraction) or [(0, 0, 0)]
+        return tuple(sum(p[i] for p in px) / len(px) for i in range(3))
+
+
+def is_path(rgb):      # the amber dot of the path tile (#f2a93b)
+    r, g, b = rgb
+    return r > 200 and 130 < g < 200 and b < 110
+
+
+def is_wall(rgb):      # slate brick (#3b4250)
+    r, g, b = rgb
+    return max(r, g, b) < 110 and b >= r
+
+
+def is_unit(rgb):      # violet shell (#9b5de5)
+    r, g, b = rgb
+    return 110 < r < 200 and g < 140 and b > 180
+
+
+def is_start(rgb):     # green start marker (#2fb36b)
+    r, g, b = rgb
+    return g > 140 and r < 110 and b < 150
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    shot = Shot(sys.argv[1])
+    layout = shot.layout
+    failures = []
+
+    def check(ok, message):
+        print(("ok   " if ok else "FAIL ") + message)
+        if not ok:
+            failures.append(message)
+
+    check(layout["map"] == {"width": 40, "height": 30}, f"the built-in 40x30 map is shown: {layout['map']}")
+    check(shot.step > 8, f"cells are visible ({shot.step:.1f} px each)")
+    check(tuple(layout["start"]) == START, f"S put the start at {START}: {layout['start']}")
+    check(tuple(layout["goal"]) == GOAL, f"the goal marker was dragged to {GOAL}: {layout['goal']}")
+    units = layout["units"]
+    check(len(units) == 1 and units[0]["status"] == "arrived" and tuple(units[0]["cell"]) == GOAL,
+          f"the unit arrived at the goal: {units}")
+    for cell in PATH_CELLS:
+        rgb = shot.mean(cell)
+        check(is_path(rgb), f"path tint at {cell}: rgb {tuple(round(c) for c in rgb)}")
+    for cell in WALL_CELLS:
+        rgb = shot.mean(cell, 0.5)
+        check(is_wall(rgb), f"painted wall at {cell}: rgb {tuple(round(c) for c in rgb)}")
+    goal_px = shot.pixels(GOAL, 0.9)
+    share = sum(map(is_unit, goal_px)) / max(1, len(goal_px))
+    check(share > 0.2, f"the unit is drawn on the goal cell ({share:.0%} of its pixels are unit violet)")
+    start_px = shot.pixels(START, 0.9)
+    share = sum(map(is_start, start_px)) / max(1, len(start_px))
+    check(share > 0.2, f"the start marker is drawn at {START} ({share:.0%} green)")
+    if failures:
+        sys.exit(f"{len(failures)} screenshot check(s) failed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Real-window test: plays tests/scripts/demo.txt in the real binary under Xvfb (Mesa's software
+# Vulkan), saves a screenshot with Bevy's screenshot API and checks pixel colours at known cells.
+#
+#   tests/window.sh [OUT_DIR]      (default OUT_DIR: $CARGO_TARGET_DIR/window-test)
+#
+# Needs: xvfb, xauth, mesa-vulkan-drivers, libvulkan1 and the X client libraries (STYLE.md).
+# Set TILEPATH_BIN to test a prebuilt binary instead of building the debug one.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/tilepath-target}"
+out="$(mkdir -p "${1:-$CARGO_TARGET_DIR/window-test}" && cd "${1:-$CARGO_TARGET_DIR/window-test}" && pwd)"
+
+if [ -z "${TILEPATH_BIN:-}" ]; then
+    (cd "$repo" && cargo build --bin tilepath)
+    TILEPATH_BIN="$CARGO_TARGET_DIR/debug/tilepath"
+fi
+
+rm -f "$out/demo.png" "$out/demo.json"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+# Start outside the repository: the binary must not need an assets/ folder.
+scratch="$(mktemp -d)"
+status=0
+(cd "$scratch" && timeout 600 xvfb-run -a -s "-screen 0 1280x720x24" \
+    "$TILEPATH_BIN" --script "$repo/tests/scripts/demo.txt" --screenshot "$out/demo.png") \
+    >"$out/run.log" 2>&1 || status=$?
+rmdir "$scratch" 2>/dev/null || true
+if [ "$status" -ne 0 ]; then
+    tail -n 40 "$out/run.log"
+    echo "window test: tilepath exited with status $status (log: $out/run.log)" >&2
+    exit 1
+fi
+
+python3 "$repo/tests/check_screenshot.py" "$out/demo.png"
+echo "window test passed: $out/demo.png"
