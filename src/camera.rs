@@ -1,5 +1,6 @@
-//! The 2D camera: fits the map below the HUD (on load, on window resize and with `F`), zooms
-//! about the cursor with the mouse wheel, pans with middle-drag and the arrow keys.
+//! The 2D camera: fits the map below the HUD and left of the controls panel (on load, on window
+//! resize and with `F`), zooms about the cursor with the mouse wheel, pans with middle-drag and
+//! the arrow keys.
 
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
@@ -9,6 +10,7 @@ use bevy::window::{PrimaryWindow, WindowResized};
 use crate::AppSystems;
 use crate::hud::HUD_HEIGHT;
 use crate::level::MapLoaded;
+use crate::panel::PANEL_WIDTH;
 use crate::planning::Pathfinder;
 
 /// Free space around the fitted map, in logical pixels.
@@ -50,16 +52,16 @@ fn spawn_camera(mut commands: Commands) {
     commands.spawn((Name::new("Camera"), Camera2d, MainCamera));
 }
 
-/// The projection scale at which the whole map fits below the HUD.
+/// The projection scale at which the whole map fits below the HUD and left of the panel.
 fn fit_scale(window: &Window, map_size: Vec2) -> f32 {
-    let room = window.size() - Vec2::new(2.0 * FIT_MARGIN, 2.0 * FIT_MARGIN + HUD_HEIGHT);
+    let room = window.size() - Vec2::new(2.0 * FIT_MARGIN + PANEL_WIDTH, 2.0 * FIT_MARGIN + HUD_HEIGHT);
     (map_size / room.max(Vec2::splat(1.0))).max_element()
 }
 
 /// Keeps the view centre over the map, so the map never leaves the screen entirely.
 fn clamp_to_map(translation: &mut Vec3, map_size: Vec2) {
     let half = map_size / 2.0;
-    translation.x = translation.x.clamp(-half.x, half.x);
+    translation.x = translation.x.clamp(-half.x, half.x + PANEL_WIDTH);
     translation.y = translation.y.clamp(-half.y, half.y + HUD_HEIGHT);
 }
 
@@ -72,8 +74,8 @@ fn fit_camera(
     let Projection::Orthographic(ortho) = &mut *projection else { return };
     let scale = fit_scale(&window, pathfinder.geometry().world_size());
     ortho.scale = scale;
-    // Centre the map in the area below the HUD bar.
-    transform.translation.x = 0.0;
+    // Centre the map in the area below the HUD bar and left of the panel.
+    transform.translation.x = PANEL_WIDTH / 2.0 * scale;
     transform.translation.y = HUD_HEIGHT / 2.0 * scale;
 }
 

@@ -2,7 +2,9 @@
 //! and goal markers, place them with `S` / `G`, clear walls with `C`, make a random map with `R`.
 //!
 //! The editor only reads [`HoverTile`]; which tile the OS cursor is over is decided elsewhere
-//! (the cursor plugin, a test, or a script), so all of this runs without a window.
+//! (the cursor plugin, a test, or a script), so all of this runs without a window. While the
+//! pointer is over a UI node marked [`BlocksMap`] (the controls panel), the map under it
+//! counts as not hovered: clicks on the panel never paint.
 
 use std::ops::DerefMut;
 
@@ -32,6 +34,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
+            ignore_map_under_ui.run_if(pointer_over_ui),
             place_endpoints_by_key,
             clear_walls.run_if(input_just_pressed(KeyCode::KeyC)),
             make_random_map.run_if(input_just_pressed(KeyCode::KeyR)),
@@ -48,6 +51,22 @@ pub(super) fn plugin(app: &mut App) {
 /// the window.
 #[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HoverTile(pub Option<Pos>);
+
+/// A UI node that takes the mouse: while the pointer is over it (its [`Interaction`] is not
+/// `None`), the map underneath gets no hover and no clicks.
+#[derive(Component, Debug, Default, Clone, Copy)]
+#[require(Interaction)]
+pub struct BlocksMap;
+
+/// Run condition: the pointer is over a [`BlocksMap`] node.
+fn pointer_over_ui(nodes: Query<&Interaction, With<BlocksMap>>) -> bool {
+    nodes.iter().any(|interaction| *interaction != Interaction::None)
+}
+
+/// The pointer is over the UI, not the map: nothing on the map is hovered.
+fn ignore_map_under_ui(mut hover: ResMut<HoverTile>) {
+    hover.set_if_neq(HoverTile(None));
+}
 
 /// What a held mouse button is doing.
 #[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]

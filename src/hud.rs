@@ -1,5 +1,6 @@
-//! The HUD: a bar on top with the search settings and result, the unit's state, the latest
-//! notice and `H: help`; `H` toggles an overlay listing every control.
+//! The HUD: a bar on top with the search settings and the current search's stats (cost, cells,
+//! nodes expanded, peak open list, time), the replay and the unit's state, the latest notice and
+//! `H: help`; `H` toggles an overlay listing every control.
 //!
 //! It only spawns UI nodes and writes their text, so the headless tests add it too (its
 //! [`plugin`] is public for them) and read what a player would read.
@@ -8,6 +9,7 @@ use bevy::input::common_conditions::input_just_pressed;
 use bevy::prelude::*;
 
 use crate::AppSystems;
+use crate::animation::{AnimationSpeed, SearchAnimation};
 use crate::level::MapInfo;
 use crate::notice::{Notice, Severity};
 use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
@@ -20,7 +22,7 @@ const NOTICE_SECONDS: f32 = 5.0;
 /// HUD text size, in logical pixels.
 const FONT_SIZE: FontSize = FontSize::Px(15.0);
 /// Help text size, in logical pixels.
-const HELP_FONT_SIZE: FontSize = FontSize::Px(14.0);
+const HELP_FONT_SIZE: FontSize = FontSize::Px(13.0);
 
 const BAR_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.92);
 const TEXT_COLOR: Color = Color::srgb(0.90, 0.91, 0.94);
@@ -37,24 +39,35 @@ Mouse
   drag start or goal   move the marker
   wheel                zoom about the cursor
   middle-drag          pan
+  panel buttons        the keys shown on them
 
-Keys
+Map keys
   S / G                put the start / goal under the cursor
   C                    clear all walls
   R                    random map (seeded: 1, 2, 3, ...)
-  Tab / Shift+Tab      next / previous algorithm
+  arrow keys / F       pan / fit the map to the window
+
+Search keys
+  1 - 7                A*, Dijkstra, BFS, greedy, JPS, bidir, wavefront
+  Tab / Shift+Tab      next / previous algorithm that applies
   M                    4 or 8 moves
   K / Shift+K          corner rule
   E / Shift+E          heuristic
   [ / ]                heuristic weight down / up
+
+Animation and views
+  Space                pause / play (replay when shown)
+  N                    one search event
+  Esc                  skip to the end
+  , / .                replay slower / faster (past 10000/s: instant)
+  T                    race every algorithm
+  D                    flow field: distance heat map, arrows
+  V                    show / hide the searched cells
   - / =                unit speed down / up
-  V                    show / hide the cells the search visited
-  arrow keys           pan
-  F                    fit the map to the window
   H                    show / hide this help
 
-The unit walks from the start to the goal and re-plans
-from where it stands when the map, goal or settings change.";
+The unit waits while the search replays, then walks;
+it re-plans when the map, goal or settings change.";
 
 /// Adds the HUD bar and the help overlay.
 pub fn plugin(app: &mut App) {
@@ -192,10 +205,11 @@ fn update_search_line(
         PlanOutcome::Pending => ("planning...".to_owned(), DIM_COLOR),
         PlanOutcome::Found { path, micros } => (
             format!(
-                "cost {:.2}  |  {} cells  |  {} expanded  |  {} us",
+                "cost {:.2}  |  {} cells  |  {} expanded  |  peak open {}  |  {} us",
                 path.cost,
                 path.cells.len(),
                 path.stats.expanded,
+                path.stats.peak_open,
                 micros
             ),
             GOOD_COLOR,
@@ -208,6 +222,8 @@ fn update_search_line(
 
 fn update_status_line(
     pathfinder: Res<Pathfinder>,
+    animation: Res<SearchAnimation>,
+    speed: Res<AnimationSpeed>,
     map: Res<MapInfo>,
     units: Query<(&UnitStatus, &Speed), With<Unit>>,
     status_text: Single<(&mut Text, &mut TextColor), With<StatusText>>,
@@ -219,9 +235,20 @@ fn update_status_line(
         line = format!("{error}  (showing the built-in map)");
         tint = ERROR_COLOR;
     }
+    if !animation.is_finished() {
+        let state = if animation.is_paused() { "paused" } else { "replay" };
+        line.push_str(&format!(
+            "  |  search {state} {}/{}, {}",
+            animation.applied(),
+            animation.total(),
+            speed.label()
+        ));
+    }
     let count = units.iter().len();
     if let Ok((status, speed)) = units.single() {
-        line.push_str(&format!("  |  unit: {}, {:.1} tiles/s", status.label(), speed.0));
+        let label =
+            if *status == UnitStatus::Walking && !animation.is_finished() { "waits" } else { status.label() };
+        line.push_str(&format!("  |  unit: {label}, {:.1} tiles/s", speed.0));
     } else if count > 1 {
         let walking = units.iter().filter(|(s, _)| **s == UnitStatus::Walking).count();
         let arrived = units.iter().filter(|(s, _)| **s == UnitStatus::Arrived).count();

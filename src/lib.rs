@@ -2,19 +2,25 @@
 //! presentation ([`PresentPlugin`]) adds the tile map, camera, cursor, sprites and HUD on top.
 //!
 //! Every frame runs the [`AppSystems`] chain in `Update`: input is recorded and edits are
-//! applied, routes are planned, units move, and the result is presented.
+//! applied, routes are planned (and the search replay advances), units move, and the result is
+//! presented.
 
 use bevy::prelude::*;
 
+pub mod animation;
 mod assets;
 mod camera;
 pub mod cli;
+pub mod controls;
 mod cursor;
 pub mod editor;
+mod flowview;
 pub mod hud;
 pub mod level;
 pub mod notice;
+pub mod panel;
 pub mod planning;
+pub mod race;
 pub mod script;
 mod tilemap;
 pub mod units;
@@ -33,7 +39,8 @@ pub enum AppSystems {
 }
 
 /// Everything that decides what happens, without any window or renderer: the level, editing,
-/// planning and units. Needs `MinimalPlugins` (or `DefaultPlugins`) and Bevy's `InputPlugin`.
+/// controls, planning, the search replay, the race and units. Needs `MinimalPlugins` (or
+/// `DefaultPlugins`) and Bevy's `InputPlugin`.
 pub struct LogicPlugin;
 
 impl Plugin for LogicPlugin {
@@ -42,11 +49,21 @@ impl Plugin for LogicPlugin {
             Update,
             (AppSystems::RecordInput, AppSystems::Plan, AppSystems::Move, AppSystems::Present).chain(),
         );
-        app.add_plugins((notice::plugin, level::plugin, planning::plugin, editor::plugin, units::plugin));
+        app.add_plugins((
+            notice::plugin,
+            controls::plugin,
+            level::plugin,
+            planning::plugin,
+            editor::plugin,
+            animation::plugin,
+            race::plugin,
+            units::plugin,
+        ));
     }
 }
 
 /// What the player sees and the window-side input: needs `DefaultPlugins` and [`LogicPlugin`].
+/// The HUD and the controls panel only spawn UI nodes, so headless tests add them on their own.
 pub struct PresentPlugin;
 
 impl Plugin for PresentPlugin {
@@ -58,7 +75,9 @@ impl Plugin for PresentPlugin {
             cursor::plugin,
             tilemap::plugin,
             units::view_plugin,
+            flowview::plugin,
             hud::plugin,
+            panel::plugin,
         ));
     }
 }

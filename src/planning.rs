@@ -1,26 +1,36 @@
 //! Planning: the [`Pathfinder`] resource owns the map, the endpoints and the search settings;
 //! the main route from start to goal is re-planned only when one of them changed.
+//!
+//! Settings change through [`Control`] messages (keys and panel buttons alike). An option that
+//! does not apply to the current choices ([`option_problem`]) is refused with its reason, never
+//! taken and silently ignored.
 
 use std::time::{Duration, Instant};
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use gridpath::{
-    Algorithm, Corners, Grid, Heuristic, Moves, Path, Pos, SearchError, Searcher, Settings, TraceEvent,
+    Algorithm, Corners, Grid, Heuristic, Moves, Path, Pos, Rules, SearchError, Searcher, Settings, TraceEvent,
 };
 
 use crate::AppSystems;
+use crate::controls::{Control, ControlSystems};
 use crate::level::Geometry;
 use crate::notice::Notice;
 
 /// Heuristic weights the `[` / `]` keys step through.
 const WEIGHT_STEP: f64 = 0.5;
 /// Largest heuristic weight the keys allow.
-const MAX_WEIGHT: f64 = 5.0;
+pub const MAX_WEIGHT: f64 = 5.0;
+/// Every corner rule, in the order `K` steps through them.
+pub const CORNERS: [Corners; 3] = [Corners::Forbid, Corners::AllowOne, Corners::Allow];
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PlanReport>();
-    app.add_systems(Update, change_settings.in_set(AppSystems::RecordInput));
+    app.add_systems(
+        Update,
+        change_settings.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
+    );
     app.add_systems(Update, plan_main_route.run_if(resource_changed::<Pathfinder>).in_set(AppSystems::Plan));
 }
 
@@ -96,14 +106,18 @@ impl Pathfinder {
         Ok((path, started.elapsed()))
     }
 
-    /// Like [`Pathfinder::search`], also collecting what the search looked at. Returns the
-    /// outcome and the explored cells, whatever the outcome.
-    fn search_explored(&mut self, from: Pos, to: Pos) -> (Result<(Path, Duration), SearchError>, Explored) {
+    /// Like [`Pathfinder::search`], also recording every step the search took (empty when it
+    /// could not start), whatever the outcome.
+    fn search_traced(
+        &mut self,
+        from: Pos,
+        to: Pos,
+    ) -> (Result<(Path, Duration), SearchError>, Vec<TraceEvent>) {
         // Time an untraced run: the HUD reports the algorithm's speed, not the tracing's.
         let result = self.search(from, to);
         let mut events: Vec<TraceEvent> = Vec::new();
         let _ = self.searcher.find_path_traced(&self.grid, from, to, &self.settings, &mut events);
-        (result, Explored::from_trace(&events))
+        (result, events)
     }
 }
 
@@ -143,8 +157,10 @@ pub struct PlanReport {
     pub plans: u64,
     /// The latest outcome.
     pub outcome: PlanOutcome,
-    /// What the latest main search looked at.
+    /// What the latest main search looked at, as it left it.
     pub explored: Explored,
+    /// Every step of the latest main search, in order: what the search animation replays.
+    pub trace: Vec<TraceEvent>,
 }
 
 /// What the latest main search found.
@@ -174,13 +190,14 @@ impl PlanOutcome {
     }
 }
 
-fn plan_main_route(mut pathfinder: ResMut<Pathfinder>, mut report: ResMut<PlanReport>) {
+pub(crate) fn plan_main_route(mut pathfinder: ResMut<Pathfinder>, mut report: ResMut<PlanReport>) {
     // Searching only uses the workspace: not a change anyone needs to react to.
     let pathfinder = pathfinder.bypass_change_detection();
     let (start, goal) = (pathfinder.start, pathfinder.goal);
     report.plans += 1;
-    let (result, explored) = pathfinder.search_explored(start, goal);
-    report.explored = explored;
+    let (result, trace) = pathfinder.search_traced(start, goal);
+    report.explored = Explored::from_trace(&trace);
+    report.trace = trace;
     report.outcome = match result {
         Ok((path, took)) => {
             PlanOutcome::Found { path, micros: u64::try_from(took.as_micros()).unwrap_or(u64::MAX) }
@@ -189,47 +206,177 @@ fn plan_main_route(mut pathfinder: ResMut<Pathfinder>, mut report: ResMut<PlanRe
     };
 }
 
-/// Keys that change the search settings. Each changes the [`Pathfinder`] only when pressed,
-/// so holding nothing never re-plans.
+/// A search option a key or a panel button chooses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SearchOption {
+    /// The algorithm.
+    Algorithm(Algorithm),
+    /// 4 or 8 moves.
+    Moves(Moves),
+    /// The corner rule.
+    Corners(Corners),
+    /// The heuristic.
+    Heuristic(Heuristic),
+    /// The heuristic weight (any value: whether a weight applies does not depend on it).
+    Weight(f64),
+}
+
+/// Why `option` does not apply with `settings` on `grid`, or `None` when it does.
+///
+/// An algorithm is checked with `gridpath`'s own [`Algorithm::check`]; moves and corner rules
+/// are refused when they would break the current algorithm (but not for a problem it already
+/// has, e.g. JPS on a map with terrain costs); the heuristic and the weight when the current
+/// algorithm does not use them.
+pub fn option_problem(grid: &Grid, settings: &Settings, option: SearchOption) -> Option<&'static str> {
+    // A rule change is refused only for a new problem, not for one the settings already have.
+    let breaks = |rules: Rules| {
+        let now = settings.algorithm.check(grid, settings).err();
+        settings.algorithm.check(grid, &Settings { rules, ..*settings }).err().filter(|&r| Some(r) != now)
+    };
+    match option {
+        SearchOption::Algorithm(algorithm) => {
+            algorithm.check(grid, &Settings { algorithm, ..*settings }).err()
+        }
+        SearchOption::Moves(moves) => breaks(Rules { moves, ..settings.rules }),
+        SearchOption::Corners(corners) => match settings.rules.moves {
+            Moves::Four => Some("the corner rule is for diagonal steps: 4 moves have none"),
+            Moves::Eight => breaks(Rules { corners, ..settings.rules }),
+        },
+        SearchOption::Heuristic(_) => uses_no_heuristic(settings.algorithm),
+        SearchOption::Weight(_) => uses_no_heuristic(settings.algorithm).or(match settings.algorithm {
+            Algorithm::Greedy => Some("greedy search ranks by the heuristic alone: a weight changes nothing"),
+            // Probe with a weight above 1: whether a weight applies does not depend on its value.
+            algorithm => algorithm.check(grid, &Settings { weight: MAX_WEIGHT, ..*settings }).err(),
+        }),
+    }
+}
+
+/// Why `algorithm` has no use for a heuristic, if it has none.
+fn uses_no_heuristic(algorithm: Algorithm) -> Option<&'static str> {
+    match algorithm {
+        Algorithm::Dijkstra => Some("Dijkstra uses no heuristic"),
+        Algorithm::Bfs => Some("BFS uses no heuristic"),
+        Algorithm::Wavefront => Some("the wavefront uses no heuristic"),
+        Algorithm::AStar | Algorithm::Greedy | Algorithm::Jps | Algorithm::Bidirectional => None,
+    }
+}
+
+/// `settings` with `option` chosen.
+fn with_option(settings: Settings, option: SearchOption) -> Settings {
+    let mut settings = settings;
+    match option {
+        SearchOption::Algorithm(algorithm) => settings.algorithm = algorithm,
+        SearchOption::Moves(moves) => settings.rules.moves = moves,
+        SearchOption::Corners(corners) => settings.rules.corners = corners,
+        SearchOption::Heuristic(heuristic) => settings.heuristic = heuristic,
+        SearchOption::Weight(weight) => settings.weight = weight.clamp(1.0, MAX_WEIGHT),
+    }
+    settings
+}
+
+/// What the HUD says about a chosen option.
+fn describe(option: SearchOption) -> String {
+    match option {
+        SearchOption::Algorithm(algorithm) => format!("algorithm: {algorithm}"),
+        SearchOption::Moves(moves) => format!("moves: {}", moves_label(moves)),
+        SearchOption::Corners(corners) => format!("corners: {}", corners_label(corners)),
+        SearchOption::Heuristic(heuristic) => format!("heuristic: {}", heuristic.name()),
+        SearchOption::Weight(weight) => format!("heuristic weight: {:.1}", weight.clamp(1.0, MAX_WEIGHT)),
+    }
+}
+
+/// The option a cycling control moves to from `settings`: the next one in `all` (or with
+/// `back`, the previous one) that applies. `Err` carries the reason when none does.
+fn cycle_option<T: Copy + PartialEq>(
+    grid: &Grid,
+    settings: &Settings,
+    all: &[T],
+    current: T,
+    back: bool,
+    option: impl Fn(T) -> SearchOption,
+) -> Result<SearchOption, &'static str> {
+    let mut first_problem = None;
+    let mut candidate = current;
+    for _ in 1..all.len() {
+        candidate = cycle(all, candidate, back);
+        match option_problem(grid, settings, option(candidate)) {
+            None => return Ok(option(candidate)),
+            Some(problem) => first_problem = first_problem.or(Some(problem)),
+        }
+    }
+    // Every other choice is refused (or there is none): say why the next one is.
+    Err(first_problem.unwrap_or("there is no other choice"))
+}
+
+/// The option a control asks for, given the current settings; `Err` when it does not apply.
+fn requested_option(
+    grid: &Grid,
+    settings: &Settings,
+    control: Control,
+) -> Option<Result<SearchOption, &'static str>> {
+    let rules = settings.rules;
+    let option = match control {
+        Control::SelectAlgorithm(algorithm) => SearchOption::Algorithm(algorithm),
+        Control::CycleAlgorithm { back } => {
+            return Some(cycle_option(
+                grid,
+                settings,
+                &Algorithm::ALL,
+                settings.algorithm,
+                back,
+                SearchOption::Algorithm,
+            ));
+        }
+        Control::SetMoves(moves) => SearchOption::Moves(moves),
+        Control::ToggleMoves => SearchOption::Moves(match rules.moves {
+            Moves::Four => Moves::Eight,
+            Moves::Eight => Moves::Four,
+        }),
+        Control::SetCorners(corners) => SearchOption::Corners(corners),
+        Control::CycleCorners { back } => {
+            return Some(cycle_option(grid, settings, &CORNERS, rules.corners, back, SearchOption::Corners));
+        }
+        Control::SetHeuristic(heuristic) => SearchOption::Heuristic(heuristic),
+        Control::CycleHeuristic { back } => {
+            return Some(cycle_option(
+                grid,
+                settings,
+                &Heuristic::ALL,
+                settings.heuristic,
+                back,
+                SearchOption::Heuristic,
+            ));
+        }
+        Control::WeightDown => SearchOption::Weight(settings.weight - WEIGHT_STEP),
+        Control::WeightUp => SearchOption::Weight(settings.weight + WEIGHT_STEP),
+        _ => return None,
+    };
+    Some(option_problem(grid, settings, option).map_or(Ok(option), Err))
+}
+
+/// Applies the settings controls (keys and panel buttons). The [`Pathfinder`] changes only when
+/// a setting really changes, so a refused or repeated choice never re-plans.
 fn change_settings(
-    keys: Res<ButtonInput<KeyCode>>,
+    mut controls: MessageReader<Control>,
     mut pathfinder: ResMut<Pathfinder>,
     mut notices: MessageWriter<Notice>,
 ) {
-    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
-    let mut changed = None;
-    if keys.just_pressed(KeyCode::Tab) {
-        let settings = pathfinder.settings_mut();
-        settings.algorithm = cycle(&Algorithm::ALL, settings.algorithm, shift);
-        changed = Some(format!("algorithm: {}", settings.algorithm));
-    }
-    if keys.just_pressed(KeyCode::KeyM) {
-        let rules = &mut pathfinder.settings_mut().rules;
-        rules.moves = match rules.moves {
-            Moves::Four => Moves::Eight,
-            Moves::Eight => Moves::Four,
+    for &control in controls.read() {
+        let Some(request) = requested_option(pathfinder.grid(), pathfinder.settings(), control) else {
+            continue;
         };
-        changed = Some(format!("moves: {}", moves_label(rules.moves)));
-    }
-    if keys.just_pressed(KeyCode::KeyK) {
-        let rules = &mut pathfinder.settings_mut().rules;
-        rules.corners = cycle(&[Corners::Forbid, Corners::AllowOne, Corners::Allow], rules.corners, shift);
-        changed = Some(format!("corners: {}", corners_label(rules.corners)));
-    }
-    if keys.just_pressed(KeyCode::KeyE) {
-        let settings = pathfinder.settings_mut();
-        settings.heuristic = cycle(&Heuristic::ALL, settings.heuristic, shift);
-        changed = Some(format!("heuristic: {}", settings.heuristic.name()));
-    }
-    for (key, step) in [(KeyCode::BracketLeft, -WEIGHT_STEP), (KeyCode::BracketRight, WEIGHT_STEP)] {
-        if keys.just_pressed(key) {
-            let settings = pathfinder.settings_mut();
-            settings.weight = (settings.weight + step).clamp(1.0, MAX_WEIGHT);
-            changed = Some(format!("heuristic weight: {:.1}", settings.weight));
+        match request {
+            Ok(option) => {
+                let settings = with_option(*pathfinder.settings(), option);
+                if settings != *pathfinder.settings() {
+                    *pathfinder.settings_mut() = settings;
+                }
+                notices.write(Notice::info(describe(option)));
+            }
+            Err(problem) => {
+                notices.write(Notice::warning(format!("not available: {problem}")));
+            }
         }
-    }
-    if let Some(text) = changed {
-        notices.write(Notice::info(text));
     }
 }
 

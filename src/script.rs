@@ -9,10 +9,10 @@
 //! |-----------------------|-----------------------------------------------------------------|
 //! | `move X Y`            | put the OS cursor on the centre of cell column X, row Y (row 0 on top, as in map files) |
 //! | `press B` / `release B` | mouse button `left`, `right` or `middle`                      |
-//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Left`, `Right`, `Up`, `Down`) |
+//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Comma`, `Period`, `Left`, `Right`, `Up`, `Down`) |
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
-//! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`) |
+//! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`); relative to the working directory |
 //! | `exit`                | quit with success                                               |
 //!
 //! A failed step (a cell off the map, a unit with no path, a timeout) quits with exit code 1.
@@ -29,8 +29,11 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::window::PrimaryWindow;
 use gridpath::Pos;
 
+use crate::animation::SearchAnimation;
 use crate::camera::MainCamera;
+use crate::flowview::FlowView;
 use crate::planning::{Pathfinder, PlanReport};
+use crate::race::RaceTable;
 use crate::units::{Unit, UnitStatus};
 
 /// Frames to let pass before the first step, so the window, camera and map are set up.
@@ -186,6 +189,8 @@ pub fn parse_key(word: &str) -> Result<KeyCode, String> {
         "Equal" => Ok(KeyCode::Equal),
         "BracketLeft" => Ok(KeyCode::BracketLeft),
         "BracketRight" => Ok(KeyCode::BracketRight),
+        "Comma" => Ok(KeyCode::Comma),
+        "Period" => Ok(KeyCode::Period),
         "Left" => Ok(KeyCode::ArrowLeft),
         "Right" => Ok(KeyCode::ArrowRight),
         "Up" => Ok(KeyCode::ArrowUp),
@@ -212,6 +217,8 @@ fn logical_key(key: KeyCode) -> Key {
             KeyCode::Equal => Key::Character("=".into()),
             KeyCode::BracketLeft => Key::Character("[".into()),
             KeyCode::BracketRight => Key::Character("]".into()),
+            KeyCode::Comma => Key::Character(",".into()),
+            KeyCode::Period => Key::Character(".".into()),
             _ => Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
         },
     }
@@ -288,6 +295,9 @@ fn run_script(
     camera: Single<(&Camera, &GlobalTransform), With<MainCamera>>,
     pathfinder: Res<Pathfinder>,
     report: Res<PlanReport>,
+    animation: Res<SearchAnimation>,
+    race: Res<RaceTable>,
+    flow: Res<FlowView>,
     units: Query<(&Unit, &UnitStatus, &Transform)>,
     saved: Res<ScreenshotsSaved>,
     mut mouse: MessageWriter<MouseButtonInput>,
@@ -338,8 +348,16 @@ fn run_script(
                     Step::Wait(frames) => Ok(Waiting::Frames(frames)),
                     Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
                     Step::Screenshot(path) => {
-                        let layout =
-                            describe_layout(camera, camera_transform, &window, &pathfinder, &report, &units);
+                        let shown = Shown { animation: &animation, race: &race, flow: flow.shown };
+                        let layout = describe_layout(
+                            camera,
+                            camera_transform,
+                            &window,
+                            &pathfinder,
+                            &report,
+                            &units,
+                            &shown,
+                        );
                         let json_path = path.with_extension("json");
                         write_atomically(&json_path, &layout)
                             .map_err(|e| format!("cannot write {}: {e}", json_path.display()))
@@ -433,8 +451,15 @@ fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// What the lab shows besides the map, for the layout JSON.
+struct Shown<'a> {
+    animation: &'a SearchAnimation,
+    race: &'a RaceTable,
+    flow: bool,
+}
+
 /// Where things are on screen, in screenshot pixels (physical, origin top-left), as JSON: what
-/// a test needs to find cells in the image.
+/// a test needs to find cells in the image; plus the replay's progress and the race table.
 fn describe_layout(
     camera: &Camera,
     camera_transform: &GlobalTransform,
@@ -442,6 +467,7 @@ fn describe_layout(
     pathfinder: &Pathfinder,
     report: &PlanReport,
     units: &Query<(&Unit, &UnitStatus, &Transform)>,
+    shown: &Shown,
 ) -> String {
     let geometry = pathfinder.geometry();
     let scale = window.scale_factor();
@@ -476,6 +502,16 @@ fn describe_layout(
         })
         .collect();
     let _ = writeln!(json, "  \"units\": [{}],", units.join(", "));
+    let animation = shown.animation;
+    let _ = writeln!(
+        json,
+        "  \"animation\": {{\"applied\": {}, \"total\": {}, \"paused\": {}}},",
+        animation.applied(),
+        animation.total(),
+        animation.is_paused()
+    );
+    let _ = writeln!(json, "  \"race_rows\": {},", if shown.race.shown { shown.race.rows.len() } else { 0 });
+    let _ = writeln!(json, "  \"flow_field\": {},", shown.flow);
     let path: Vec<String> = report.outcome.cells().iter().map(|&p| cell(p)).collect();
     let _ = writeln!(json, "  \"path\": [{}]", path.join(", "));
     json.push_str("}\n");

@@ -1,6 +1,7 @@
 //! Units: spawned at the start, they walk their [`Waypoints`] to the goal at their [`Speed`],
 //! re-plan from where they are when the goal, the settings or the map under their remaining
-//! route change, and stop when no route exists. The view half animates their sprites.
+//! route change, and stop when no route exists. They stand still while the search animation
+//! replays the main search, and set off when it ends. The view half animates their sprites.
 
 use std::collections::VecDeque;
 
@@ -8,6 +9,7 @@ use bevy::prelude::*;
 use gridpath::{Pos, Settings};
 
 use crate::AppSystems;
+use crate::animation::search_shown;
 use crate::assets::{GameAssets, UNIT_FRAMES};
 use crate::level::{MapEdited, MapLoaded, TILE_SIZE};
 use crate::notice::Notice;
@@ -37,13 +39,14 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (respawn_units.run_if(on_message::<MapLoaded>), route_units).chain().in_set(AppSystems::Plan),
     );
-    app.add_systems(Update, follow_waypoints.in_set(AppSystems::Move));
+    app.add_systems(Update, follow_waypoints.run_if(search_shown).in_set(AppSystems::Move));
 }
 
 /// The sprite, its walk animation and the route line.
 pub(super) fn view_plugin(app: &mut App) {
     app.add_observer(add_unit_body);
-    app.add_systems(Update, (animate_units, draw_routes).in_set(AppSystems::Present));
+    // The route line would give the search's answer away while it is being replayed.
+    app.add_systems(Update, (animate_units, draw_routes.run_if(search_shown)).in_set(AppSystems::Present));
 }
 
 /// A unit that walks from the start to the goal.

@@ -12,6 +12,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use gridpath::{Pos, Tile};
 use tilepath::LogicPlugin;
+use tilepath::animation::{AnimationSpeed, SearchAnimation};
 use tilepath::editor::HoverTile;
 use tilepath::level::{MapInfo, MapSource, TILE_SIZE};
 use tilepath::notice::Notice;
@@ -30,27 +31,66 @@ fn test_app(source: MapSource) -> App {
     app
 }
 
+/// The app before its first frame. Searches are shown at once (no replay), so units set off
+/// on the first frame as they did before the search animation existed; the animation tests
+/// choose their own speed with [`animated_app`].
 fn unstarted_app(source: MapSource) -> App {
+    unstarted_app_at(source, AnimationSpeed::Instant)
+}
+
+fn unstarted_app_at(source: MapSource, speed: AnimationSpeed) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, InputPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(FRAME)))
         .insert_resource(source)
+        .insert_resource(speed)
         .add_plugins(LogicPlugin);
     app
 }
 
-/// [`test_app`] plus the HUD (UI nodes and their text only: no renderer needed).
-fn test_app_with_hud(source: MapSource) -> App {
-    let mut app = unstarted_app(source);
-    app.add_plugins(tilepath::hud::plugin);
+/// [`test_app`] with searches replayed at `rate` events per second, after its first frame.
+fn animated_app(source: MapSource, rate: u32) -> App {
+    let mut app = unstarted_app_at(source, AnimationSpeed::PerSecond(rate));
     app.update();
     app
+}
+
+/// [`test_app`] plus the HUD and the controls panel (UI nodes and their text only: no renderer
+/// needed).
+fn test_app_with_hud(source: MapSource) -> App {
+    let mut app = unstarted_app(source);
+    app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+    app.update();
+    app
+}
+
+fn animation(app: &App) -> &SearchAnimation {
+    app.world().resource::<SearchAnimation>()
 }
 
 /// Every line of text in the UI.
 fn ui_text(app: &mut App) -> String {
     let mut texts = app.world_mut().query::<&Text>();
     texts.iter(app.world()).map(|t| t.0.clone()).collect::<Vec<_>>().join("\n")
+}
+
+/// A 12 × 8 map with a strip of cost-3 ground (tilepath's digit extension of the Moving AI
+/// format): JPS cannot run on it.
+fn costly_map() -> MapSource {
+    let rows = [
+        "............",
+        "............",
+        "....3333....",
+        "....3333....",
+        "............",
+        "............",
+        "............",
+        "............",
+    ];
+    MapSource::Text {
+        name: "costly".into(),
+        text: format!("type octile\nheight 8\nwidth 12\nmap\n{}\n", rows.join("\n")),
+    }
 }
 
 /// An open map of `width` × `height` floor cells, start top-left, goal bottom-right.
@@ -400,20 +440,46 @@ mod planning {
     }
 
     #[test]
-    fn unsupported_settings_are_reported_not_ignored() {
+    fn unsupported_settings_are_refused_or_reported_not_ignored() {
         let mut app = test_app(MapSource::BuiltIn);
         while pathfinder(&app).settings().algorithm != Algorithm::Jps {
             tap_key(&mut app, KeyCode::Tab);
         }
         assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "JPS runs on the built-in map");
-        tap_key(&mut app, KeyCode::KeyM);
+        // 4 moves would break JPS: refused, with the reason.
+        app.world_mut().write_message(key_message(KeyCode::KeyM, ButtonState::Pressed));
+        app.update();
+        assert_eq!(
+            pathfinder(&app).settings().rules.moves,
+            gridpath::Moves::Eight,
+            "M must be refused under JPS"
+        );
         assert!(
-            matches!(report(&app).outcome, PlanOutcome::Failed(SearchError::Unsupported { .. })),
-            "JPS with 4 moves should fail with a reason, got {:?}",
+            notices(&app).iter().any(|n| n.text.contains("JPS needs 8-connected moves")),
+            "the refusal must say why: {:?}",
+            notices(&app)
+        );
+        app.world_mut().write_message(key_message(KeyCode::KeyM, ButtonState::Released));
+        app.update();
+
+        // A map with terrain costs: JPS cannot run, and the search says why.
+        let mut app = test_app(costly_map());
+        tap_key(&mut app, KeyCode::Digit5);
+        assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar, "5 must not pick JPS here");
+        // Tab skips JPS (and says so) rather than picking a search that cannot run.
+        for _ in 0..Algorithm::ALL.len() {
+            tap_key(&mut app, KeyCode::Tab);
+            assert_ne!(pathfinder(&app).settings().algorithm, Algorithm::Jps, "Tab must skip JPS here");
+        }
+        assert!(
+            matches!(report(&app).outcome, PlanOutcome::Found { .. }),
+            "every algorithm Tab picks must run: {:?}",
             report(&app).outcome
         );
-        let (.., status, _) = unit(&mut app);
-        assert!(matches!(status, UnitStatus::NoPath(_)), "the unit should stop: {status:?}");
+        assert!(
+            !matches!(report(&app).outcome, PlanOutcome::Failed(SearchError::Unsupported { .. })),
+            "no unsupported search is ever planned from the keys"
+        );
     }
 
     #[test]
@@ -665,6 +731,369 @@ mod level {
     }
 }
 
+mod animation {
+    use super::*;
+    use gridpath::TraceEvent;
+    use tilepath::animation::RATES;
+    use tilepath::planning::Explored;
+
+    /// The trace of the latest main search.
+    fn trace(app: &App) -> Vec<TraceEvent> {
+        report(app).trace.clone()
+    }
+
+    #[test]
+    fn stepping_visits_exactly_the_trace_events_in_order() {
+        // The state machine alone: one event per step, the trace's, in its order.
+        let app = test_app(MapSource::BuiltIn);
+        let events = trace(&app);
+        assert!(events.len() > 100, "A* on the built-in map should leave a long trace");
+        let mut replay = SearchAnimation::default();
+        replay.restart(events.clone(), 40, 30);
+        let mut seen = Vec::new();
+        while let Some(event) = replay.step() {
+            seen.push(event);
+            assert_eq!(replay.applied(), seen.len(), "each step applies exactly one event");
+            assert_eq!(replay.explored(), Explored::from_trace(&seen), "cell states follow the events");
+        }
+        assert_eq!(seen, events, "stepping must visit exactly the trace's events, in order");
+        assert!(replay.is_finished());
+
+        // In the app: Space pauses, each N applies exactly the next event of the trace.
+        let mut app = animated_app(MapSource::BuiltIn, 300);
+        tap_key(&mut app, KeyCode::Space);
+        assert!(animation(&app).is_paused(), "Space should pause the replay");
+        let paused_at = animation(&app).applied();
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(animation(&app).applied(), paused_at, "a paused replay does not advance");
+        let events = trace(&app);
+        for n in 1..=20 {
+            tap_key(&mut app, KeyCode::KeyN);
+            let replay = animation(&app);
+            assert_eq!(replay.applied(), paused_at + n, "N must apply exactly one event");
+            assert_eq!(replay.applied_events(), &events[..paused_at + n], "N follows the trace in order");
+        }
+        let (_, _, _, at) = unit(&mut app);
+        let start = pathfinder(&app).geometry().cell_center(pathfinder(&app).start());
+        assert_eq!(at, start, "the unit waits while the search is being shown");
+    }
+
+    #[test]
+    fn the_replay_advances_by_elapsed_time_at_the_chosen_rate() {
+        let mut replay = SearchAnimation::default();
+        let events = vec![TraceEvent::Closed { pos: Pos::new(1, 1) }; 100];
+        replay.restart(events, 4, 4);
+        assert_eq!(replay.advance(0.25, 100), 25, "a quarter second at 100/s is 25 events");
+        // Fractions carry over: ten frames of 1/300 s at 100/s make 3 events, not 0.
+        let applied: usize = (0..10).map(|_| replay.advance(1.0 / 300.0, 100)).sum();
+        assert!((3..=4).contains(&applied), "fractions must carry over, applied {applied}");
+        let remaining = 100 - replay.applied();
+        assert_eq!(replay.advance(10.0, 10_000), remaining, "never past the end");
+        assert!(replay.is_finished());
+
+        // In the app, 30 frames of 1/30 s at 300 events/s make about 300 events.
+        let mut app = animated_app(MapSource::BuiltIn, 300);
+        let before = animation(&app).applied();
+        for _ in 0..30 {
+            app.update();
+        }
+        let advanced = animation(&app).applied() - before;
+        assert!((295..=305).contains(&advanced), "one second at 300 events/s, got {advanced}");
+    }
+
+    #[test]
+    fn instant_mode_equals_the_final_state_and_the_unit_walks_at_once() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let replay = animation(&app);
+        assert!(replay.is_finished(), "in instant mode the search is shown finished on the first frame");
+        assert_eq!(replay.applied(), report(&app).trace.len());
+        assert_eq!(replay.explored(), report(&app).explored, "instant must equal the trace's final state");
+        let (_, _, _, before) = unit(&mut app);
+        app.update();
+        let (_, _, _, after) = unit(&mut app);
+        assert_ne!(before, after, "the unit sets off at once in instant mode");
+
+        // Skipping with Esc reaches the same final state.
+        let mut app = animated_app(MapSource::BuiltIn, 100);
+        assert!(!animation(&app).is_finished());
+        tap_key(&mut app, KeyCode::Escape);
+        assert!(animation(&app).is_finished(), "Esc skips to the end");
+        assert_eq!(animation(&app).explored(), report(&app).explored);
+    }
+
+    #[test]
+    fn the_unit_waits_for_the_replay_then_walks() {
+        let mut app = animated_app(MapSource::BuiltIn, 3000);
+        let start = pathfinder(&app).geometry().cell_center(pathfinder(&app).start());
+        let mut frames = 0;
+        while !animation(&app).is_finished() {
+            assert_eq!(unit(&mut app).3, start, "the unit stands still during the replay");
+            app.update();
+            frames += 1;
+            assert!(frames < 300, "a 3000 events/s replay of ~1300 events ends within seconds");
+        }
+        app.update();
+        assert_ne!(unit(&mut app).3, start, "the unit walks once the replay ended");
+        walk_to_arrival(&mut app);
+    }
+
+    #[test]
+    fn an_edit_mid_animation_restarts_it_cleanly() {
+        let mut app = animated_app(MapSource::BuiltIn, 100);
+        for _ in 0..30 {
+            app.update();
+        }
+        let (restarts, applied) = (animation(&app).restarts(), animation(&app).applied());
+        assert!(applied > 50 && !animation(&app).is_finished(), "mid-way through the replay");
+        // A wall in the middle of the explored area.
+        let wall = Pos::new(8, 4);
+        assert!(pathfinder(&app).grid().is_passable(wall));
+        hover(&mut app, Some(wall));
+        mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+        app.update();
+        assert!(!pathfinder(&app).grid().is_passable(wall), "the wall is painted");
+        let replay = animation(&app);
+        assert_eq!(replay.restarts(), restarts + 1, "the edit restarts the replay once");
+        assert!(replay.applied() <= 4, "the replay starts over, {} events in", replay.applied());
+        assert_eq!(
+            replay.applied_events(),
+            &report(&app).trace[..replay.applied()],
+            "it replays the new search"
+        );
+        assert_eq!(
+            replay.explored(),
+            Explored::from_trace(replay.applied_events()),
+            "no cell state survives from the old replay"
+        );
+        mouse(&mut app, MouseButton::Left, ButtonState::Released);
+        app.update();
+        assert_eq!(animation(&app).restarts(), restarts + 1, "releasing the button changes nothing");
+    }
+
+    #[test]
+    fn speed_keys_step_through_the_rates_up_to_instant() {
+        let mut app = animated_app(MapSource::BuiltIn, RATES[0]);
+        let speed = |app: &App| *app.world().resource::<AnimationSpeed>();
+        tap_key(&mut app, KeyCode::Comma);
+        assert_eq!(speed(&app), AnimationSpeed::PerSecond(RATES[0]), "no slower than the slowest rate");
+        for &rate in &RATES[1..] {
+            tap_key(&mut app, KeyCode::Period);
+            assert_eq!(speed(&app), AnimationSpeed::PerSecond(rate));
+        }
+        tap_key(&mut app, KeyCode::Period);
+        assert_eq!(speed(&app), AnimationSpeed::Instant, "past 10,000 events/s comes instant");
+        assert!(animation(&app).is_finished(), "instant shows the search finished at once");
+        tap_key(&mut app, KeyCode::Comma);
+        assert_eq!(speed(&app), AnimationSpeed::PerSecond(10_000));
+    }
+}
+
+mod race {
+    use super::*;
+    use gridpath::{Algorithm, Moves, Searcher, Settings, formats};
+    use tilepath::race::{RaceOutcome, RaceTable, race};
+
+    /// A small fixed map: a cup open toward the start lures greedy search in, so its path is
+    /// dearer than the optimum (21.66 against 20.49).
+    const MAP: &str = "\
+......................
+.........#######......
+...............#......
+.S.............#...G..
+...............#......
+.........#######......
+......................";
+
+    #[test]
+    fn the_race_table_flags_exactly_the_costs_equal_to_dijkstras() {
+        let map = formats::parse_ascii(MAP).expect("a valid map");
+        let (start, goal) = (map.start.expect("S"), map.goal.expect("G"));
+        let optimum = Searcher::new()
+            .find_path(&map.grid, start, goal, &Settings::with_algorithm(Algorithm::Dijkstra))
+            .expect("a route")
+            .cost;
+        let (rows, reference) = race(&mut Searcher::new(), &map.grid, start, goal, &Settings::default());
+        assert_eq!(reference, Some(optimum), "the table compares with Dijkstra's cost");
+        assert_eq!(rows.len(), Algorithm::ALL.len() + 1, "every algorithm plus weighted A*");
+        let mut suboptimal = Vec::new();
+        for row in &rows {
+            let RaceOutcome::Found { cost, optimal, excess_percent, .. } = row.outcome else {
+                panic!("every algorithm runs with the default settings: {row:?}");
+            };
+            let equal = (cost - optimum).abs() < 1e-6;
+            assert_eq!(optimal, equal, "{:?}: flagged optimal iff its cost equals Dijkstra's", row.algorithm);
+            if row.guaranteed {
+                assert!(optimal, "{:?} is guaranteed optimal, so it must match Dijkstra", row.algorithm);
+            }
+            let expected = (cost / optimum - 1.0) * 100.0;
+            assert!((excess_percent - expected).abs() < 1e-6, "excess % of {:?}", row.algorithm);
+            if !optimal {
+                suboptimal.push(row.algorithm);
+            }
+        }
+        assert!(suboptimal.contains(&Algorithm::Greedy), "greedy is lured into the long way here: {rows:?}");
+        let astar = rows.iter().find(|r| r.algorithm == Algorithm::AStar && r.weight == 1.0).expect("A*");
+        assert!(astar.guaranteed, "A* with octile and weight 1 is guaranteed optimal");
+
+        // 4 moves: JPS does not apply and says why; BFS and the wavefront become optimal.
+        let four = Settings { rules: gridpath::Rules::FOUR, ..Settings::default() };
+        let (rows, _) = race(&mut Searcher::new(), &map.grid, start, goal, &four);
+        let jps = rows.iter().find(|r| r.algorithm == Algorithm::Jps).expect("a JPS row");
+        assert_eq!(jps.outcome, RaceOutcome::Unsupported("JPS needs 8-connected moves"));
+        for algorithm in [Algorithm::Bfs, Algorithm::Wavefront] {
+            let row = rows.iter().find(|r| r.algorithm == algorithm).expect("a row");
+            assert!(row.guaranteed && matches!(row.outcome, RaceOutcome::Found { optimal: true, .. }));
+        }
+        assert_eq!(four.rules.moves, Moves::Four);
+    }
+
+    #[test]
+    fn t_shows_the_race_and_keeps_it_up_to_date() {
+        let mut app = test_app(MapSource::Text { name: "race".into(), text: MAP.into() });
+        assert!(app.world().resource::<RaceTable>().rows.is_empty(), "no race before T");
+        tap_key(&mut app, KeyCode::KeyT);
+        let table = app.world().resource::<RaceTable>();
+        assert!(table.shown && table.rows.len() == 8, "T races every algorithm: {table:?}");
+        assert!(table.optimum.is_some());
+        // Wall off both ways around the cup: the table follows the edits.
+        drag(&mut app, MouseButton::Left, &[Pos::new(12, 6)]);
+        drag(&mut app, MouseButton::Left, &[Pos::new(12, 0)]);
+        let table = app.world().resource::<RaceTable>();
+        assert_eq!(table.optimum, None, "the table must be re-run after an edit: {table:?}");
+        assert!(
+            table.rows.iter().all(|r| matches!(r.outcome, RaceOutcome::Failed(_))),
+            "every contestant reports no path: {table:?}"
+        );
+        tap_key(&mut app, KeyCode::KeyT);
+        assert!(!app.world().resource::<RaceTable>().shown, "T hides the race");
+    }
+}
+
+mod panel {
+    use super::*;
+    use gridpath::{Algorithm, Moves};
+    use tilepath::controls::Control;
+    use tilepath::panel::PanelButton;
+
+    /// The panel button sending `control`.
+    fn button(app: &mut App, control: Control) -> Entity {
+        let mut buttons = app.world_mut().query::<(Entity, &PanelButton)>();
+        buttons
+            .iter(app.world())
+            .find(|(_, b)| b.0 == control)
+            .map(|(e, _)| e)
+            .unwrap_or_else(|| panic!("the panel should have a button for {control:?}"))
+    }
+
+    /// Presses the mouse on `control`'s button while the map cell `under` is hovered, as the
+    /// window delivers it (the UI sets the button's `Interaction`), then releases.
+    fn click(app: &mut App, control: Control, under: Pos) {
+        let entity = button(app, control);
+        hover(app, Some(under));
+        app.world_mut().entity_mut(entity).insert(Interaction::Pressed);
+        mouse(app, MouseButton::Left, ButtonState::Pressed);
+        app.update();
+        app.world_mut().entity_mut(entity).insert(Interaction::Hovered);
+        mouse(app, MouseButton::Left, ButtonState::Released);
+        app.update();
+        app.world_mut().entity_mut(entity).insert(Interaction::None);
+        app.update();
+    }
+
+    #[test]
+    fn panel_clicks_change_settings_and_never_paint_the_map() {
+        let mut app = test_app_with_hud(open_map(30, 20));
+        let cell = Pos::new(10, 10);
+        click(&mut app, Control::SelectAlgorithm(Algorithm::Dijkstra), cell);
+        assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Dijkstra, "the click selects Dijkstra");
+        click(&mut app, Control::SetMoves(Moves::Four), cell);
+        assert_eq!(pathfinder(&app).settings().rules.moves, Moves::Four, "the click selects 4 moves");
+        click(&mut app, Control::ToggleRace, cell);
+        assert!(app.world().resource::<tilepath::race::RaceTable>().shown, "the race button shows the race");
+        assert!(walls(&app).is_empty(), "clicks on the panel must not paint the map under the pointer");
+        // The same press without the panel under the pointer does paint.
+        drag(&mut app, MouseButton::Left, &[cell]);
+        assert_eq!(walls(&app), vec![cell], "a press on the map paints");
+    }
+
+    #[test]
+    fn every_control_has_a_button_with_its_key() {
+        let mut app = test_app_with_hud(open_map(30, 20));
+        let text = ui_text(&mut app);
+        for label in [
+            "1 A*",
+            "2 Dijkstra",
+            "5 JPS",
+            "7 Wavefront",
+            "M 4",
+            "M 8",
+            "K no cut",
+            "E octile",
+            "[ less",
+            "] more",
+        ] {
+            assert!(text.contains(label), "the panel should show {label:?}:\n{text}");
+        }
+        for label in [
+            ", slower",
+            ". faster",
+            ". instant",
+            "Space",
+            "N step",
+            "Esc skip",
+            "T race",
+            "D flow",
+            "V searched",
+        ] {
+            assert!(text.contains(label), "the panel should show {label:?}:\n{text}");
+        }
+    }
+
+    #[test]
+    fn options_that_do_not_apply_are_disabled_with_the_reason() {
+        let mut app = test_app_with_hud(open_map(30, 20));
+        // JPS: 4 moves and corner cutting would break it.
+        tap_key(&mut app, KeyCode::Digit5);
+        let text = ui_text(&mut app);
+        assert!(text.contains("JPS needs 8-connected moves"), "4 moves is disabled under JPS:\n{text}");
+        assert!(text.contains("JPS needs the no-corner-cutting rule"), "so is corner cutting:\n{text}");
+        // A click on the disabled button is refused with the reason, not ignored.
+        click(&mut app, Control::SetMoves(Moves::Four), Pos::new(3, 3));
+        assert_eq!(pathfinder(&app).settings().rules.moves, Moves::Eight, "the disabled option is not taken");
+
+        // Dijkstra: no heuristic, no weight.
+        tap_key(&mut app, KeyCode::Digit2);
+        let text = ui_text(&mut app);
+        assert!(text.contains("Dijkstra uses no heuristic"), "the heuristic is disabled:\n{text}");
+        let heuristic = pathfinder(&app).settings().heuristic;
+        app.world_mut().write_message(key_message(KeyCode::KeyE, ButtonState::Pressed));
+        app.update();
+        assert_eq!(pathfinder(&app).settings().heuristic, heuristic, "E is refused under Dijkstra");
+        assert!(notices(&app).iter().any(|n| n.text.contains("Dijkstra uses no heuristic")));
+        app.world_mut().write_message(key_message(KeyCode::KeyE, ButtonState::Released));
+        app.update();
+
+        // Greedy takes no weight; 4 moves have no corner rule.
+        tap_key(&mut app, KeyCode::Digit4);
+        assert!(ui_text(&mut app).contains("a weight changes nothing"));
+        tap_key(&mut app, KeyCode::KeyM);
+        assert!(ui_text(&mut app).contains("4 moves have none"), "corners are disabled with 4 moves");
+
+        // A* with a weight: bidirectional search does not apply.
+        tap_key(&mut app, KeyCode::Digit1);
+        tap_key(&mut app, KeyCode::BracketRight);
+        assert!(ui_text(&mut app).contains("bidirectional search takes no heuristic weight"));
+        tap_key(&mut app, KeyCode::Digit6);
+        assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar, "6 is refused while weighted");
+
+        // Terrain costs: JPS is disabled whatever the rules.
+        let mut app = test_app_with_hud(costly_map());
+        assert!(ui_text(&mut app).contains("JPS needs uniform terrain cost"));
+    }
+}
+
 mod script {
     use std::path::PathBuf;
 
@@ -701,9 +1130,16 @@ mod script {
     }
 
     #[test]
-    fn the_demo_script_parses() {
+    fn the_demo_scripts_parse() {
         let steps = parse_script(include_str!("scripts/demo.txt")).expect("tests/scripts/demo.txt is valid");
         assert!(steps.contains(&Step::WaitArrival(3000)));
+        let steps =
+            parse_script(include_str!("scripts/search.txt")).expect("tests/scripts/search.txt is valid");
+        assert!(steps.contains(&Step::Key(KeyCode::Comma)) && steps.contains(&Step::Key(KeyCode::KeyT)));
+        let steps =
+            parse_script(include_str!("scripts/tutorial.txt")).expect("tests/scripts/tutorial.txt is valid");
+        assert!(steps.contains(&Step::Key(KeyCode::KeyD)));
+        assert_eq!(parse_script("key Period\n"), Ok(vec![Step::Key(KeyCode::Period)]));
     }
 
     #[test]

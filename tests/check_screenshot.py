@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks the screenshot of tests/scripts/demo.txt (Python 3 standard library only).
+"""Checks the screenshots of the real-window scripts (Python 3 standard library only).
 
-Usage: check_screenshot.py DEMO.png   (reads the layout from DEMO.json next to it)
+Usage: check_screenshot.py DEMO.png   (tests/scripts/demo.txt; reads DEMO.json next to it)
+       check_screenshot.py --lab DIR  (tests/scripts/search.txt and tutorial.txt, run in DIR)
 
 The app writes the layout — where cell (0, 0) is in the image and how many pixels a cell is —
 when it takes the screenshot, so these checks need no knowledge of the camera. The cells below
@@ -92,6 +93,15 @@ class Shot:
                     out.append(self.rows[y][x])
         return out
 
+    def corner_mean(self, cell):
+        """Mean colour of a small box in a cell's top-left corner, clear of centred text."""
+        cx, cy = self.centre(cell)
+        x0, y0 = int(cx - self.step * 0.42), int(cy - self.step * 0.42)
+        size = max(1, int(self.step * 0.12))
+        px = [self.rows[y][x] for y in range(y0, y0 + size) for x in range(x0, x0 + size)
+              if 0 <= x < self.width and 0 <= y < self.height] or [(0, 0, 0)]
+        return tuple(sum(p[i] for p in px) / len(px) for i in range(3))
+
     def mean(self, cell, fraction=0.15):
         px = self.pixels(cell, fraction) or [(0, 0, 0)]
         return tuple(sum(p[i] for p in px) / len(px) for i in range(3))
@@ -117,7 +127,57 @@ def is_start(rgb):     # green start marker (#2fb36b)
     return g > 140 and r < 110 and b < 150
 
 
+def is_heat_near(rgb):  # the goal end of the heat scale: yellow
+    r, g, b = rgb
+    return r > 180 and g > 170 and b < 120
+
+
+def is_heat_far(rgb):   # the far end of the heat scale: slate blue
+    r, g, b = rgb
+    return b > r + 20 and r < 130
+
+
+def check_lab(folder):
+    """The search lab: the replay paused mid-way, the race table, the flow-field views."""
+    failures = []
+
+    def check(ok, message):
+        print(("ok   " if ok else "FAIL ") + message)
+        if not ok:
+            failures.append(message)
+
+    anim = Shot(f"{folder}/animation.png")
+    a = anim.layout["animation"]
+    check(0 < a["applied"] < a["total"] and a["paused"],
+          f"the replay is paused mid-way: {a['applied']} of {a['total']} events")
+    units = anim.layout["units"]
+    check(len(units) == 1 and tuple(units[0]["cell"]) == tuple(anim.layout["start"]),
+          f"the unit waits on the start during the replay: {units}")
+
+    race = Shot(f"{folder}/race.png")
+    check(race.layout["race_rows"] == 8, f"the race table has 8 rows: {race.layout['race_rows']}")
+    a = race.layout["animation"]
+    check(a["applied"] == a["total"], "Esc skipped the replay to its end")
+
+    flow = Shot(f"{folder}/flow.png")
+    check(flow.layout["flow_field"], "the flow-field view is on")
+    near, far = flow.mean((35, 26), 0.3), flow.mean((2, 28), 0.3)
+    check(is_heat_near(near), f"heat next to the goal is yellow: rgb {tuple(round(c) for c in near)}")
+    check(is_heat_far(far), f"heat far from the goal is blue: rgb {tuple(round(c) for c in far)}")
+
+    tutorial = Shot(f"{folder}/tutorial-flow.png")
+    check(tutorial.layout["map"] == {"width": 10, "height": 10}, "the tutorial map is shown")
+    check(tutorial.step > 40, f"its cells are big enough for numbers ({tutorial.step:.1f} px)")
+    near = tutorial.corner_mean((6, 4))
+    check(is_heat_near(near), f"heat next to the tutorial's goal is yellow: rgb {tuple(round(c) for c in near)}")
+    if failures:
+        sys.exit(f"{len(failures)} lab screenshot check(s) failed")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--lab":
+        check_lab(sys.argv[2])
+        return
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     shot = Shot(sys.argv[1])

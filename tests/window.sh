@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Real-window test: plays tests/scripts/demo.txt in the real binary under Xvfb (Mesa's software
-# Vulkan), saves a screenshot with Bevy's screenshot API and checks pixel colours at known cells.
+# Vulkan), saves a screenshot with Bevy's screenshot API and checks pixel colours at known cells;
+# then plays the search lab's scripts (search.txt; tutorial.txt on the tutorial map), which save
+# animation.png, race.png, flow.png and tutorial-flow.png in OUT_DIR, and checks those.
 #
 #   tests/window.sh [OUT_DIR]      (default OUT_DIR: $CARGO_TARGET_DIR/window-test)
 #
@@ -17,7 +19,7 @@ if [ -z "${TILEPATH_BIN:-}" ]; then
     TILEPATH_BIN="$CARGO_TARGET_DIR/debug/tilepath"
 fi
 
-rm -f "$out/demo.png" "$out/demo.json"
+rm -f "$out"/*.png "$out"/*.json
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 # Start outside the repository: the binary must not need an assets/ folder.
 scratch="$(mktemp -d)"
@@ -33,4 +35,21 @@ if [ "$status" -ne 0 ]; then
 fi
 
 python3 "$repo/tests/check_screenshot.py" "$out/demo.png"
-echo "window test passed: $out/demo.png"
+
+# The lab scripts save their screenshots relative to the working directory: run them in $out.
+run_lab() {
+    local log="$1"
+    shift
+    local lab_status=0
+    (cd "$out" && timeout 600 xvfb-run -a -s "-screen 0 1280x720x24" "$TILEPATH_BIN" "$@") \
+        >"$out/$log" 2>&1 || lab_status=$?
+    if [ "$lab_status" -ne 0 ]; then
+        tail -n 40 "$out/$log"
+        echo "window test: tilepath $* exited with status $lab_status (log: $out/$log)" >&2
+        exit 1
+    fi
+}
+run_lab search.log --script "$repo/tests/scripts/search.txt"
+run_lab tutorial.log --map "$repo/assets/maps/tutorial.txt" --script "$repo/tests/scripts/tutorial.txt"
+python3 "$repo/tests/check_screenshot.py" --lab "$out"
+echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png)"

@@ -1,0 +1,147 @@
+//! The lab's controls as one table: every [`Control`] has a key (read here) and a button in the
+//! controls panel (which writes the same message), so keys and clicks cannot drift apart.
+//! Each feature reads the [`Control`] messages it owns: settings (planning), playback
+//! (animation), the race table (race), the flow-field view and the search tint (view plugins).
+
+use bevy::prelude::*;
+use gridpath::Algorithm;
+
+use crate::AppSystems;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<Control>();
+    app.add_systems(Update, read_control_keys.in_set(AppSystems::RecordInput).in_set(ControlSystems));
+}
+
+/// Systems that turn input into [`Control`] messages; systems that apply them run after.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ControlSystems;
+
+/// Something the player asked for with a key or a panel button.
+#[derive(Message, Clone, Copy, Debug, PartialEq)]
+pub enum Control {
+    /// Use this algorithm (keys `1`–`7`).
+    SelectAlgorithm(Algorithm),
+    /// The next (or with `back`, previous) algorithm that applies (`Tab` / `Shift+Tab`).
+    CycleAlgorithm {
+        /// Go backwards.
+        back: bool,
+    },
+    /// Use 4 or 8 moves (`M` toggles).
+    SetMoves(gridpath::Moves),
+    /// Toggle between 4 and 8 moves (`M`).
+    ToggleMoves,
+    /// Use this corner rule.
+    SetCorners(gridpath::Corners),
+    /// The next (or previous) corner rule (`K` / `Shift+K`).
+    CycleCorners {
+        /// Go backwards.
+        back: bool,
+    },
+    /// Use this heuristic.
+    SetHeuristic(gridpath::Heuristic),
+    /// The next (or previous) heuristic (`E` / `Shift+E`).
+    CycleHeuristic {
+        /// Go backwards.
+        back: bool,
+    },
+    /// Heuristic weight down one step (`[`).
+    WeightDown,
+    /// Heuristic weight up one step (`]`).
+    WeightUp,
+    /// Replay the search more slowly (`,`).
+    AnimationSlower,
+    /// Replay the search faster; past the fastest rate, instantly (`.`).
+    AnimationFaster,
+    /// Show searches at once, without replay.
+    AnimationInstant,
+    /// Pause or resume the replay; after the end, replay from the start (`Space`).
+    PlayPause,
+    /// Pause and apply exactly one more search event (`N`).
+    StepEvent,
+    /// Skip to the end of the replay (`Esc`).
+    SkipAnimation,
+    /// Show or hide the flow-field view (`D`).
+    ToggleFlowField,
+    /// Show or hide the race table (`T`).
+    ToggleRace,
+    /// Show or hide the searched cells (`V`).
+    ToggleSearchCells,
+}
+
+/// The keys behind the controls, as the panel and the help show them.
+impl Control {
+    /// The key (or keys) for this control, for button labels.
+    pub fn key_label(self) -> &'static str {
+        match self {
+            Control::SelectAlgorithm(algorithm) => match algorithm {
+                Algorithm::AStar => "1",
+                Algorithm::Dijkstra => "2",
+                Algorithm::Bfs => "3",
+                Algorithm::Greedy => "4",
+                Algorithm::Jps => "5",
+                Algorithm::Bidirectional => "6",
+                Algorithm::Wavefront => "7",
+            },
+            Control::CycleAlgorithm { .. } => "Tab",
+            Control::SetMoves(_) | Control::ToggleMoves => "M",
+            Control::SetCorners(_) | Control::CycleCorners { .. } => "K",
+            Control::SetHeuristic(_) | Control::CycleHeuristic { .. } => "E",
+            Control::WeightDown => "[",
+            Control::WeightUp => "]",
+            Control::AnimationSlower => ",",
+            Control::AnimationFaster | Control::AnimationInstant => ".",
+            Control::PlayPause => "Space",
+            Control::StepEvent => "N",
+            Control::SkipAnimation => "Esc",
+            Control::ToggleFlowField => "D",
+            Control::ToggleRace => "T",
+            Control::ToggleSearchCells => "V",
+        }
+    }
+}
+
+/// Digit keys `1`–`7`, in [`Algorithm::ALL`] order.
+const ALGORITHM_KEYS: [KeyCode; 7] = [
+    KeyCode::Digit1,
+    KeyCode::Digit2,
+    KeyCode::Digit3,
+    KeyCode::Digit4,
+    KeyCode::Digit5,
+    KeyCode::Digit6,
+    KeyCode::Digit7,
+];
+
+/// Keys without a modifier and the control each one sends.
+const PLAIN_KEYS: [(KeyCode, Control); 11] = [
+    (KeyCode::KeyM, Control::ToggleMoves),
+    (KeyCode::BracketLeft, Control::WeightDown),
+    (KeyCode::BracketRight, Control::WeightUp),
+    (KeyCode::Comma, Control::AnimationSlower),
+    (KeyCode::Period, Control::AnimationFaster),
+    (KeyCode::Space, Control::PlayPause),
+    (KeyCode::KeyN, Control::StepEvent),
+    (KeyCode::Escape, Control::SkipAnimation),
+    (KeyCode::KeyD, Control::ToggleFlowField),
+    (KeyCode::KeyT, Control::ToggleRace),
+    (KeyCode::KeyV, Control::ToggleSearchCells),
+];
+
+fn read_control_keys(keys: Res<ButtonInput<KeyCode>>, mut controls: MessageWriter<Control>) {
+    let back = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    for (key, algorithm) in ALGORITHM_KEYS.into_iter().zip(Algorithm::ALL) {
+        if keys.just_pressed(key) {
+            controls.write(Control::SelectAlgorithm(algorithm));
+        }
+    }
+    let cycles = [
+        (KeyCode::Tab, Control::CycleAlgorithm { back }),
+        (KeyCode::KeyK, Control::CycleCorners { back }),
+        (KeyCode::KeyE, Control::CycleHeuristic { back }),
+    ];
+    for (key, control) in cycles.into_iter().chain(PLAIN_KEYS) {
+        if keys.just_pressed(key) {
+            controls.write(control);
+        }
+    }
+}

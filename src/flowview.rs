@@ -1,0 +1,212 @@
+//! The flow-field view (`D`): the distance from every cell to the goal
+//! (`gridpath::FlowField::dijkstra`, with the current moves and corner rule) as a heat map, a
+//! small arrow per cell toward its next step, and — on small maps — each cell's contour step
+//! number (`FlowField::wavefront`: the goal is 1, each step away one more), as the classic
+//! wavefront tutorial prints them. The search tint is hidden meanwhile; the path stays.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::image::ImageSampler;
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use gridpath::FlowField;
+
+use crate::AppSystems;
+use crate::controls::{Control, ControlSystems};
+use crate::level::TILE_SIZE;
+use crate::planning::Pathfinder;
+
+/// Depth of the heat map: over the terrain (0), under the path overlay (1).
+const HEAT_Z: f32 = 0.5;
+/// Depth of the step numbers: over the path overlay, under the markers (2).
+const NUMBER_Z: f32 = 1.5;
+/// Opacity of the heat map (0–255): the terrain shows through a little.
+const HEAT_ALPHA: u8 = 220;
+/// Maps with at most this many cells (24 × 24) get step numbers: on bigger maps a fitted cell is
+/// too small on screen for a number and an arrow.
+pub const MAX_NUMBERED_CELLS: usize = 576;
+/// Maps with at most this many cells get arrows (gizmos are redrawn every frame).
+const MAX_ARROW_CELLS: usize = 16_384;
+/// Step number text size, in world units (a cell is [`TILE_SIZE`] wide).
+const NUMBER_SIZE: f32 = 12.0;
+/// Arrow colour: dark, so it reads on every heat colour.
+const ARROW_COLOR: Color = Color::srgba(0.05, 0.05, 0.1, 0.7);
+/// Heat colours from the goal (0) to the farthest reached cell (1): yellow, green, teal, blue.
+const HEAT_STOPS: [(f32, [f32; 3]); 4] = [
+    (0.0, [0.99, 0.91, 0.15]),
+    (0.35, [0.37, 0.79, 0.38]),
+    (0.7, [0.13, 0.57, 0.55]),
+    (1.0, [0.23, 0.32, 0.55]),
+];
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<FlowView>();
+    app.init_resource::<Fields>();
+    app.add_systems(Startup, spawn_heat_map);
+    app.add_systems(
+        Update,
+        toggle_flow_view.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
+    );
+    app.add_systems(
+        Update,
+        (
+            show_flow_field.run_if(
+                flow_shown.and_then(resource_changed::<Pathfinder>.or_else(resource_changed::<FlowView>)),
+            ),
+            hide_flow_field.run_if(not(flow_shown).and_then(resource_changed::<FlowView>)),
+            draw_flow_arrows.run_if(flow_shown),
+        )
+            .chain()
+            .in_set(AppSystems::Present),
+    );
+}
+
+/// Whether the flow-field view is on (key `D`).
+#[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct FlowView {
+    /// Shown.
+    pub shown: bool,
+}
+
+/// The fields on screen: distance and next steps for the heat map and the arrows.
+#[derive(Resource, Default)]
+struct Fields {
+    cost: Option<FlowField>,
+}
+
+/// The heat map sprite: one texel per cell, stretched over the map.
+#[derive(Component)]
+struct HeatMap;
+
+/// A step number drawn in a cell.
+#[derive(Component)]
+struct StepNumber;
+
+/// Run condition: the flow-field view is on.
+fn flow_shown(view: Res<FlowView>) -> bool {
+    view.shown
+}
+
+fn spawn_heat_map(mut commands: Commands) {
+    commands.spawn((
+        Name::new("Heat map"),
+        HeatMap,
+        Sprite::default(),
+        Transform::from_xyz(0.0, 0.0, HEAT_Z),
+        Visibility::Hidden,
+    ));
+}
+
+fn toggle_flow_view(mut controls: MessageReader<Control>, mut view: ResMut<FlowView>) {
+    for control in controls.read() {
+        if *control == Control::ToggleFlowField {
+            view.shown = !view.shown;
+        }
+    }
+}
+
+/// The heat colour of `t` (0 at the goal, 1 at the farthest reached cell), as sRGB bytes.
+pub fn heat_color(t: f32) -> [u8; 3] {
+    let t = t.clamp(0.0, 1.0);
+    let upper = HEAT_STOPS.iter().position(|&(at, _)| at >= t).unwrap_or(HEAT_STOPS.len() - 1).max(1);
+    let ((a, from), (b, to)) = (HEAT_STOPS[upper - 1], HEAT_STOPS[upper]);
+    let mix = if b > a { (t - a) / (b - a) } else { 0.0 };
+    // Each channel stays in 0..=1, so the byte conversion is exact enough and in range.
+    std::array::from_fn(|i| ((from[i] + (to[i] - from[i]) * mix) * 255.0).round() as u8)
+}
+
+/// Rebuilds the fields, the heat map and the step numbers for the current map and goal.
+fn show_flow_field(
+    mut commands: Commands,
+    pathfinder: Res<Pathfinder>,
+    mut fields: ResMut<Fields>,
+    mut images: ResMut<Assets<Image>>,
+    heat_map: Single<(&mut Sprite, &mut Visibility), With<HeatMap>>,
+    numbers: Query<Entity, With<StepNumber>>,
+) {
+    for entity in &numbers {
+        commands.entity(entity).despawn();
+    }
+    let grid = pathfinder.grid();
+    let rules = pathfinder.settings().rules;
+    let geometry = pathfinder.geometry();
+    // The goal is always on a free cell (the editor sees to it); a failure shows an empty field.
+    let cost = FlowField::dijkstra(grid, pathfinder.goal(), rules).ok();
+    let farthest = grid
+        .positions()
+        .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    let mut texels = Vec::with_capacity(grid.len() * 4);
+    for cell in grid.positions() {
+        match cost.as_ref().and_then(|f| f.distance(cell)) {
+            Some(distance) => {
+                let [r, g, b] = heat_color((distance / farthest) as f32);
+                texels.extend([r, g, b, HEAT_ALPHA]);
+            }
+            // Walls and cells that cannot reach the goal stay as they are.
+            None => texels.extend([0, 0, 0, 0]),
+        }
+    }
+    let mut image = Image::new(
+        Extent3d { width: grid.width(), height: grid.height(), depth_or_array_layers: 1 },
+        TextureDimension::D2,
+        texels,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    let (mut sprite, mut visibility) = heat_map.into_inner();
+    *sprite = Sprite { image: images.add(image), custom_size: Some(geometry.world_size()), ..default() };
+    *visibility = Visibility::Inherited;
+
+    if grid.len() <= MAX_NUMBERED_CELLS
+        && let Ok(steps) = FlowField::wavefront(grid, pathfinder.goal(), rules)
+    {
+        for cell in grid.positions() {
+            let Some(number) = steps.step_number(cell) else { continue };
+            let t = cost.as_ref().and_then(|f| f.distance(cell)).map_or(0.0, |d| d / farthest);
+            // Dark digits on the light (near) half of the scale, light ones on the dark half.
+            let color = if t < 0.5 { Color::srgb(0.08, 0.08, 0.12) } else { Color::srgb(0.95, 0.96, 0.98) };
+            commands.spawn((
+                StepNumber,
+                Text2d::new(format!("{number:02}")),
+                TextFont { font_size: FontSize::Px(NUMBER_SIZE), ..default() },
+                TextColor(color),
+                Transform::from_translation(geometry.cell_center(cell).extend(NUMBER_Z)),
+            ));
+        }
+    }
+    fields.cost = cost;
+}
+
+/// Hides the heat map and removes the step numbers.
+fn hide_flow_field(
+    mut commands: Commands,
+    mut fields: ResMut<Fields>,
+    mut heat_map: Single<&mut Visibility, With<HeatMap>>,
+    numbers: Query<Entity, With<StepNumber>>,
+) {
+    for entity in &numbers {
+        commands.entity(entity).despawn();
+    }
+    **heat_map = Visibility::Hidden;
+    fields.cost = None;
+}
+
+/// A small arrow in every reached cell toward its next step; beside the number on small maps.
+fn draw_flow_arrows(mut gizmos: Gizmos, pathfinder: Res<Pathfinder>, fields: Res<Fields>) {
+    let grid = pathfinder.grid();
+    let geometry = pathfinder.geometry();
+    let numbered = grid.len() <= MAX_NUMBERED_CELLS;
+    // With numbers in the middle, the arrow sits between the number and the cell's edge.
+    let (from, to) = if numbered { (0.24, 0.48) } else { (-0.3, 0.3) };
+    // Huge maps get no arrows: thousands of gizmos a frame would drown the frame rate.
+    let field = fields.cost.as_ref().filter(|_| grid.len() <= MAX_ARROW_CELLS);
+    for (cell, next) in grid.positions().filter_map(|c| Some((c, field?.next_step(c)?))) {
+        let (a, b) = (geometry.cell_center(cell), geometry.cell_center(next));
+        let direction = (b - a).normalize_or_zero();
+        let start = a + direction * from * TILE_SIZE;
+        let end = a + direction * to * TILE_SIZE;
+        gizmos.arrow_2d(start, end, ARROW_COLOR).with_tip_length(TILE_SIZE * 0.14);
+    }
+}

@@ -1,0 +1,506 @@
+//! The controls panel on the right: clickable buttons for the algorithm, moves, corner rule,
+//! heuristic, weight, the search animation and the views, each labelled with its key, and the
+//! race table. A button sends the same [`Control`] as its key. Options that do not apply to the
+//! current choices are drawn disabled and the panel says why (a click on one is refused with
+//! the reason as well). The panel is a [`BlocksMap`] node: clicks on it never reach the map.
+//!
+//! It only spawns UI nodes and writes their text and colours, so the headless tests add it
+//! too (its [`plugin`] is public for them) and press its buttons by setting [`Interaction`].
+
+use bevy::prelude::*;
+use gridpath::{Algorithm, Corners, Heuristic, Moves};
+
+use crate::AppSystems;
+use crate::animation::{AnimationSpeed, SearchAnimation};
+use crate::controls::{Control, ControlSystems};
+use crate::editor::BlocksMap;
+use crate::flowview::FlowView;
+use crate::hud::HUD_HEIGHT;
+use crate::planning::{CORNERS, Pathfinder, SearchOption, option_problem};
+use crate::race::{RaceOutcome, RaceRow, RaceTable};
+use crate::tilemap::ShowSearch;
+
+/// Width of the panel, in logical pixels (the camera keeps the map left of it).
+pub const PANEL_WIDTH: f32 = 376.0;
+/// Button and label text size, in logical pixels.
+const FONT_SIZE: FontSize = FontSize::Px(13.0);
+/// Section titles, reasons and the race table, in logical pixels.
+const SMALL_FONT_SIZE: FontSize = FontSize::Px(12.0);
+
+const PANEL_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.94);
+const TITLE_COLOR: Color = Color::srgb(0.55, 0.62, 0.78);
+const TEXT_COLOR: Color = Color::srgb(0.90, 0.91, 0.94);
+const DIM_COLOR: Color = Color::srgb(0.46, 0.48, 0.54);
+const REASON_COLOR: Color = Color::srgb(1.0, 0.74, 0.38);
+const GOOD_COLOR: Color = Color::srgb(0.55, 0.88, 0.60);
+const BAD_COLOR: Color = Color::srgb(1.0, 0.55, 0.45);
+const BUTTON_COLOR: Color = Color::srgb(0.19, 0.21, 0.27);
+const BUTTON_HOVER_COLOR: Color = Color::srgb(0.27, 0.30, 0.38);
+const SELECTED_COLOR: Color = Color::srgb(0.95, 0.66, 0.23);
+const SELECTED_TEXT_COLOR: Color = Color::srgb(0.10, 0.08, 0.05);
+const DISABLED_COLOR: Color = Color::srgba(0.19, 0.21, 0.27, 0.35);
+
+/// Adds the panel.
+pub fn plugin(app: &mut App) {
+    app.add_systems(Startup, spawn_panel);
+    app.add_systems(Update, press_panel_buttons.in_set(AppSystems::RecordInput).in_set(ControlSystems));
+    app.add_systems(
+        Update,
+        (
+            style_panel_buttons,
+            update_panel_text,
+            fill_race_table.run_if(resource_changed::<RaceTable>.or_else(resource_changed::<Pathfinder>)),
+        )
+            .chain()
+            .in_set(AppSystems::Present),
+    );
+}
+
+/// A panel button: pressing it sends this control.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[require(Button, BlocksMap)]
+pub struct PanelButton(pub Control);
+
+/// How a button is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ButtonLook {
+    /// The current choice (or a view that is on).
+    Selected,
+    /// Available.
+    Enabled,
+    /// Does not apply to the current choices.
+    Disabled,
+}
+
+/// A panel text that changes: which one.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+enum PanelText {
+    /// Why algorithms are disabled.
+    AlgorithmReasons,
+    /// Why a move count or corner rule is disabled.
+    RuleReasons,
+    /// Why the heuristic or the weight is disabled.
+    HeuristicReasons,
+    /// The heuristic weight.
+    Weight,
+    /// The replay speed.
+    Speed,
+    /// How far the replay is.
+    Progress,
+}
+
+/// The race section (hidden while the race is off).
+#[derive(Component)]
+struct RaceSection;
+
+/// The container of the race table's rows.
+#[derive(Component)]
+struct RaceRows;
+
+/// The label of a panel button.
+#[derive(Component)]
+struct ButtonText;
+
+fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
+    (Text::new(value), TextFont { font_size: size, ..default() }, TextColor(color))
+}
+
+/// A button sending `control`, labelled with its key and `label`.
+fn button(control: Control, label: &str) -> impl Bundle {
+    (
+        PanelButton(control),
+        Node { padding: UiRect::axes(px(6), px(3)), border_radius: BorderRadius::all(px(4)), ..default() },
+        BackgroundColor(BUTTON_COLOR),
+        children![(
+            ButtonText,
+            text(format!("{} {label}", control.key_label()), TEXT_COLOR, FONT_SIZE),
+            TextLayout::no_wrap()
+        )],
+    )
+}
+
+/// A row of buttons that wraps.
+fn row_node() -> Node {
+    Node {
+        flex_wrap: FlexWrap::Wrap,
+        column_gap: px(4),
+        row_gap: px(4),
+        align_items: AlignItems::Center,
+        ..default()
+    }
+}
+
+/// A section title.
+fn title(value: &str) -> impl Bundle {
+    text(value, TITLE_COLOR, SMALL_FONT_SIZE)
+}
+
+/// A row label of fixed width, so buttons line up.
+fn label(value: &str) -> impl Bundle {
+    (
+        text(value, TEXT_COLOR, FONT_SIZE),
+        Node { width: px(72), flex_shrink: 0.0, margin: UiRect::top(px(3)), ..default() },
+    )
+}
+
+/// A row: `name` on the left, then what `fill` spawns, wrapping beside the name.
+fn labelled_row(panel: &mut ChildSpawnerCommands, name: &str, fill: impl FnOnce(&mut ChildSpawnerCommands)) {
+    panel.spawn(Node { align_items: AlignItems::Start, ..default() }).with_children(|row| {
+        row.spawn(label(name));
+        row.spawn(Node { flex_grow: 1.0, flex_basis: px(0), ..row_node() }).with_children(fill);
+    });
+}
+
+/// A reason line (empty when nothing is disabled).
+fn reasons(which: PanelText) -> impl Bundle {
+    (which, text("", REASON_COLOR, SMALL_FONT_SIZE))
+}
+
+/// Short button labels of the heuristics.
+fn heuristic_label(heuristic: Heuristic) -> &'static str {
+    match heuristic {
+        Heuristic::Manhattan => "Manhattan",
+        Heuristic::Euclidean => "Euclid",
+        Heuristic::Octile => "octile",
+        Heuristic::Chebyshev => "Chebyshev",
+        Heuristic::Zero => "zero",
+    }
+}
+
+/// Short button labels of the corner rules.
+fn corner_button_label(corners: Corners) -> &'static str {
+    match corners {
+        Corners::Forbid => "no cut",
+        Corners::AllowOne => "cut one",
+        Corners::Allow => "cut all",
+    }
+}
+
+/// Short button labels of the algorithms.
+fn algorithm_label(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Bidirectional => "Bidir",
+        other => other.label(),
+    }
+}
+
+fn spawn_panel(mut commands: Commands) {
+    let panel = commands
+        .spawn((
+            Name::new("Controls panel"),
+            BlocksMap,
+            Node {
+                position_type: PositionType::Absolute,
+                top: px(HUD_HEIGHT),
+                right: px(0),
+                bottom: px(0),
+                width: px(PANEL_WIDTH),
+                padding: UiRect::all(px(10)),
+                flex_direction: FlexDirection::Column,
+                row_gap: px(5),
+                overflow: Overflow::clip(),
+                ..default()
+            },
+            BackgroundColor(PANEL_COLOR),
+        ))
+        .id();
+    commands.entity(panel).with_children(|panel| {
+        panel.spawn(title("SEARCH   (Tab / Shift+Tab cycle)"));
+        panel.spawn(row_node()).with_children(|row| {
+            for algorithm in Algorithm::ALL {
+                row.spawn(button(Control::SelectAlgorithm(algorithm), algorithm_label(algorithm)));
+            }
+        });
+        panel.spawn(reasons(PanelText::AlgorithmReasons));
+        labelled_row(panel, "Moves", |row| {
+            for moves in [Moves::Four, Moves::Eight] {
+                let name = if moves == Moves::Four { "4" } else { "8" };
+                row.spawn(button(Control::SetMoves(moves), name));
+            }
+        });
+        labelled_row(panel, "Corners", |row| {
+            for corners in CORNERS {
+                row.spawn(button(Control::SetCorners(corners), corner_button_label(corners)));
+            }
+        });
+        panel.spawn(reasons(PanelText::RuleReasons));
+        labelled_row(panel, "Heuristic", |row| {
+            for heuristic in Heuristic::ALL {
+                row.spawn(button(Control::SetHeuristic(heuristic), heuristic_label(heuristic)));
+            }
+        });
+        labelled_row(panel, "Weight", |row| {
+            row.spawn(button(Control::WeightDown, "less"));
+            row.spawn((
+                PanelText::Weight,
+                text("", TEXT_COLOR, FONT_SIZE),
+                Node { margin: UiRect::top(px(3)), ..default() },
+            ));
+            row.spawn(button(Control::WeightUp, "more"));
+        });
+        panel.spawn(reasons(PanelText::HeuristicReasons));
+
+        panel.spawn(title("ANIMATION"));
+        labelled_row(panel, "Speed", |row| {
+            row.spawn(button(Control::AnimationSlower, "slower"));
+            row.spawn(button(Control::AnimationFaster, "faster"));
+            row.spawn(button(Control::AnimationInstant, "instant"));
+        });
+        panel.spawn(row_node()).with_children(|row| {
+            row.spawn(button(Control::PlayPause, "play"));
+            row.spawn(button(Control::StepEvent, "step"));
+            row.spawn(button(Control::SkipAnimation, "skip to end"));
+        });
+        panel.spawn(row_node()).with_children(|row| {
+            row.spawn((PanelText::Speed, text("", TEXT_COLOR, SMALL_FONT_SIZE)));
+            row.spawn((PanelText::Progress, text("", DIM_COLOR, SMALL_FONT_SIZE)));
+        });
+
+        panel.spawn(title("VIEW"));
+        panel.spawn(row_node()).with_children(|row| {
+            row.spawn(button(Control::ToggleRace, "race"));
+            row.spawn(button(Control::ToggleFlowField, "flow field"));
+            row.spawn(button(Control::ToggleSearchCells, "searched cells"));
+        });
+
+        panel
+            .spawn((RaceSection, Node { flex_direction: FlexDirection::Column, row_gap: px(2), ..default() }))
+            .with_children(|section| {
+                section.spawn(title("RACE   (same map, endpoints, rules)"));
+                section.spawn((
+                    RaceRows,
+                    Node { flex_direction: FlexDirection::Column, row_gap: px(1), ..default() },
+                ));
+            });
+    });
+}
+
+/// Sends the control of every button pressed this frame.
+fn press_panel_buttons(
+    buttons: Query<(&Interaction, &PanelButton), Changed<Interaction>>,
+    mut controls: MessageWriter<Control>,
+) {
+    for (interaction, button) in &buttons {
+        if *interaction == Interaction::Pressed {
+            controls.write(button.0);
+        }
+    }
+}
+
+/// What the panel needs to know to draw its buttons.
+struct PanelState<'a> {
+    pathfinder: &'a Pathfinder,
+    speed: AnimationSpeed,
+    race: bool,
+    flow: bool,
+    search_cells: bool,
+}
+
+impl PanelState<'_> {
+    /// How the button for `control` is drawn, and why it is disabled.
+    fn look(&self, control: Control) -> (ButtonLook, Option<&'static str>) {
+        let settings = self.pathfinder.settings();
+        let rules = settings.rules;
+        let problem = |option| option_problem(self.pathfinder.grid(), settings, option);
+        let (selected, problem) = match control {
+            Control::SelectAlgorithm(algorithm) => {
+                (settings.algorithm == algorithm, problem(SearchOption::Algorithm(algorithm)))
+            }
+            Control::SetMoves(moves) => (rules.moves == moves, problem(SearchOption::Moves(moves))),
+            Control::SetCorners(corners) => {
+                let problem = problem(SearchOption::Corners(corners));
+                (rules.corners == corners && problem.is_none(), problem)
+            }
+            Control::SetHeuristic(heuristic) => {
+                let problem = problem(SearchOption::Heuristic(heuristic));
+                (settings.heuristic == heuristic && problem.is_none(), problem)
+            }
+            Control::WeightDown | Control::WeightUp => {
+                (false, problem(SearchOption::Weight(settings.weight)))
+            }
+            Control::AnimationInstant => (self.speed == AnimationSpeed::Instant, None),
+            Control::ToggleRace => (self.race, None),
+            Control::ToggleFlowField => (self.flow, None),
+            Control::ToggleSearchCells => (self.search_cells, None),
+            _ => (false, None),
+        };
+        let look = match (problem, selected) {
+            (Some(_), _) => ButtonLook::Disabled,
+            (None, true) => ButtonLook::Selected,
+            (None, false) => ButtonLook::Enabled,
+        };
+        (look, problem)
+    }
+}
+
+/// Colours every button by its look (selected, enabled, disabled) and the pointer.
+fn style_panel_buttons(
+    pathfinder: Res<Pathfinder>,
+    speed: Res<AnimationSpeed>,
+    race: Res<RaceTable>,
+    flow: Option<Res<FlowView>>,
+    show_search: Option<Res<ShowSearch>>,
+    mut buttons: Query<(&PanelButton, &Interaction, &mut BackgroundColor, &Children)>,
+    mut labels: Query<&mut TextColor, With<ButtonText>>,
+) {
+    let state = PanelState {
+        pathfinder: &pathfinder,
+        speed: *speed,
+        race: race.shown,
+        flow: flow.is_some_and(|f| f.shown),
+        search_cells: show_search.is_some_and(|s| s.0),
+    };
+    for (button, interaction, mut background, children) in &mut buttons {
+        let (look, _) = state.look(button.0);
+        let hovered = *interaction != Interaction::None;
+        let (fill, ink) = match look {
+            ButtonLook::Selected => (SELECTED_COLOR, SELECTED_TEXT_COLOR),
+            ButtonLook::Enabled if hovered => (BUTTON_HOVER_COLOR, TEXT_COLOR),
+            ButtonLook::Enabled => (BUTTON_COLOR, TEXT_COLOR),
+            ButtonLook::Disabled => (DISABLED_COLOR, DIM_COLOR),
+        };
+        background.set_if_neq(BackgroundColor(fill));
+        for &child in children {
+            if let Ok(mut color) = labels.get_mut(child) {
+                color.set_if_neq(TextColor(ink));
+            }
+        }
+    }
+}
+
+/// The reasons behind every disabled option among `options`, one per line, without repeats.
+fn reason_lines(state: &PanelState, options: impl IntoIterator<Item = Control>) -> String {
+    let mut lines: Vec<&str> = Vec::new();
+    for control in options {
+        if let (_, Some(reason)) = state.look(control)
+            && !lines.contains(&reason)
+        {
+            lines.push(reason);
+        }
+    }
+    lines.join("\n")
+}
+
+/// Writes the reasons, the weight, the replay speed and progress, and the play button's label.
+fn update_panel_text(
+    pathfinder: Res<Pathfinder>,
+    speed: Res<AnimationSpeed>,
+    animation: Res<SearchAnimation>,
+    mut texts: Query<(&PanelText, &mut Text, &mut Node)>,
+    buttons: Query<(&PanelButton, &Children)>,
+    mut labels: Query<&mut Text, (With<ButtonText>, Without<PanelText>)>,
+) {
+    let state =
+        PanelState { pathfinder: &pathfinder, speed: *speed, race: false, flow: false, search_cells: false };
+    let settings = pathfinder.settings();
+    for (which, mut text, mut node) in &mut texts {
+        let value = match which {
+            PanelText::AlgorithmReasons => {
+                reason_lines(&state, Algorithm::ALL.into_iter().map(Control::SelectAlgorithm))
+            }
+            PanelText::RuleReasons => reason_lines(
+                &state,
+                [Moves::Four, Moves::Eight]
+                    .into_iter()
+                    .map(Control::SetMoves)
+                    .chain(CORNERS.into_iter().map(Control::SetCorners)),
+            ),
+            PanelText::HeuristicReasons => reason_lines(
+                &state,
+                Heuristic::ALL.into_iter().map(Control::SetHeuristic).chain([Control::WeightUp]),
+            ),
+            PanelText::Weight => format!("x{:.1}", settings.weight),
+            PanelText::Speed => format!("{}  ", speed.label()),
+            PanelText::Progress => progress(&animation),
+        };
+        // An empty reason line takes no room.
+        let display = if value.is_empty() { Display::None } else { Display::Flex };
+        if node.display != display {
+            node.display = display;
+        }
+        if text.0 != value {
+            text.0 = value;
+        }
+    }
+    let play = if animation.is_finished() {
+        "replay"
+    } else if animation.is_paused() {
+        "play"
+    } else {
+        "pause"
+    };
+    for (button, children) in &buttons {
+        if button.0 != Control::PlayPause {
+            continue;
+        }
+        for &child in children {
+            if let Ok(mut label) = labels.get_mut(child) {
+                let value = format!("{} {play}", Control::PlayPause.key_label());
+                if label.0 != value {
+                    label.0 = value;
+                }
+            }
+        }
+    }
+}
+
+/// "event 340 / 812, paused" and the like.
+fn progress(animation: &SearchAnimation) -> String {
+    let state = if animation.is_finished() {
+        "shown"
+    } else if animation.is_paused() {
+        "paused"
+    } else {
+        "playing"
+    };
+    format!("event {} / {}, {state}", animation.applied(), animation.total())
+}
+
+/// One line of the race table (the default font is monospaced, so columns line up).
+fn race_line(row: &RaceRow) -> (String, Color) {
+    let name = if row.weight == 1.0 {
+        algorithm_label(row.algorithm).to_owned()
+    } else {
+        format!("{} x{:.1}", algorithm_label(row.algorithm), row.weight)
+    };
+    match &row.outcome {
+        RaceOutcome::Found { cost, expanded, micros, optimal, excess_percent, .. } => {
+            let (note, color) = match (optimal, row.guaranteed) {
+                (true, true) => ("optimal".to_owned(), GOOD_COLOR),
+                // Optimal here by luck of the map: not guaranteed in general.
+                (true, false) => ("optimal^".to_owned(), GOOD_COLOR),
+                (false, _) => (format!("+{excess_percent:.1}%"), REASON_COLOR),
+            };
+            (format!("{name:<10}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}"), color)
+        }
+        RaceOutcome::Unsupported(reason) => (format!("{name:<10}n/a: {reason}"), DIM_COLOR),
+        RaceOutcome::Failed(error) => (format!("{name:<10}{error}"), BAD_COLOR),
+    }
+}
+
+/// Shows or hides the race section and writes its rows.
+fn fill_race_table(
+    mut commands: Commands,
+    table: Res<RaceTable>,
+    mut section: Single<&mut Node, With<RaceSection>>,
+    rows: Single<Entity, With<RaceRows>>,
+) {
+    section.display = if table.shown { Display::Flex } else { Display::None };
+    let rows = *rows;
+    commands.entity(rows).despawn_related::<Children>();
+    let header = format!("{:<10}{:>7}{:>7}{:>7}  {}", "algorithm", "cost", "expand", "us", "result");
+    let lines: Vec<(String, Color)> = if table.shown {
+        let footer = ("^ optimal here, but not guaranteed to be".to_owned(), DIM_COLOR);
+        std::iter::once((header, TITLE_COLOR))
+            .chain(table.rows.iter().map(race_line))
+            .chain([footer])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    commands.entity(rows).with_children(|list| {
+        for (line, color) in lines {
+            list.spawn(text(line, color, SMALL_FONT_SIZE));
+        }
+    });
+}
