@@ -224,24 +224,40 @@ impl BucketQueue {
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Entry> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
+        self.pop_live(|_| true)
+    }
+
+    /// Like [`BucketQueue::pop`], first dropping the entries of a bucket that are no longer
+    /// `live` (their cell was closed meanwhile) when the bucket becomes current: fewer to sort.
+    #[inline]
+    pub(crate) fn pop_live(&mut self, live: impl Fn(&Entry) -> bool) -> Option<Entry> {
         loop {
+            if self.len == 0 {
+                return None;
+            }
             let heap = &mut self.buckets[self.current & self.mask];
             match (self.stack.last(), heap.first()) {
                 (Some(s), Some(h)) => {
+                    self.len -= 1;
                     return if h.before(s) { binary::pop(heap) } else { self.stack.pop() };
                 }
-                (Some(_), None) => return self.stack.pop(),
-                (None, Some(_)) => return binary::pop(heap),
+                (Some(_), None) => {
+                    self.len -= 1;
+                    return self.stack.pop();
+                }
+                (None, Some(_)) => {
+                    self.len -= 1;
+                    return binary::pop(heap);
+                }
                 (None, None) => {
                     // Next bucket: sorted once, best last, it becomes the stack. Pushes while
                     // it is current are mostly children on the plateau of equal `f`, each
                     // better than everything left, so they stay on the stack too.
                     self.current += 1;
                     let next = &mut self.buckets[self.current & self.mask];
+                    let before = next.len();
+                    next.retain(&live);
+                    self.len -= before - next.len();
                     next.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
                     // Copied rather than swapped, so that every vector keeps its capacity
                     // and repeated queries allocate nothing.
@@ -299,5 +315,34 @@ mod tests {
             floor = a.f;
         }
         assert_eq!(Frontier::len(&heap), Frontier::len(&buckets));
+    }
+
+    #[test]
+    fn bucket_queue_drops_dead_entries_and_keeps_the_order_of_the_rest() {
+        // Monotone pushes as a search makes them: plateau children (same f), and later buckets.
+        // Odd cells are dead (closed meanwhile); a search skips them whichever list gave them.
+        let mut heap = OpenList::default();
+        let mut buckets = BucketQueue::default();
+        buckets.reset(3.0);
+        let live = |e: &Entry| e.cell.is_multiple_of(2);
+        let mut cell = 0u16;
+        let mut floor = 5.0;
+        for _ in 0..300 {
+            for (df, h) in [(0.0, 9.0), (0.0, 8.0), (0.59, 7.0), (1.41, 1.0), (0.0, 3.0)] {
+                // Distinct keys, so that the heap and the buckets agree on every cell.
+                let e = Entry { f: floor + df, h: h - 0.001 * f32::from(cell), cell: u32::from(cell) };
+                cell += 1;
+                heap.push(e);
+                buckets.push(e);
+            }
+            for _ in 0..2 {
+                let want = std::iter::from_fn(|| heap.pop()).find(live);
+                let got = std::iter::from_fn(|| buckets.pop_live(live)).find(live);
+                assert_eq!(want.map(|e| (e.f, e.h)), got.map(|e| (e.f, e.h)), "same live order as the heap");
+                if let Some(e) = want {
+                    floor = e.f;
+                }
+            }
+        }
     }
 }

@@ -80,7 +80,7 @@ pub(crate) fn run<O: Observer>(
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
 
-    while let Some(top) = buckets.pop() {
+    while let Some(top) = buckets.pop_live(|e| !nodes.closed(e.cell as usize)) {
         let i = top.cell as usize;
         if nodes.closed(i) {
             continue; // a stale duplicate of a cell already expanded
