@@ -3,9 +3,8 @@
 
 use std::collections::VecDeque;
 
-use crate::grid::{Grid, Neighbours, Pos, Rules};
-use crate::search::heap_entry;
-use crate::search::{Endpoint, OpenList, SearchError, check_endpoint};
+use crate::grid::{Grid, Neighbours, Pos, Rules, SQRT2};
+use crate::search::{Endpoint, SearchError, check_endpoint};
 
 const NONE: u32 = u32::MAX;
 
@@ -45,6 +44,8 @@ pub struct FlowField {
     /// unreached and at the goal.
     next: Vec<u32>,
     reached: usize,
+    /// Dial's circular buckets of padded indices (kept to reuse their memory).
+    buckets: Vec<Vec<u32>>,
 }
 
 impl FlowField {
@@ -80,6 +81,7 @@ impl FlowField {
             dist: Vec::new(),
             next: Vec::new(),
             reached: 0,
+            buckets: Vec::new(),
         }
     }
 
@@ -107,38 +109,86 @@ impl FlowField {
         Ok(())
     }
 
+    /// Dial's algorithm: bucket `k` holds the cells whose tentative distance lies in `[k, k+1)`.
+    /// Every step costs at least 1 (the bucket width), so no cell of a bucket can improve
+    /// another of the same bucket: a cell's distance is final when its bucket comes up, the
+    /// buckets need no order inside, and the distances are exactly Dijkstra's. A circular array
+    /// of buckets spans the largest step (√2 × the largest terrain cost).
     fn fill_dijkstra(&mut self, grid: &Grid) {
         let cells = grid.cells();
         let nb = Neighbours::new(grid, self.rules);
+        let octile = self.rules == Rules::OCTILE;
+        let stride = grid.stride().cast_signed();
         let goal = grid.index(self.goal);
         let class = grid.class_at(goal);
-        let mut open = OpenList::default();
-        self.dist[goal] = 0.0;
-        open.push(heap_entry(0.0, goal));
-        while let Some(e) = open.pop() {
-            let v = e.cell as usize;
-            if e.f > self.dist[v] {
-                continue; // stale
-            }
-            self.reached += 1;
-            // Stepping u -> v enters v, so it costs base × cost(v) whichever u it comes from.
-            let enter = f64::from(grid.cost_at(v));
-            for k in 0..nb.count {
-                if !nb.legal(cells, v, k, class) {
-                    continue;
-                }
-                let u = v.wrapping_add_signed(nb.offset[k]);
-                let d = e.f + nb.base[k] * enter;
-                if d < self.dist[u] {
-                    self.dist[u] = d;
-                    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-                    {
-                        self.next[u] = v as u32;
-                    }
-                    open.push(heap_entry(d, u));
-                }
-            }
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
+        let span = ((SQRT2 * f64::from(grid.max_cost())).ceil() as usize + 2).next_power_of_two();
+        if self.buckets.len() < span {
+            self.buckets.resize_with(span, Vec::new);
         }
+        let mask = self.buckets.len() - 1;
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        let (dist, next, buckets) = (&mut self.dist, &mut self.next, &mut self.buckets);
+        dist[goal] = 0.0;
+        #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+        buckets[0].push(goal as u32);
+        let mut pending = 1usize;
+        let mut reached = 0;
+        let mut k = 0usize;
+        while pending > 0 {
+            while let Some(v) = buckets[k & mask].pop() {
+                pending -= 1;
+                let v = v as usize;
+                let dv = dist[v];
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "finite and >= 0"
+                )]
+                if dv as usize != k {
+                    continue; // stale: the cell improved into an earlier bucket
+                }
+                reached += 1;
+                // Stepping u -> v enters v, so it costs base × cost(v) whichever u it comes from.
+                let enter = f64::from(grid.cost_at(v));
+                let moves = if octile {
+                    crate::search::legal_octile_moves(cells, v, stride, class)
+                } else {
+                    (0..nb.count).filter(|&k| nb.legal(cells, v, k, class)).fold(0, |m, k| m | 1 << k)
+                };
+                for k in crate::search::DirSet(moves) {
+                    let u = v.wrapping_add_signed(nb.offset[k]);
+                    let d = dv + nb.base[k] * enter;
+                    let old = dist[u];
+                    if d < old {
+                        dist[u] = d;
+                        #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+                        {
+                            next[u] = v as u32;
+                        }
+                        // Already waiting in the same bucket: nothing to add.
+                        #[expect(
+                            clippy::cast_possible_truncation,
+                            clippy::cast_sign_loss,
+                            reason = "finite and >= 0"
+                        )]
+                        let (bd, bo) = (d as usize, old as usize);
+                        if old.is_infinite() || bd != bo {
+                            #[expect(
+                                clippy::cast_possible_truncation,
+                                reason = "padded grids have < 2^32 cells"
+                            )]
+                            buckets[bd & mask].push(u as u32);
+                            pending += 1;
+                        }
+                    }
+                }
+            }
+            k += 1;
+        }
+        self.reached = reached;
     }
 
     fn fill_bfs(&mut self, grid: &Grid) {

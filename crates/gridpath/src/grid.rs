@@ -229,6 +229,51 @@ pub struct Grid {
     /// sizes its window from the largest cost.
     cost_counts: [u32; 64],
     revision: u64,
+    /// Bit copies of the cells' classes for bit-parallel scans, kept in step by every edit.
+    planes: Planes,
+}
+
+/// Passability bit planes for bit-parallel scans (JPS): for each terrain class, one bit per
+/// padded cell, both row by row and column by column (the transposed copy serves vertical
+/// scans). An edit flips at most two bits in each copy; 6 bits per cell in all.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Planes {
+    /// `u64` words per padded row.
+    pub(crate) row_words: usize,
+    /// `u64` words per padded column.
+    pub(crate) col_words: usize,
+    /// `rows[c - 1][y * row_words + x / 64]`, bit `x % 64`: padded cell `(x, y)` has class `c`.
+    /// Bits past the row's end are 0 (blocked), like the wall border.
+    pub(crate) rows: [Vec<u64>; 3],
+    /// `cols[c - 1][x * col_words + y / 64]`, bit `y % 64`: the transposed copy.
+    pub(crate) cols: [Vec<u64>; 3],
+}
+
+impl Planes {
+    fn new(stride: usize, padded_height: usize) -> Self {
+        let row_words = stride.div_ceil(64);
+        let col_words = padded_height.div_ceil(64);
+        let rows = std::array::from_fn(|_| vec![0; row_words * padded_height]);
+        let cols = std::array::from_fn(|_| vec![0; col_words * stride]);
+        Self { row_words, col_words, rows, cols }
+    }
+
+    /// Moves padded cell `(x, y)` from class `old` to class `new` (0 = wall, in no plane).
+    fn set(&mut self, x: usize, y: usize, old: u8, new: u8) {
+        if old == new {
+            return;
+        }
+        let (r, rb) = (y * self.row_words + x / 64, 1u64 << (x % 64));
+        let (c, cb) = (x * self.col_words + y / 64, 1u64 << (y % 64));
+        if old != 0 {
+            self.rows[usize::from(old - 1)][r] &= !rb;
+            self.cols[usize::from(old - 1)][c] &= !cb;
+        }
+        if new != 0 {
+            self.rows[usize::from(new - 1)][r] |= rb;
+            self.cols[usize::from(new - 1)][c] |= cb;
+        }
+    }
 }
 
 impl fmt::Debug for Grid {
@@ -272,7 +317,13 @@ impl Grid {
         }
         let mut cost_counts = [0; 64];
         cost_counts[usize::from(byte & 63)] = width * height;
-        Ok(Self { width, height, stride, cells, cost_counts, revision: 0 })
+        let mut planes = Planes::new(stride, height as usize + 2);
+        for y in 1..=height as usize {
+            for x in 1..=width as usize {
+                planes.set(x, y, 0, byte >> 6);
+            }
+        }
+        Ok(Self { width, height, stride, cells, cost_counts, revision: 0, planes })
     }
 
     /// Number of columns.
@@ -338,6 +389,7 @@ impl Grid {
             self.cost_counts[usize::from(old & 63)] -= 1;
             self.cost_counts[usize::from(byte & 63)] += 1;
             self.cells[i] = byte;
+            self.planes.set(pos.x as usize + 1, pos.y as usize + 1, old >> 6, byte >> 6);
             self.revision += 1;
         }
         Ok(Tile::decode(old))
@@ -498,6 +550,11 @@ impl Grid {
     #[inline]
     pub(crate) fn cells(&self) -> &[u8] {
         &self.cells
+    }
+
+    #[inline]
+    pub(crate) fn planes(&self) -> &Planes {
+        &self.planes
     }
 }
 

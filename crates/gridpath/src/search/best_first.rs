@@ -104,7 +104,7 @@ fn best_first<O: Observer, F: Frontier>(
     let cells = grid.cells();
     let nb = Neighbours::new(grid, q.settings.rules);
     let est = Estimator::new(grid.stride(), q.goal, q.settings.heuristic, q.settings.weight);
-    nodes.reset(grid.padded_len());
+    nodes.reset(grid.padded_len(), grid.stride());
     let start = grid.index(q.start);
     let goal = grid.index(q.goal);
     let class = grid.class_at(start);
@@ -159,7 +159,8 @@ fn best_first<O: Observer, F: Frontier>(
                 continue;
             }
             let hj = if mode == Mode::Dijkstra { 0.0 } else { est.at(j) };
-            nodes.open_cell(j, ng, i);
+            #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
+            nodes.open_dir(j, ng, k as u32);
             let (f, h) = key(ng, hj);
             #[expect(
                 clippy::cast_possible_truncation,

@@ -76,7 +76,7 @@ fn flood<O: Observer>(
     let class = grid.class_at(from);
     let nodes = &mut searcher.fwd;
     let queue = &mut searcher.queue;
-    nodes.reset(grid.padded_len());
+    nodes.reset(grid.padded_len(), grid.stride());
     queue.clear();
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open_cell(from, 0.0, from);
@@ -101,7 +101,8 @@ fn flood<O: Observer>(
             if nodes.seen(j) || !nb.legal(cells, i, k, class) {
                 continue;
             }
-            nodes.open_cell(j, g, i);
+            #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
+            nodes.open_dir(j, g, k as u32);
             #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
             queue.push_back(j as u32);
             stats.generated += 1;

@@ -34,8 +34,8 @@ pub(crate) fn run<O: Observer>(
     let Searcher { fwd, bwd, heap, heap_b, .. } = searcher;
     heap.clear();
     heap_b.clear();
-    fwd.reset(grid.padded_len());
-    bwd.reset(grid.padded_len());
+    fwd.reset(grid.padded_len(), grid.stride());
+    bwd.reset(grid.padded_len(), grid.stride());
     let mut stats = Stats { generated: 2, peak_open: 2, expanded: 0 };
     for (nodes, open, cell, sign) in
         [(&mut *fwd, &mut *heap, start, 1.0), (&mut *bwd, &mut *heap_b, goal, -1.0)]
@@ -95,7 +95,8 @@ pub(crate) fn run<O: Observer>(
             if seen && (ng >= this.g(j) || (this.closed(j) && ng + REOPEN_EPSILON >= this.g(j))) {
                 continue;
             }
-            this.open_cell(j, ng, i);
+            #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
+            this.open_dir(j, ng, k as u32);
             let f = ng + sign * potential(j);
             #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
             open.push(Entry { f, h: 0.0, cell: j as u32 });

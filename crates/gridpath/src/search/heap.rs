@@ -20,6 +20,13 @@ impl Entry {
     fn before(&self, other: &Entry) -> bool {
         self.f < other.f || (self.f == other.f && self.h < other.h)
     }
+
+    /// The `(f, h)` order as one integer: the bits of non-negative floats order like their
+    /// values.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        u128::from(self.f.to_bits()) << 32 | u128::from(self.h.to_bits())
+    }
 }
 
 /// Binary-heap operations on a plain `Vec<Entry>`.
@@ -68,12 +75,6 @@ mod binary {
             i = child;
         }
         heap[i] = entry;
-    }
-
-    pub(super) fn heapify(heap: &mut [Entry]) {
-        for i in (0..heap.len() / 2).rev() {
-            sift_down(heap, i, heap[i]);
-        }
     }
 }
 
@@ -145,17 +146,21 @@ impl Frontier for BucketQueue {
     }
 }
 
-/// Buckets per unit of `f`.
-const BUCKETS_PER_UNIT: f64 = 512.0;
+/// Buckets per unit of `f`. On uniform-cost octile grids `f` grows by 0 or by at least
+/// `2 − √2 ≈ 0.59` along an edge, so with width 1/8 a push into the current bucket is always
+/// a child on the current plateau of equal `f`.
+const BUCKETS_PER_UNIT: f64 = 8.0;
 
 /// An open list for monotone searches: `f` of every push is at least the `f` last popped (up to
 /// float noise) and at most `window` above it.
 ///
 /// Entries go to circular buckets of width `1 / BUCKETS_PER_UNIT`. The current bucket is a
-/// binary heap on `(f, h)` plus a stack of entries pushed in non-increasing order, and pops take
-/// the better of the two tops, so entries come out in exactly the order one heap would give.
-/// The stack is what makes A* fast on the plateaus of equal `f` of octile grids: each expansion
-/// there pushes children with ever lower `h`, which a heap would sift all the way to its root.
+/// stack sorted by `(f, h)` (best on top: the bucket is sorted when it becomes current, and
+/// later pushes that are no worse than the top go on top) plus a binary heap for the other
+/// pushes, and pops take the better of the two tops, so entries come out in exactly the order
+/// one heap would give. The stack is what makes A* fast on the plateaus of equal `f` of octile
+/// grids: an expansion there pushes children with the same `f` and a lower `h` than anything
+/// left (the popped node had the lowest), which a heap would sift all the way to its root.
 #[derive(Default, Debug)]
 pub(crate) struct BucketQueue {
     buckets: Vec<Vec<Entry>>,
@@ -191,7 +196,7 @@ impl BucketQueue {
         self.peak
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, entry: Entry) {
         #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "f is finite and >= 0")]
         let mut b = (entry.f * BUCKETS_PER_UNIT) as usize;
@@ -219,21 +224,45 @@ impl BucketQueue {
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Entry> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
+        self.pop_live(|_| true)
+    }
+
+    /// Like [`BucketQueue::pop`], first dropping the entries of a bucket that are no longer
+    /// `live` (their cell was closed meanwhile) when the bucket becomes current: fewer to sort.
+    #[inline]
+    pub(crate) fn pop_live(&mut self, live: impl Fn(&Entry) -> bool) -> Option<Entry> {
         loop {
+            if self.len == 0 {
+                return None;
+            }
             let heap = &mut self.buckets[self.current & self.mask];
             match (self.stack.last(), heap.first()) {
                 (Some(s), Some(h)) => {
+                    self.len -= 1;
                     return if h.before(s) { binary::pop(heap) } else { self.stack.pop() };
                 }
-                (Some(_), None) => return self.stack.pop(),
-                (None, Some(_)) => return binary::pop(heap),
+                (Some(_), None) => {
+                    self.len -= 1;
+                    return self.stack.pop();
+                }
+                (None, Some(_)) => {
+                    self.len -= 1;
+                    return binary::pop(heap);
+                }
                 (None, None) => {
+                    // Next bucket: sorted once, best last, it becomes the stack. Pushes while
+                    // it is current are mostly children on the plateau of equal `f`, each
+                    // better than everything left, so they stay on the stack too.
                     self.current += 1;
-                    binary::heapify(&mut self.buckets[self.current & self.mask]);
+                    let next = &mut self.buckets[self.current & self.mask];
+                    let before = next.len();
+                    next.retain(&live);
+                    self.len -= before - next.len();
+                    next.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+                    // Copied rather than swapped, so that every vector keeps its capacity
+                    // and repeated queries allocate nothing.
+                    self.stack.extend_from_slice(next);
+                    next.clear();
                 }
             }
         }
@@ -286,5 +315,34 @@ mod tests {
             floor = a.f;
         }
         assert_eq!(Frontier::len(&heap), Frontier::len(&buckets));
+    }
+
+    #[test]
+    fn bucket_queue_drops_dead_entries_and_keeps_the_order_of_the_rest() {
+        // Monotone pushes as a search makes them: plateau children (same f), and later buckets.
+        // Odd cells are dead (closed meanwhile); a search skips them whichever list gave them.
+        let mut heap = OpenList::default();
+        let mut buckets = BucketQueue::default();
+        buckets.reset(3.0);
+        let live = |e: &Entry| e.cell.is_multiple_of(2);
+        let mut cell = 0u16;
+        let mut floor = 5.0;
+        for _ in 0..300 {
+            for (df, h) in [(0.0, 9.0), (0.0, 8.0), (0.59, 7.0), (1.41, 1.0), (0.0, 3.0)] {
+                // Distinct keys, so that the heap and the buckets agree on every cell.
+                let e = Entry { f: floor + df, h: h - 0.001 * f32::from(cell), cell: u32::from(cell) };
+                cell += 1;
+                heap.push(e);
+                buckets.push(e);
+            }
+            for _ in 0..2 {
+                let want = std::iter::from_fn(|| heap.pop()).find(live);
+                let got = std::iter::from_fn(|| buckets.pop_live(live)).find(live);
+                assert_eq!(want.map(|e| (e.f, e.h)), got.map(|e| (e.f, e.h)), "same live order as the heap");
+                if let Some(e) = want {
+                    floor = e.f;
+                }
+            }
+        }
     }
 }

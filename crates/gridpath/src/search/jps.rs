@@ -3,74 +3,208 @@
 //! The variant for the no-corner-cutting rule (Harabor & Grastien, "Improving Jump Point
 //! Search", 2014): a diagonal step needs both orthogonal neighbours open, so forced neighbours
 //! only arise on straight moves, and a diagonal jump stops where a straight jump from it would.
+//!
+//! Straight jumps are bit-parallel (the paper's "block-based" jumping): the grid keeps its
+//! cells' classes as bit rows and bit columns ([`Planes`]), and one step of a scan looks at 64
+//! cells of the line and of its two neighbour lines at once, finding the first blocked cell or
+//! forced neighbour with one `trailing_zeros` / `leading_zeros`. Diagonal jumps step cell by
+//! cell and launch the two straight scans from each cell. Costs are exact `a + b·√2` pairs as in
+//! the octile A* (see `octile.rs`).
 
-use super::best_first::Estimator;
 use super::heap::Entry;
-use super::{Query, Searcher, Stats};
+use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
-use crate::grid::SQRT2;
+use crate::grid::{DIRS, Planes, SQRT2};
 use crate::trace::{Observer, TraceEvent};
 
-/// The passability view of one query: cells of the mover's terrain class are open.
-struct View<'a> {
-    cells: &'a [u8],
-    class: u8,
-    stride: isize,
-    goal: usize,
+/// No goal on a scanned line.
+const NO_GOAL: usize = usize::MAX;
+
+/// The first stop scanning a line of `plane` towards higher bit indices from bit `from`
+/// (excluded): a blocked cell gives `None`; an open cell with a forced neighbour (a cell on a
+/// side line that is open while the side cell one step back is not), or the goal bit `goal`,
+/// gives its bit index. Lines are `wpl` words long; `line ± 1` are the side lines.
+#[inline(always)]
+fn scan_forward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize) -> Option<usize> {
+    let base = line * wpl;
+    let mut w = (from + 1) / 64;
+    let mut keep = !0u64 << ((from + 1) % 64);
+    loop {
+        let here = plane[base + w];
+        let (a, b) = (plane[base - wpl + w], plane[base + wpl + w]);
+        let (a_carry, b_carry) =
+            if w > 0 { (plane[base - wpl + w - 1] >> 63, plane[base + wpl + w - 1] >> 63) } else { (0, 0) };
+        // Bit x of `a << 1 | carry` is side cell x − 1: the one beside the previous cell.
+        let forced = (a & !(a << 1 | a_carry)) | (b & !(b << 1 | b_carry));
+        let mut stop = (!here | forced) & keep;
+        if goal / 64 == w {
+            stop |= (1u64 << (goal % 64)) & keep;
+        }
+        if stop != 0 {
+            let x = w * 64 + stop.trailing_zeros() as usize;
+            return (here >> (x % 64) & 1 == 1).then_some(x);
+        }
+        // The line ends in a wall (the border), so the scan stops before running off it.
+        keep = !0;
+        w += 1;
+    }
 }
 
-impl View<'_> {
-    #[inline(always)]
-    fn open(&self, i: usize) -> bool {
-        self.cells[i] >> 6 == self.class
+/// [`scan_forward`] towards lower bit indices.
+#[inline(always)]
+fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize) -> Option<usize> {
+    let base = line * wpl;
+    let mut w = (from - 1) / 64;
+    let mut keep = !0u64 >> (63 - (from - 1) % 64);
+    loop {
+        let here = plane[base + w];
+        let (a, b) = (plane[base - wpl + w], plane[base + wpl + w]);
+        let (a_carry, b_carry) = if w + 1 < wpl {
+            (plane[base - wpl + w + 1] << 63, plane[base + wpl + w + 1] << 63)
+        } else {
+            (0, 0)
+        };
+        let forced = (a & !(a >> 1 | a_carry)) | (b & !(b >> 1 | b_carry));
+        let mut stop = (!here | forced) & keep;
+        if goal / 64 == w {
+            stop |= (1u64 << (goal % 64)) & keep;
+        }
+        if stop != 0 {
+            let x = w * 64 + 63 - stop.leading_zeros() as usize;
+            return (here >> (x % 64) & 1 == 1).then_some(x);
+        }
+        keep = !0;
+        w -= 1;
     }
+}
 
-    #[inline(always)]
-    fn at(i: usize, d: isize) -> usize {
-        i.wrapping_add_signed(d)
-    }
+/// The passability view of one query: cells of the mover's terrain class are open.
+pub(crate) struct View<'a> {
+    cells: &'a [u8],
+    class: u8,
+    stride: usize,
+    rows: &'a [u64],
+    row_words: usize,
+    cols: &'a [u64],
+    col_words: usize,
+    /// The goal's padded coordinates.
+    gx: usize,
+    gy: usize,
+}
 
-    /// Jumps straight from `i` by `d` (±1 or ±stride); `side` is the perpendicular offset.
-    /// Returns the first jump point, or `None` at a wall.
-    fn jump_straight(&self, mut i: usize, d: isize, side: isize) -> Option<usize> {
-        loop {
-            let n = Self::at(i, d);
-            if !self.open(n) {
-                return None;
-            }
-            if n == self.goal {
-                return Some(n);
-            }
-            // A neighbour beside n that the previous cell could not reach diagonally (its own
-            // side cell is blocked) is forced: n is a jump point.
-            for s in [side, -side] {
-                if self.open(Self::at(n, s)) && !self.open(Self::at(i, s)) {
-                    return Some(n);
-                }
-            }
-            i = n;
+impl<'a> View<'a> {
+    pub(crate) fn new(
+        cells: &'a [u8],
+        planes: &'a Planes,
+        stride: usize,
+        class: u8,
+        goal: (usize, usize),
+    ) -> Self {
+        let c = usize::from(class - 1);
+        Self {
+            cells,
+            class,
+            stride,
+            rows: &planes.rows[c],
+            row_words: planes.row_words,
+            cols: &planes.cols[c],
+            col_words: planes.col_words,
+            gx: goal.0,
+            gy: goal.1,
         }
     }
 
-    /// Jumps diagonally from `i` by `(dx, dy)` offsets; stops at a cell from which a straight
+    #[inline(always)]
+    fn open(&self, x: usize, y: usize) -> bool {
+        self.cells[y * self.stride + x] >> 6 == self.class
+    }
+
+    /// Jumps straight from padded `(x, y)` by `(dx, dy)` (one of them 0). Returns the first jump
+    /// point, or `None` at a wall.
+    #[inline(always)]
+    pub(crate) fn jump_straight(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
+        if dy == 0 {
+            let goal = if y == self.gy { self.gx } else { NO_GOAL };
+            let found = if dx > 0 {
+                scan_forward(self.rows, self.row_words, y, x, goal)
+            } else {
+                scan_backward(self.rows, self.row_words, y, x, goal)
+            };
+            found.map(|x| (x, y))
+        } else {
+            let goal = if x == self.gx { self.gy } else { NO_GOAL };
+            let found = if dy > 0 {
+                scan_forward(self.cols, self.col_words, x, y, goal)
+            } else {
+                scan_backward(self.cols, self.col_words, x, y, goal)
+            };
+            found.map(|y| (x, y))
+        }
+    }
+
+    /// Jumps diagonally from `(x, y)` by `(dx, dy)`; stops at a cell from which a straight
     /// jump along either component finds a jump point.
-    fn jump_diagonal(&self, mut i: usize, dx: isize, dy: isize) -> Option<usize> {
+    #[inline(always)]
+    pub(crate) fn jump_diagonal(
+        &self,
+        mut x: usize,
+        mut y: usize,
+        dx: isize,
+        dy: isize,
+    ) -> Option<(usize, usize)> {
         loop {
-            if !(self.open(Self::at(i, dx)) && self.open(Self::at(i, dy))) {
+            let (nx, ny) = (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
+            if !(self.open(nx, y) && self.open(x, ny) && self.open(nx, ny)) {
                 return None;
             }
-            let n = Self::at(i, dx + dy);
-            if !self.open(n) {
-                return None;
-            }
-            if n == self.goal
-                || self.jump_straight(n, dx, self.stride).is_some()
-                || self.jump_straight(n, dy, 1).is_some()
+            if (nx == self.gx && ny == self.gy)
+                || self.jump_straight(nx, ny, dx, 0).is_some()
+                || self.jump_straight(nx, ny, 0, dy).is_some()
             {
-                return Some(n);
+                return Some((nx, ny));
             }
-            i = n;
+            (x, y) = (nx, ny);
         }
+    }
+
+    /// Jumps from `(x, y)` in direction `(dx, dy)`.
+    #[inline(always)]
+    pub(crate) fn jump(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
+        if dx != 0 && dy != 0 { self.jump_diagonal(x, y, dx, dy) } else { self.jump_straight(x, y, dx, dy) }
+    }
+}
+
+/// The value of the exact cost `a + b·√2`.
+#[inline(always)]
+#[expect(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_wrap,
+    reason = "costs stay far below 2^52; via i64, which converts in one instruction"
+)]
+fn value(a: u64, b: u64) -> f64 {
+    a as i64 as f64 + b as i64 as f64 * SQRT2
+}
+
+/// Octile distance between padded coordinates as the pair `(hi − lo, lo)`.
+#[inline(always)]
+fn octile(x: usize, y: usize, gx: usize, gy: usize) -> (u64, u64) {
+    let (dx, dy) = (x.abs_diff(gx), y.abs_diff(gy));
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    (hi as u64 - lo as u64, lo as u64)
+}
+
+/// The index into [`DIRS`] of a unit direction.
+#[inline(always)]
+fn dir_index(dx: isize, dy: isize) -> u32 {
+    match (dx, dy) {
+        (0, -1) => 0,
+        (1, 0) => 1,
+        (0, 1) => 2,
+        (-1, 0) => 3,
+        (1, -1) => 4,
+        (1, 1) => 5,
+        (-1, 1) => 6,
+        _ => 7,
     }
 }
 
@@ -79,29 +213,30 @@ pub(crate) fn run<O: Observer>(
     q: &Query<'_>,
     out: &mut Vec<Pos>,
     obs: &mut O,
-) -> Result<Stats, Stats> {
+) -> Result<(Stats, f64), Stats> {
     let grid = q.grid;
     let stride = grid.stride();
-    #[expect(clippy::cast_possible_wrap, reason = "stride is at most 8194")]
-    let s = stride as isize;
     let start = grid.index(q.start);
     let goal = grid.index(q.goal);
-    let view = View { cells: grid.cells(), class: grid.class_at(start), stride: s, goal };
-    let est = Estimator::new(stride, q.goal, q.settings.heuristic, q.settings.weight);
+    let (gx, gy) = (q.goal.x as usize + 1, q.goal.y as usize + 1);
+    let view = View::new(grid.cells(), grid.planes(), stride, grid.class_at(start), (gx, gy));
+    let stride64 = stride as u64;
+    let magic = (1u64 << 40).div_ceil(stride64);
     let Searcher { fwd: nodes, heap: open, .. } = searcher;
-    nodes.reset(grid.padded_len());
+    nodes.reset_far(grid.padded_len(), stride);
     open.clear();
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
-    nodes.open_cell(start, 0.0, start);
-    let h0 = est.at(start);
-    nodes_push(open, h0, h0, start);
+    nodes.open_lattice(start, 0, 0, NO_DIR);
+    nodes.set_far(start, start);
+    let (ha, hb) = octile(q.start.x as usize + 1, q.start.y as usize + 1, gx, gy);
+    let h0 = value(ha, hb);
+    open.push(entry(h0, h0, start));
     if O::ENABLED {
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
-    // Directions to try from a node: (dx, dy) as unit offsets in padded index space.
     let mut dirs: [(isize, isize); 8] = [(0, 0); 8];
-    while let Some(entry) = open.pop() {
-        let i = entry.cell as usize;
+    while let Some(top) = open.pop() {
+        let i = top.cell as usize;
         if nodes.closed(i) {
             continue;
         }
@@ -112,38 +247,47 @@ pub(crate) fn run<O: Observer>(
         }
         if i == goal {
             unwind_jumps(nodes, grid, start, goal, out);
-            return Ok(stats);
+            let (a, b) = nodes.lattice(goal);
+            return Ok((stats, value(u64::from(a), u64::from(b))));
         }
-        let count = successors(&view, i, nodes.parent(i), stride, &mut dirs);
-        let gi = nodes.g(i);
+        #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
+        let (x, y) = {
+            let row = (i as u64 * magic) >> 40;
+            ((i as u64 - row * stride64) as usize, row as usize)
+        };
+        let count = successors(&view, x, y, nodes.dir(i), &mut dirs);
+        let (ga, gb) = nodes.lattice(i);
+        let (ga, gb) = (u64::from(ga), u64::from(gb));
         for &(dx, dy) in &dirs[..count] {
-            let jump = if dx != 0 && dy != 0 {
-                view.jump_diagonal(i, dx, dy * s)
-            } else if dx != 0 {
-                view.jump_straight(i, dx, s)
-            } else {
-                view.jump_straight(i, dy * s, 1)
-            };
-            let Some(j) = jump else { continue };
-            let ng = gi + octile(i, j, stride);
-            if nodes.seen(j) && (nodes.closed(j) || ng >= nodes.g(j)) {
-                continue;
-            }
+            let Some((jx, jy)) = view.jump(x, y, dx, dy) else { continue };
+            let j = jy * stride + jx;
+            let len = jx.abs_diff(x).max(jy.abs_diff(y)) as u64;
+            let (na, nb) = if dx != 0 && dy != 0 { (ga, gb + len) } else { (ga + len, gb) };
             let seen = nodes.seen(j);
-            nodes.open_cell(j, ng, i);
-            let h = est.at(j);
-            nodes_push(open, ng + h, h, j);
+            if seen {
+                let (oa, ob) = nodes.lattice(j);
+                if nodes.closed(j) || value(na, nb) >= value(u64::from(oa), u64::from(ob)) {
+                    continue;
+                }
+            }
+            let (ha, hb) = octile(jx, jy, gx, gy);
+            let (h, f) = (value(ha, hb), value(na + ha, nb + hb));
+            #[expect(clippy::cast_possible_truncation, reason = "a path's cost parts fit in u32")]
+            nodes.open_lattice(j, na as u32, nb as u32, dir_index(dx, dy));
+            nodes.set_far(j, i);
+            open.push(entry(f, h, j));
             stats.generated += 1;
             stats.peak_open = stats.peak_open.max(open.len() as u64);
             if O::ENABLED {
                 let pos = grid.pos_of(j);
+                let g = value(na, nb);
                 if !seen {
                     obs.event(TraceEvent::JumpPoint { pos });
                 }
                 obs.event(if seen {
-                    TraceEvent::Updated { pos, g: ng, h, f: ng + h }
+                    TraceEvent::Updated { pos, g, h, f }
                 } else {
-                    TraceEvent::Opened { pos, g: ng, h, f: ng + h }
+                    TraceEvent::Opened { pos, g, h, f }
                 });
             }
         }
@@ -151,31 +295,30 @@ pub(crate) fn run<O: Observer>(
     Err(stats)
 }
 
-/// The pruned directions to jump in from `i`, reached from `parent`; returns how many were
-/// written to `dirs` as `(dx, dy)` with `dx, dy ∈ {-1, 0, 1}`.
-fn successors(
-    view: &View<'_>,
-    i: usize,
-    parent: usize,
-    stride: usize,
-    dirs: &mut [(isize, isize); 8],
-) -> usize {
+#[inline(always)]
+fn entry(f: f64, h: f64, cell: usize) -> Entry {
+    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells; h only breaks ties")]
+    Entry { f, h: h as f32, cell: cell as u32 }
+}
+
+/// The pruned directions to jump in from `(x, y)`, entered by a jump in direction `dir` (an
+/// index into [`DIRS`], or [`NO_DIR`] at the start); returns how many were written to `dirs`.
+fn successors(view: &View<'_>, x: usize, y: usize, dir: u32, dirs: &mut [(isize, isize); 8]) -> usize {
     let mut n = 0;
     let mut add = |d: (isize, isize)| {
         dirs[n] = d;
         n += 1;
     };
-    if parent == i {
+    if dir == NO_DIR {
         // The start: every direction.
-        for d in [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)] {
-            add(d);
+        for (dx, dy) in DIRS {
+            add((dx as isize, dy as isize));
         }
         return n;
     }
-    let (dx, dy) = direction(parent, i, stride);
-    #[expect(clippy::cast_possible_wrap, reason = "stride is at most 8194")]
-    let s = stride as isize;
-    let at = |dx: isize, dy: isize| View::at(i, dx + dy * s);
+    let (dx, dy) = DIRS[dir as usize];
+    let (dx, dy) = (dx as isize, dy as isize);
+    let open = |dx: isize, dy: isize| view.open(x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
     if dx != 0 && dy != 0 {
         // Diagonal: the two straight components and the diagonal itself.
         add((dx, 0));
@@ -185,7 +328,7 @@ fn successors(
         add((dx, 0));
         for sy in [-1, 1] {
             // Forced: the side cell is open but was not reachable from the cell behind.
-            if view.open(at(0, sy)) && !view.open(at(-dx, sy)) {
+            if open(0, sy) && !open(-dx, sy) {
                 add((0, sy));
                 add((dx, sy));
             }
@@ -193,7 +336,7 @@ fn successors(
     } else {
         add((0, dy));
         for sx in [-1, 1] {
-            if view.open(at(sx, 0)) && !view.open(at(sx, -dy)) {
+            if open(sx, 0) && !open(sx, -dy) {
                 add((sx, 0));
                 add((sx, dy));
             }
@@ -202,55 +345,134 @@ fn successors(
     n
 }
 
-#[inline]
-fn nodes_push(open: &mut super::OpenList, f: f64, h: f64, cell: usize) {
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "padded grids have < 2^32 cells; h only breaks ties"
-    )]
-    open.push(Entry { f, h: h as f32, cell: cell as u32 });
-}
-
-/// Unit direction from `a` to `b` (padded indices on one straight or diagonal line).
-fn direction(a: usize, b: usize, stride: usize) -> (isize, isize) {
-    let (ax, ay) = (a % stride, a / stride);
-    let (bx, by) = (b % stride, b / stride);
-    (sign(ax, bx), sign(ay, by))
-}
-
-fn sign(a: usize, b: usize) -> isize {
-    match b.cmp(&a) {
-        std::cmp::Ordering::Greater => 1,
-        std::cmp::Ordering::Less => -1,
-        std::cmp::Ordering::Equal => 0,
-    }
-}
-
-#[expect(clippy::cast_precision_loss, reason = "distances are below 2^14")]
-fn octile(a: usize, b: usize, stride: usize) -> f64 {
-    let dx = (a % stride).abs_diff(b % stride) as f64;
-    let dy = (a / stride).abs_diff(b / stride) as f64;
-    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-    hi + (SQRT2 - 1.0) * lo
-}
-
 /// Writes the full cell path: the jump points from start to goal with the cells between them.
 fn unwind_jumps(nodes: &super::Nodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
-    let stride = grid.stride();
-    #[expect(clippy::cast_possible_wrap, reason = "stride is at most 8194")]
-    let s = stride as isize;
     let mut i = goal;
-    out.push(grid.pos_of(goal));
+    let mut pos = grid.pos_of(goal);
+    out.push(pos);
     while i != start {
-        let p = nodes.parent(i);
-        let (dx, dy) = direction(i, p, stride);
-        let step = dx + dy * s;
-        let mut c = i;
-        while c != p {
-            c = c.wrapping_add_signed(step);
-            out.push(grid.pos_of(c));
+        let p = nodes.far_parent(i);
+        // Walk back from i to its parent against the direction of the jump.
+        let (dx, dy) = DIRS[nodes.dir(i) as usize];
+        let target = grid.pos_of(p);
+        while pos != target {
+            pos = Pos::new(pos.x.wrapping_add_signed(-dx), pos.y.wrapping_add_signed(-dy));
+            out.push(pos);
         }
         i = p;
     }
     out.reverse();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Grid, Tile};
+
+    /// The plain jump of the paper, one cell at a time: the reference for the bit scans.
+    fn reference_straight(
+        v: &View<'_>,
+        mut x: usize,
+        mut y: usize,
+        dx: isize,
+        dy: isize,
+    ) -> Option<(usize, usize)> {
+        let open = |x: usize, y: usize| v.open(x, y);
+        loop {
+            let (nx, ny) = (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
+            if !open(nx, ny) {
+                return None;
+            }
+            if (nx, ny) == (v.gx, v.gy) {
+                return Some((nx, ny));
+            }
+            let (sx, sy) = (dy, dx); // perpendicular
+            for s in [1isize, -1] {
+                if open(nx.wrapping_add_signed(s * sx), ny.wrapping_add_signed(s * sy))
+                    && !open(x.wrapping_add_signed(s * sx), y.wrapping_add_signed(s * sy))
+                {
+                    return Some((nx, ny));
+                }
+            }
+            (x, y) = (nx, ny);
+        }
+    }
+
+    fn random_grid(width: u32, height: u32, seed: u64, walls: u64) -> Grid {
+        let mut grid = Grid::new(width, height).unwrap();
+        let mut state = seed;
+        for p in grid.positions().collect::<Vec<_>>() {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let r = (state >> 33) % 100;
+            let tile = if r < walls {
+                Tile::Wall
+            } else if r < walls + 5 {
+                Tile::Water { cost: 1 }
+            } else {
+                Tile::FLOOR
+            };
+            grid.set_tile(p, tile).unwrap();
+        }
+        grid
+    }
+
+    #[test]
+    fn bit_scans_agree_with_cell_by_cell_jumps() {
+        // Sizes around the 64-bit word boundaries, random walls and another terrain class.
+        for (width, height, seed) in
+            [(3, 3, 1), (62, 5, 2), (63, 70, 3), (64, 64, 4), (130, 67, 5), (200, 129, 6)]
+        {
+            for walls in [10, 30, 50] {
+                let grid = random_grid(width, height, seed * 100 + walls, walls);
+                let goal = (width as usize / 2 + 1, height as usize / 3 + 1);
+                for class in [1, 2] {
+                    let view = View::new(grid.cells(), grid.planes(), grid.stride(), class, goal);
+                    for y in 1..=height as usize {
+                        for x in 1..=width as usize {
+                            if !view.open(x, y) {
+                                continue;
+                            }
+                            for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                                assert_eq!(
+                                    view.jump_straight(x, y, dx, dy),
+                                    reference_straight(&view, x, y, dx, dy),
+                                    "jump from ({x},{y}) by ({dx},{dy}) on {width}x{height}, class {class}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bit_planes_follow_random_edits() {
+        let mut grid = random_grid(70, 66, 9, 30);
+        let mut state = 77u64;
+        for _ in 0..3000 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let pos = Pos::new(((state >> 20) % 70) as u32, ((state >> 40) % 66) as u32);
+            let tile = match (state >> 60) % 4 {
+                0 => Tile::Wall,
+                1 => Tile::Water { cost: 1 },
+                2 => Tile::Trees { cost: 3 },
+                _ => Tile::FLOOR,
+            };
+            grid.set_tile(pos, tile).unwrap();
+        }
+        let planes = grid.planes();
+        for y in 0..grid.height() as usize + 2 {
+            for x in 0..grid.stride() {
+                let class = grid.class_at(y * grid.stride() + x);
+                for c in 1..=3u8 {
+                    let c_i = usize::from(c - 1);
+                    let row_bit = planes.rows[c_i][y * planes.row_words + x / 64] >> (x % 64) & 1 == 1;
+                    let col_bit = planes.cols[c_i][x * planes.col_words + y / 64] >> (y % 64) & 1 == 1;
+                    assert_eq!(row_bit, class == c, "row plane of class {c} at padded ({x},{y})");
+                    assert_eq!(col_bit, class == c, "column plane of class {c} at padded ({x},{y})");
+                }
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@ mod bfs;
 mod bidir;
 mod heap;
 mod jps;
+mod octile;
 
 use std::fmt;
 
@@ -14,6 +15,7 @@ use crate::heuristic::Heuristic;
 use crate::trace::{NoTrace, Observer};
 
 pub(crate) use heap::{BucketQueue, OpenList};
+pub(crate) use octile::{DirSet, legal_moves as legal_octile_moves};
 
 /// Which search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -279,7 +281,7 @@ pub struct Searcher {
 
 impl fmt::Debug for Searcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Searcher").field("cells", &self.fwd.nodes.len()).finish_non_exhaustive()
+        f.debug_struct("Searcher").field("cells", &self.fwd.cells.len()).finish_non_exhaustive()
     }
 }
 
@@ -297,6 +299,8 @@ impl Searcher {
         let one_side = std::mem::size_of::<Node>();
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
+            // JPS's parents are far away: a 4-byte index each.
+            Algorithm::Jps => one_side + std::mem::size_of::<u32>(),
             _ => one_side,
         }
     }
@@ -377,21 +381,31 @@ impl Searcher {
             return Err(SearchError::NoPath { start, goal, stats: Stats::default() });
         }
         let q = Query { grid, start, goal, settings };
+        // The exact searches know their cost; the others are measured on their path.
+        let exact = |r: Result<(Stats, f64), Stats>| r.map(|(stats, cost)| (stats, Some(cost)));
+        let measured = |r: Result<Stats, Stats>| r.map(|stats| (stats, None));
         let result = match settings.algorithm {
-            Algorithm::AStar => best_first::run(self, &q, best_first::Mode::AStar, out, observer),
-            Algorithm::Dijkstra => best_first::run(self, &q, best_first::Mode::Dijkstra, out, observer),
-            Algorithm::Greedy => best_first::run(self, &q, best_first::Mode::Greedy, out, observer),
-            Algorithm::Bfs => bfs::run(self, &q, out, observer),
-            Algorithm::Jps => jps::run(self, &q, out, observer),
-            Algorithm::Bidirectional => bidir::run(self, &q, out, observer),
-            Algorithm::Wavefront => bfs::wavefront(self, &q, out, observer),
+            Algorithm::AStar if octile::applies(settings) => exact(octile::run(self, &q, out, observer)),
+            Algorithm::AStar => measured(best_first::run(self, &q, best_first::Mode::AStar, out, observer)),
+            Algorithm::Dijkstra => {
+                measured(best_first::run(self, &q, best_first::Mode::Dijkstra, out, observer))
+            }
+            Algorithm::Greedy => measured(best_first::run(self, &q, best_first::Mode::Greedy, out, observer)),
+            Algorithm::Bfs => measured(bfs::run(self, &q, out, observer)),
+            Algorithm::Jps => exact(jps::run(self, &q, out, observer)),
+            Algorithm::Bidirectional => measured(bidir::run(self, &q, out, observer)),
+            Algorithm::Wavefront => measured(bfs::wavefront(self, &q, out, observer)),
         };
         match result {
-            Ok(stats) => {
+            Ok((stats, known)) => {
                 // Every search reports the cost of the path it returns under the one step-cost
-                // rule, so all algorithms' costs are comparable.
-                let cost = grid.path_cost(out, settings.rules).unwrap_or(f64::NAN);
-                debug_assert!(cost.is_finite(), "search returned an illegal path");
+                // rule, so all algorithms' costs are comparable. The exact searches' own cost is
+                // that sum (up to float rounding), without a second walk along the path.
+                let cost = known.unwrap_or_else(|| grid.path_cost(out, settings.rules).unwrap_or(f64::NAN));
+                debug_assert!(
+                    grid.path_cost(out, settings.rules).is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
+                    "search returned an illegal path or a wrong cost"
+                );
                 Ok((cost, stats))
             }
             Err(stats) => {
@@ -410,65 +424,139 @@ pub(crate) struct Query<'a> {
     pub(crate) settings: &'a Settings,
 }
 
-/// Per-cell search data, interleaved so that touching a cell costs one cache line, not three.
+/// Per-cell search data, interleaved so that touching a cell costs one cache line, not three:
+/// 12 bytes. The parent is stored as the direction of the step that entered the cell (JPS, whose
+/// parents are far away, keeps their indices in [`Nodes::far`] instead).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Node {
-    g: f64,
-    /// `generation * 2 + closed`: the cell is "seen" this query when `state >> 1 == generation`.
+    /// The cost from the origin: either an `f64` split in two halves (generic searches) or, for
+    /// the octile A*, the exact pair `(a, b)` of the cost `a + b·√2`.
+    g: [u32; 2],
+    /// `generation << 5 | closed << 4 | direction`: the cell is "seen" this query when
+    /// `state >> 5 == generation`; `direction` is the index into [`DIRS`](crate::grid) of the
+    /// step parent → cell, or [`NO_DIR`] at the origin.
     state: u32,
-    parent: u32,
 }
+
+/// The direction code of a search's origin (it has no parent).
+pub(crate) const NO_DIR: u32 = 8;
 
 /// Generation-stamped node array (one per search direction).
 #[derive(Default)]
 pub(crate) struct Nodes {
-    nodes: Vec<Node>,
+    cells: Vec<Node>,
+    /// Parent indices for searches whose parents are not neighbours (JPS); only allocated by
+    /// [`Nodes::reset_far`].
+    far: Vec<u32>,
+    /// Padded-index offset of each direction, and 0 for [`NO_DIR`].
+    offset: [isize; 9],
     generation: u32,
 }
 
 impl Nodes {
-    /// Starts a new query on a grid of `len` padded cells.
-    pub(crate) fn reset(&mut self, len: usize) {
-        if self.nodes.len() != len || self.generation >= u32::MAX / 2 - 1 {
-            self.nodes.clear();
-            self.nodes.resize(len, Node::default());
+    /// Starts a new query on a grid of `len` padded cells and row length `stride`.
+    pub(crate) fn reset(&mut self, len: usize, stride: usize) {
+        if self.cells.len() != len || self.generation >= (u32::MAX >> 5) - 1 {
+            self.cells.clear();
+            self.cells.resize(len, Node::default());
             self.generation = 0;
         }
+        for (k, &(dx, dy)) in crate::grid::DIRS.iter().enumerate() {
+            self.offset[k] = dy as isize * stride.cast_signed() + dx as isize;
+        }
+        self.offset[NO_DIR as usize] = 0;
         self.generation += 1;
+    }
+
+    /// Like [`Nodes::reset`], and makes room for far parents.
+    pub(crate) fn reset_far(&mut self, len: usize, stride: usize) {
+        self.reset(len, stride);
+        if self.far.len() != len {
+            self.far.clear();
+            self.far.resize(len, 0);
+        }
     }
 
     #[inline(always)]
     pub(crate) fn seen(&self, i: usize) -> bool {
-        self.nodes[i].state >> 1 == self.generation
+        self.cells[i].state >> 5 == self.generation
     }
 
     #[inline(always)]
     pub(crate) fn closed(&self, i: usize) -> bool {
-        self.nodes[i].state == self.generation * 2 + 1
+        self.cells[i].state >> 4 == self.generation * 2 + 1
     }
 
     #[inline(always)]
     pub(crate) fn close(&mut self, i: usize) {
-        self.nodes[i].state = self.generation * 2 + 1;
+        let n = &mut self.cells[i];
+        n.state = (self.generation * 2 + 1) << 4 | (n.state & 15);
     }
 
     /// Cost from the search's origin (valid when [`Nodes::seen`]).
     #[inline(always)]
     pub(crate) fn g(&self, i: usize) -> f64 {
-        self.nodes[i].g
+        let [lo, hi] = self.cells[i].g;
+        f64::from_bits(u64::from(lo) | u64::from(hi) << 32)
+    }
+
+    /// The exact cost pair `(a, b)`, cost `a + b·√2` (octile A* only; valid when seen).
+    #[inline(always)]
+    pub(crate) fn lattice(&self, i: usize) -> (u32, u32) {
+        let [a, b] = self.cells[i].g;
+        (a, b)
+    }
+
+    /// The direction of the step that entered `i` (valid when seen).
+    #[inline(always)]
+    pub(crate) fn dir(&self, i: usize) -> u32 {
+        self.cells[i].state & 15
     }
 
     /// Parent's padded index (valid when [`Nodes::seen`]).
     #[inline(always)]
     pub(crate) fn parent(&self, i: usize) -> usize {
-        self.nodes[i].parent as usize
+        i.wrapping_add_signed(-self.offset[self.dir(i) as usize])
     }
 
+    /// Far parent's padded index (JPS; valid when seen).
+    #[inline(always)]
+    pub(crate) fn far_parent(&self, i: usize) -> usize {
+        self.far[i] as usize
+    }
+
+    /// Opens `i` with cost `g`, entered from its neighbour `parent` (or `parent == i` at the
+    /// origin).
     #[inline(always)]
     pub(crate) fn open_cell(&mut self, i: usize, g: f64, parent: usize) {
+        let d = i.wrapping_sub(parent).cast_signed();
+        #[expect(clippy::cast_possible_truncation, reason = "a direction index below 9")]
+        let dir = self.offset[..8].iter().position(|&o| o == d).map_or(NO_DIR, |k| k as u32);
+        debug_assert!(dir != NO_DIR || i == parent, "parent must be a neighbour");
+        self.open_dir(i, g, dir);
+    }
+
+    /// Opens `i` with cost `g`, entered by a step in direction `dir`.
+    #[inline(always)]
+    pub(crate) fn open_dir(&mut self, i: usize, g: f64, dir: u32) {
+        let bits = g.to_bits();
+        #[expect(clippy::cast_possible_truncation, reason = "the two halves of the bits")]
+        let g = [bits as u32, (bits >> 32) as u32];
+        self.cells[i] = Node { g, state: self.generation << 5 | dir };
+    }
+
+    /// Opens `i` with the exact cost `a + b·√2`, entered by a step in direction `dir`.
+    #[inline(always)]
+    pub(crate) fn open_lattice(&mut self, i: usize, a: u32, b: u32, dir: u32) {
+        self.cells[i] = Node { g: [a, b], state: self.generation << 5 | dir };
+    }
+
+    /// Records a parent anywhere (JPS; needs [`Nodes::reset_far`]).
+    #[inline(always)]
+    pub(crate) fn set_far(&mut self, i: usize, parent: usize) {
         #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
         {
-            self.nodes[i] = Node { g, state: self.generation * 2, parent: parent as u32 };
+            self.far[i] = parent as u32;
         }
     }
 
@@ -486,10 +574,4 @@ impl Nodes {
         }
         out[from..].reverse();
     }
-}
-
-/// An open-list entry keyed by `f` alone (for the flow fields).
-pub(crate) fn heap_entry(f: f64, cell: usize) -> heap::Entry {
-    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-    heap::Entry { f, h: 0.0, cell: cell as u32 }
 }

@@ -1,0 +1,182 @@
+//! A* specialised for the Moving AI rules (8-connected, no corner cutting, octile heuristic,
+//! weight 1), the case games and benchmarks ask for most.
+//!
+//! What makes it fast:
+//! - **Exact costs.** Every step costs `c` or `c·√2` for an integer terrain cost `c`, and the
+//!   octile estimate is `(hi − lo) + lo·√2`, so `g`, `h` and `f` are all `a + b·√2` with integer
+//!   `a, b`. The nodes keep the pair, and every float is computed from a pair by the same
+//!   formula, so equal costs give bit-identical floats: ties on `f` are real ties, the lower-`h`
+//!   tie-break works as intended (float noise in summed costs used to break it), and a closed
+//!   node is never re-opened.
+//! - **The open list is nearly free** on the plateaus of equal `f` that octile grids are full of
+//!   (see [`BucketQueue`](super::heap::BucketQueue)): there a node's children with the same `f`
+//!   beat everything left, so they go on top of a sorted stack.
+//! - **Branch-light successors**: one look at the eight neighbours gives the legal moves as a
+//!   bit mask; the child's estimate comes from the parent's coordinates, no division.
+
+use super::heap::Entry;
+use super::{NO_DIR, Query, Searcher, Settings, Stats};
+use crate::grid::{DIRS, Rules, SQRT2};
+use crate::trace::{Observer, TraceEvent};
+use crate::{Algorithm, Heuristic, Pos};
+
+/// `true` when [`run`] handles `settings`.
+pub(crate) fn applies(settings: &Settings) -> bool {
+    settings.algorithm == Algorithm::AStar
+        && settings.heuristic == Heuristic::Octile
+        && settings.weight == 1.0
+        && settings.rules == Rules::OCTILE
+}
+
+/// The value of the exact cost `a + b·√2`; equal pairs give equal floats.
+#[inline(always)]
+#[expect(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_wrap,
+    reason = "costs stay far below 2^52; via i64, which converts in one instruction"
+)]
+fn value(a: u64, b: u64) -> f64 {
+    a as i64 as f64 + b as i64 as f64 * SQRT2
+}
+
+/// Octile distance from `(x, y)` to `(gx, gy)` as the pair `(hi − lo, lo)`.
+#[inline(always)]
+fn octile(x: u32, y: u32, gx: u32, gy: u32) -> (u64, u64) {
+    let (dx, dy) = (x.abs_diff(gx), y.abs_diff(gy));
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    (u64::from(hi - lo), u64::from(lo))
+}
+
+pub(crate) fn run<O: Observer>(
+    searcher: &mut Searcher,
+    q: &Query<'_>,
+    out: &mut Vec<Pos>,
+    obs: &mut O,
+) -> Result<(Stats, f64), Stats> {
+    let grid = q.grid;
+    let cells = grid.cells();
+    let stride = grid.stride();
+    let s = stride.cast_signed();
+    let Searcher { fwd: nodes, buckets, .. } = searcher;
+    nodes.reset(grid.padded_len(), stride);
+    // f grows by at most one step plus one step's change of the estimate.
+    buckets.reset(SQRT2 * f64::from(grid.max_cost()) + 2.0);
+    let start = grid.index(q.start);
+    let goal = grid.index(q.goal);
+    let class = grid.class_at(start);
+    // Padded coordinates (one more than real ones; only differences matter).
+    let (gx, gy) = (q.goal.x + 1, q.goal.y + 1);
+    // row = (i · magic) >> 40, exact for every padded index (see `Estimator`).
+    let stride64 = stride as u64;
+    let magic = (1u64 << 40).div_ceil(stride64);
+    let offset: [isize; 8] = DIRS.map(|(dx, dy)| dy as isize * s + dx as isize);
+
+    let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
+    let (ha, hb) = octile(q.start.x + 1, q.start.y + 1, gx, gy);
+    let h0 = value(ha, hb);
+    nodes.open_lattice(start, 0, 0, NO_DIR);
+    buckets.push(entry(h0, h0, start));
+    if O::ENABLED {
+        obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
+    }
+
+    while let Some(top) = buckets.pop_live(|e| !nodes.closed(e.cell as usize)) {
+        let i = top.cell as usize;
+        if nodes.closed(i) {
+            continue; // a stale duplicate of a cell already expanded
+        }
+        nodes.close(i);
+        stats.expanded += 1;
+        if O::ENABLED {
+            obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
+        }
+        if i == goal {
+            nodes.unwind(grid, start, goal, out);
+            stats.peak_open = buckets.peak() as u64;
+            return Ok((stats, value(ga_of(nodes, goal).0, ga_of(nodes, goal).1)));
+        }
+        let (ga, gb) = nodes.lattice(i);
+        let (ga, gb) = (u64::from(ga), u64::from(gb));
+        #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
+        let (x, y) = {
+            let row = (i as u64 * magic) >> 40;
+            ((i as u64 - row * stride64) as u32, row as u32)
+        };
+        for k in DirSet(legal_moves(cells, i, s, class)) {
+            let j = i.wrapping_add_signed(offset[k]);
+            let c = u64::from(cells[j] & 63);
+            let (na, nb) = if k < 4 { (ga + c, gb) } else { (ga, gb + c) };
+            let seen = nodes.seen(j);
+            if seen {
+                if nodes.closed(j) {
+                    continue;
+                }
+                let (oa, ob) = nodes.lattice(j);
+                if value(na, nb) >= value(u64::from(oa), u64::from(ob)) {
+                    continue;
+                }
+            }
+            let (dx, dy) = DIRS[k];
+            let (ha, hb) = octile(x.wrapping_add_signed(dx), y.wrapping_add_signed(dy), gx, gy);
+            let h = value(ha, hb);
+            let f = value(na + ha, nb + hb);
+            #[expect(clippy::cast_possible_truncation, reason = "a path's cost parts fit in u32")]
+            nodes.open_lattice(j, na as u32, nb as u32, k as u32);
+            buckets.push(entry(f, h, j));
+            stats.generated += 1;
+            if O::ENABLED {
+                let pos = grid.pos_of(j);
+                let g = value(na, nb);
+                obs.event(if seen {
+                    TraceEvent::Updated { pos, g, h, f }
+                } else {
+                    TraceEvent::Opened { pos, g, h, f }
+                });
+            }
+        }
+    }
+    stats.peak_open = buckets.peak() as u64;
+    Err(stats)
+}
+
+/// A node's exact cost pair, widened.
+fn ga_of(nodes: &super::Nodes, i: usize) -> (u64, u64) {
+    let (a, b) = nodes.lattice(i);
+    (u64::from(a), u64::from(b))
+}
+
+#[inline(always)]
+fn entry(f: f64, h: f64, cell: usize) -> Entry {
+    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells; h only breaks ties")]
+    Entry { f, h: h as f32, cell: cell as u32 }
+}
+
+/// The legal octile moves from padded index `i` for a mover of `class`, as direction indices
+/// into [`DIRS`] (cardinals first, so on a plateau the children come in falling `h`).
+#[inline(always)]
+pub(crate) fn legal_moves(cells: &[u8], i: usize, s: isize, class: u8) -> u32 {
+    let open = |d: isize| u32::from(cells[i.wrapping_add_signed(d)] >> 6 == class);
+    let (n, e, so, w) = (open(-s), open(1), open(s), open(-1));
+    let ne = n & e & open(1 - s);
+    let se = so & e & open(1 + s);
+    let sw = so & w & open(s - 1);
+    let nw = n & w & open(-s - 1);
+    n | e << 1 | so << 2 | w << 3 | ne << 4 | se << 5 | sw << 6 | nw << 7
+}
+
+/// A set of direction indices, iterated in increasing order.
+pub(crate) struct DirSet(pub(crate) u32);
+
+impl Iterator for DirSet {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let k = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(k)
+    }
+}
