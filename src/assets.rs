@@ -43,9 +43,9 @@ pub enum TileLook {
     Frontier = 6,
     /// Cheap rough terrain (cost 2–4).
     Grass = 7,
-    /// Expensive terrain (cost 5 and up).
+    /// Expensive terrain (cost 5–9).
     Mud = 8,
-    /// Water.
+    /// Water (the terrain class, and ground of cost 10 and up: the water brush).
     Water = 9,
     /// Trees.
     Trees = 10,
@@ -58,7 +58,9 @@ impl TileLook {
             Tile::Wall => TileLook::Wall,
             Tile::Ground { cost: 1 } => TileLook::Floor,
             Tile::Ground { cost: 2..=4 } => TileLook::Grass,
-            Tile::Ground { .. } => TileLook::Mud,
+            Tile::Ground { cost: 5..=9 } => TileLook::Mud,
+            // The water brush: ground that costs 10 or more (a slow crossing, not an island).
+            Tile::Ground { .. } => TileLook::Water,
             Tile::Water { .. } => TileLook::Water,
             Tile::Trees { .. } => TileLook::Trees,
         }

@@ -7,10 +7,16 @@ use bevy::prelude::*;
 use gridpath::Algorithm;
 
 use crate::AppSystems;
+use crate::brushes::Brush;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<Control>();
     app.add_systems(Update, read_control_keys.in_set(AppSystems::RecordInput).in_set(ControlSystems));
+}
+
+/// Run condition: a Shift key is held.
+pub fn shift_held(keys: Res<ButtonInput<KeyCode>>) -> bool {
+    keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight])
 }
 
 /// Systems that turn input into [`Control`] messages; systems that apply them run after.
@@ -20,7 +26,7 @@ pub struct ControlSystems;
 /// Something the player asked for with a key or a panel button.
 #[derive(Message, Clone, Copy, Debug, PartialEq)]
 pub enum Control {
-    /// Use this algorithm (keys `1`–`7`).
+    /// Use this algorithm (keys `F1`–`F7`).
     SelectAlgorithm(Algorithm),
     /// The next (or with `back`, previous) algorithm that applies (`Tab` / `Shift+Tab`).
     CycleAlgorithm {
@@ -67,6 +73,12 @@ pub enum Control {
     ToggleRace,
     /// Show or hide the searched cells (`V`).
     ToggleSearchCells,
+    /// Paint with this brush (`0`/`W` wall, `1`–`4` floor, grass, mud, water).
+    SelectBrush(Brush),
+    /// Spawn a crowd of units at random free cells (`Shift+U`).
+    SpawnCrowd,
+    /// Select every crowd unit (`A`).
+    SelectAll,
 }
 
 /// The keys behind the controls, as the panel and the help show them.
@@ -75,13 +87,13 @@ impl Control {
     pub fn key_label(self) -> &'static str {
         match self {
             Control::SelectAlgorithm(algorithm) => match algorithm {
-                Algorithm::AStar => "1",
-                Algorithm::Dijkstra => "2",
-                Algorithm::Bfs => "3",
-                Algorithm::Greedy => "4",
-                Algorithm::Jps => "5",
-                Algorithm::Bidirectional => "6",
-                Algorithm::Wavefront => "7",
+                Algorithm::AStar => "F1",
+                Algorithm::Dijkstra => "F2",
+                Algorithm::Bfs => "F3",
+                Algorithm::Greedy => "F4",
+                Algorithm::Jps => "F5",
+                Algorithm::Bidirectional => "F6",
+                Algorithm::Wavefront => "F7",
             },
             Control::CycleAlgorithm { .. } => "Tab",
             Control::SetMoves(_) | Control::ToggleMoves => "M",
@@ -97,23 +109,26 @@ impl Control {
             Control::ToggleFlowField => "D",
             Control::ToggleRace => "T",
             Control::ToggleSearchCells => "V",
+            Control::SelectBrush(brush) => brush.key_label(),
+            Control::SpawnCrowd => "Shift+U",
+            Control::SelectAll => "A",
         }
     }
 }
 
-/// Digit keys `1`–`7`, in [`Algorithm::ALL`] order.
-const ALGORITHM_KEYS: [KeyCode; 7] = [
-    KeyCode::Digit1,
-    KeyCode::Digit2,
-    KeyCode::Digit3,
-    KeyCode::Digit4,
-    KeyCode::Digit5,
-    KeyCode::Digit6,
-    KeyCode::Digit7,
-];
+/// Function keys `F1`–`F7`, in [`Algorithm::ALL`] order (the digits pick brushes).
+const ALGORITHM_KEYS: [KeyCode; 7] =
+    [KeyCode::F1, KeyCode::F2, KeyCode::F3, KeyCode::F4, KeyCode::F5, KeyCode::F6, KeyCode::F7];
 
 /// Keys without a modifier and the control each one sends.
-const PLAIN_KEYS: [(KeyCode, Control); 11] = [
+const PLAIN_KEYS: [(KeyCode, Control); 18] = [
+    (KeyCode::Digit0, Control::SelectBrush(Brush::Wall)),
+    (KeyCode::KeyW, Control::SelectBrush(Brush::Wall)),
+    (KeyCode::Digit1, Control::SelectBrush(Brush::Floor)),
+    (KeyCode::Digit2, Control::SelectBrush(Brush::Grass)),
+    (KeyCode::Digit3, Control::SelectBrush(Brush::Mud)),
+    (KeyCode::Digit4, Control::SelectBrush(Brush::Water)),
+    (KeyCode::KeyA, Control::SelectAll),
     (KeyCode::KeyM, Control::ToggleMoves),
     (KeyCode::BracketLeft, Control::WeightDown),
     (KeyCode::BracketRight, Control::WeightUp),
@@ -143,5 +158,9 @@ fn read_control_keys(keys: Res<ButtonInput<KeyCode>>, mut controls: MessageWrite
         if keys.just_pressed(key) {
             controls.write(control);
         }
+    }
+    // Plain `U` spawns one unit at the cursor (the crowd plugin reads the key itself).
+    if back && keys.just_pressed(KeyCode::KeyU) {
+        controls.write(Control::SpawnCrowd);
     }
 }

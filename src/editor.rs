@@ -1,5 +1,7 @@
-//! Map editing with mouse and keys: paint and erase walls along the dragged line, drag the start
-//! and goal markers, place them with `S` / `G`, clear walls with `C`, make a random map with `R`.
+//! Map editing with mouse and keys: paint with the current brush (walls by default, or terrain
+//! costs: the brushes plugin) along the dragged line, erase with the right button (unless crowd
+//! units are selected: then the right button gives orders), drag the start and goal markers,
+//! place them with `S` / `G`, clear walls with `C`, make a random map with `R`.
 //!
 //! The editor only reads [`HoverTile`]; which tile the OS cursor is over is decided elsewhere
 //! (the cursor plugin, a test, or a script), so all of this runs without a window. While the
@@ -9,15 +11,20 @@
 use std::ops::DerefMut;
 
 use bevy::input::common_conditions::input_just_pressed;
+use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use gridpath::{Endpoint, Grid, Pos, Tile};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::AppSystems;
+use crate::brushes::{CurrentBrush, terrain_problem};
+use crate::controls::shift_held;
+use crate::crowd::CrowdUnit;
 use crate::level::MapEdited;
 use crate::notice::Notice;
 use crate::planning::Pathfinder;
+use crate::selection::Selected;
 use crate::units::Unit;
 
 /// Chance that a cell of a random map starts as a wall, before wall segments and ponds.
@@ -38,7 +45,8 @@ pub(super) fn plugin(app: &mut App) {
             place_endpoints_by_key,
             clear_walls.run_if(input_just_pressed(KeyCode::KeyC)),
             make_random_map.run_if(input_just_pressed(KeyCode::KeyR)),
-            begin_drag.run_if(resource_equals(Drag::Idle)),
+            // Shift+left-drag draws a selection box instead (the selection plugin).
+            begin_drag.run_if(resource_equals(Drag::Idle).and_then(not(shift_held))),
             continue_drag.run_if(not(resource_equals(Drag::Idle))),
             end_drag.run_if(not(resource_equals(Drag::Idle))),
         )
@@ -171,17 +179,33 @@ fn move_endpoint<P: DerefMut<Target = Pathfinder>>(
     Ok(())
 }
 
+/// Cells no wall may cover: where units stand or are stepping into, and the goals crowd units
+/// head for.
+#[derive(Debug, Default)]
+struct Protected {
+    units: HashSet<Pos>,
+    goals: HashSet<Pos>,
+}
+
 /// Why painting `tile` on `cell` is refused, if it is: nothing but ground may cover the start,
-/// the goal or a cell a unit stands on or is stepping into.
-fn paint_problem(pathfinder: &Pathfinder, units: &[Pos], cell: Pos, tile: Tile) -> Option<&'static str> {
+/// the goal, a cell a unit stands on or is stepping into or a crowd's goal; terrain costs are
+/// refused while the algorithm cannot use them.
+fn paint_problem(
+    pathfinder: &Pathfinder,
+    protected: &Protected,
+    cell: Pos,
+    tile: Tile,
+) -> Option<&'static str> {
     if matches!(tile, Tile::Ground { .. }) {
-        None
+        terrain_problem(pathfinder.settings(), tile)
     } else if cell == pathfinder.start() {
         Some("can't build on the start: move it first")
     } else if cell == pathfinder.goal() {
         Some("can't build on the goal: move it first")
-    } else if units.contains(&cell) {
+    } else if protected.units.contains(&cell) {
         Some("can't build under a unit")
+    } else if protected.goals.contains(&cell) {
+        Some("can't build on a goal units are heading to")
     } else {
         None
     }
@@ -191,7 +215,7 @@ fn paint_problem(pathfinder: &Pathfinder, units: &[Pos], cell: Pos, tile: Tile) 
 /// first refusal.
 fn paint<P: DerefMut<Target = Pathfinder>>(
     pathfinder: &mut P,
-    units: &[Pos],
+    protected: &Protected,
     cells: &[Pos],
     tile: Tile,
 ) -> (Vec<Pos>, Option<&'static str>) {
@@ -202,7 +226,7 @@ fn paint<P: DerefMut<Target = Pathfinder>>(
         if pathfinder.grid().tile(cell).is_none_or(|t| t == tile) {
             continue;
         }
-        if let Some(problem) = paint_problem(pathfinder, units, cell, tile) {
+        if let Some(problem) = paint_problem(pathfinder, protected, cell, tile) {
             refusal = refusal.or(Some(problem));
             continue;
         }
@@ -216,6 +240,14 @@ fn paint<P: DerefMut<Target = Pathfinder>>(
 /// Cells units stand on or are stepping into.
 fn unit_cells(units: &Query<&Unit>) -> Vec<Pos> {
     units.iter().flat_map(Unit::occupied).collect()
+}
+
+/// What walls may not cover now.
+fn protected_cells(units: &Query<&Unit>, crowd: &Query<&CrowdUnit>) -> Protected {
+    Protected {
+        units: units.iter().flat_map(Unit::occupied).collect(),
+        goals: crowd.iter().map(CrowdUnit::goal).collect(),
+    }
 }
 
 fn place_endpoints_by_key(
@@ -261,11 +293,15 @@ fn make_random_map(
     mut pathfinder: ResMut<Pathfinder>,
     mut seed: ResMut<MapSeed>,
     units: Query<&Unit>,
+    crowd: Query<&CrowdUnit>,
     mut edits: MessageWriter<MapEdited>,
     mut notices: MessageWriter<Notice>,
 ) {
     let mut keep = unit_cells(&units);
     keep.extend([pathfinder.start(), pathfinder.goal()]);
+    keep.extend(crowd.iter().map(CrowdUnit::goal));
+    keep.sort_unstable();
+    keep.dedup();
     let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
     let tiles = random_tiles(width, height, seed.0, &keep);
     let grid: &mut Grid = pathfinder.grid_mut();
@@ -328,6 +364,8 @@ fn begin_drag(
     buttons: Res<ButtonInput<MouseButton>>,
     hover: Res<HoverTile>,
     pathfinder: Res<Pathfinder>,
+    brush: Res<CurrentBrush>,
+    selected: Query<(), With<Selected>>,
     mut drag: ResMut<Drag>,
 ) {
     // A press off the map does nothing, even if the cursor then moves onto the map.
@@ -338,9 +376,10 @@ fn begin_drag(
         } else if cell == pathfinder.goal() {
             Drag::Move { button: MouseButton::Left, which: Endpoint::Goal }
         } else {
-            Drag::Paint { button: MouseButton::Left, tile: Tile::Wall, last: None }
+            Drag::Paint { button: MouseButton::Left, tile: brush.0.tile(), last: None }
         };
-    } else if buttons.just_pressed(MouseButton::Right) {
+    } else if buttons.just_pressed(MouseButton::Right) && selected.is_empty() {
+        // With units selected, the right button gives orders (the selection plugin).
         *drag = Drag::Paint { button: MouseButton::Right, tile: Tile::FLOOR, last: None };
     }
 }
@@ -350,6 +389,7 @@ fn continue_drag(
     mut drag: ResMut<Drag>,
     mut pathfinder: ResMut<Pathfinder>,
     units: Query<&Unit>,
+    crowd: Query<&CrowdUnit>,
     mut edits: MessageWriter<MapEdited>,
     mut notices: MessageWriter<Notice>,
 ) {
@@ -369,7 +409,10 @@ fn continue_drag(
             if last.is_some() {
                 cells.remove(0);
             }
-            let (changed, refusal) = paint(&mut pathfinder, &unit_cells(&units), &cells, tile);
+            // Only walls need the protected cells: no need to collect them for terrain.
+            let protected =
+                if tile.is_wall() { protected_cells(&units, &crowd) } else { Protected::default() };
+            let (changed, refusal) = paint(&mut pathfinder, &protected, &cells, tile);
             if !changed.is_empty() {
                 edits.write(MapEdited::Cells(changed));
             }

@@ -10,10 +10,13 @@ use bevy::prelude::*;
 
 use crate::AppSystems;
 use crate::animation::{AnimationSpeed, SearchAnimation};
+use crate::brushes::CurrentBrush;
+use crate::crowd::CrowdUnit;
 use crate::level::MapInfo;
 use crate::notice::{Notice, Severity};
 use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
-use crate::units::{Speed, Unit, UnitStatus};
+use crate::selection::Selected;
+use crate::units::{LabUnit, Speed, UnitStatus};
 
 /// Height of the HUD bar, in logical pixels (the camera keeps the map below it).
 pub(crate) const HUD_HEIGHT: f32 = 58.0;
@@ -34,21 +37,28 @@ const ERROR_COLOR: Color = Color::srgb(1.0, 0.45, 0.42);
 /// Every control, one per line: shown by `H`.
 const HELP: &str = "\
 Mouse
-  left-drag            paint walls (no gaps, however fast)
-  right-drag           erase (back to floor)
+  left-drag            paint with the brush (no gaps, however fast)
+  right-drag           erase (back to floor), when no unit is selected
   drag start or goal   move the marker
+  Shift+left-drag      select the crowd units in the box
+  right-click          send the selected units there
   wheel                zoom about the cursor
   middle-drag          pan
   panel buttons        the keys shown on them
 
 Map keys
+  0 or W / 1 - 4       brush: wall / floor 1, grass 2, mud 5, water 10
   S / G                put the start / goal under the cursor
   C                    clear all walls
   R                    random map (seeded: 1, 2, 3, ...)
   arrow keys / F       pan / fit the map to the window
 
+Crowd keys
+  U / Shift+U          one unit at the cursor / 100 at random cells
+  A                    select every crowd unit
+
 Search keys
-  1 - 7                A*, Dijkstra, BFS, greedy, JPS, bidir, wavefront
+  F1 - F7              A*, Dijkstra, BFS, greedy, JPS, bidir, wavefront
   Tab / Shift+Tab      next / previous algorithm that applies
   M                    4 or 8 moves
   K / Shift+K          corner rule
@@ -67,7 +77,8 @@ Animation and views
   H                    show / hide this help
 
 The unit waits while the search replays, then walks;
-it re-plans when the map, goal or settings change.";
+it re-plans when the map, goal or settings change.
+Crowds sharing a goal follow one flow field.";
 
 /// Adds the HUD bar and the help overlay.
 pub fn plugin(app: &mut App) {
@@ -225,7 +236,9 @@ fn update_status_line(
     animation: Res<SearchAnimation>,
     speed: Res<AnimationSpeed>,
     map: Res<MapInfo>,
-    units: Query<(&UnitStatus, &Speed), With<Unit>>,
+    brush: Res<CurrentBrush>,
+    units: Query<(&UnitStatus, &Speed), With<LabUnit>>,
+    crowd: Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>,
     status_text: Single<(&mut Text, &mut TextColor), With<StatusText>>,
 ) {
     let grid = pathfinder.grid();
@@ -244,17 +257,14 @@ fn update_status_line(
             speed.label()
         ));
     }
-    let count = units.iter().len();
     if let Ok((status, speed)) = units.single() {
         let label =
             if *status == UnitStatus::Walking && !animation.is_finished() { "waits" } else { status.label() };
         line.push_str(&format!("  |  unit: {label}, {:.1} tiles/s", speed.0));
-    } else if count > 1 {
-        let walking = units.iter().filter(|(s, _)| **s == UnitStatus::Walking).count();
-        let arrived = units.iter().filter(|(s, _)| **s == UnitStatus::Arrived).count();
-        let stuck = count - walking - arrived;
-        line.push_str(&format!("  |  {count} units: {walking} walking, {arrived} arrived, {stuck} stopped"));
     }
+    line.push_str(&format!("  |  brush: {}", brush.0.name()));
+    let selected = crowd.iter().filter(|(_, is_selected)| *is_selected).count();
+    line.push_str(&format!("  |  crowd: {} units, {selected} selected", crowd.iter().len()));
     if units.iter().any(|(status, _)| matches!(status, UnitStatus::NoPath(_))) {
         tint = ERROR_COLOR;
     }
@@ -262,6 +272,33 @@ fn update_status_line(
     let (mut text, mut color) = status_text.into_inner();
     set_text(&mut text, line);
     color.set_if_neq(TextColor(tint));
+}
+
+/// "120 units (40 selected): 80 walking, 40 arrived" and the like.
+pub(crate) fn crowd_summary(crowd: &Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>) -> String {
+    let (mut total, mut selected, mut walking, mut arrived, mut planning, mut stopped) = (0, 0, 0, 0, 0, 0);
+    for (status, is_selected) in crowd {
+        total += 1;
+        selected += usize::from(is_selected);
+        match status {
+            UnitStatus::Walking => walking += 1,
+            UnitStatus::Arrived => arrived += 1,
+            UnitStatus::Planning => planning += 1,
+            UnitStatus::NoPath(_) => stopped += 1,
+        }
+    }
+    if total == 0 {
+        return "crowd: none (U / Shift+U spawn)".to_owned();
+    }
+    let mut line =
+        format!("crowd: {total} units ({selected} selected): {walking} walking, {arrived} arrived");
+    if planning > 0 {
+        line.push_str(&format!(", {planning} planning"));
+    }
+    if stopped > 0 {
+        line.push_str(&format!(", {stopped} stopped"));
+    }
+    line
 }
 
 fn remember_notices(time: Res<Time>, mut notices: MessageReader<Notice>, mut latest: ResMut<LatestNotice>) {

@@ -9,9 +9,12 @@ use bevy::prelude::*;
 
 pub mod animation;
 mod assets;
+pub mod async_plan;
+pub mod brushes;
 mod camera;
 pub mod cli;
 pub mod controls;
+pub mod crowd;
 mod cursor;
 pub mod editor;
 mod flowview;
@@ -22,6 +25,8 @@ pub mod panel;
 pub mod planning;
 pub mod race;
 pub mod script;
+pub mod selection;
+pub mod steering;
 mod tilemap;
 pub mod units;
 
@@ -38,8 +43,9 @@ pub enum AppSystems {
     Present,
 }
 
-/// Everything that decides what happens, without any window or renderer: the level, editing,
-/// controls, planning, the search replay, the race and units. Needs `MinimalPlugins` (or
+/// Everything that decides what happens, without any window or renderer: the level, editing and
+/// brushes, controls, planning (also asynchronous), the search replay, the race, the lab's unit
+/// and crowds (selection, orders, flow fields, steering). Needs `MinimalPlugins` (or
 /// `DefaultPlugins`) and Bevy's `InputPlugin`.
 pub struct LogicPlugin;
 
@@ -58,7 +64,9 @@ impl Plugin for LogicPlugin {
             animation::plugin,
             race::plugin,
             units::plugin,
+            brushes::plugin,
         ));
+        app.add_plugins((async_plan::plugin, crowd::plugin, selection::plugin, steering::plugin));
     }
 }
 
@@ -75,6 +83,7 @@ impl Plugin for PresentPlugin {
             cursor::plugin,
             tilemap::plugin,
             units::view_plugin,
+            selection::view_plugin,
             flowview::plugin,
             hud::plugin,
             panel::plugin,

@@ -12,13 +12,17 @@ use gridpath::{Algorithm, Corners, Heuristic, Moves};
 
 use crate::AppSystems;
 use crate::animation::{AnimationSpeed, SearchAnimation};
+use crate::brushes::{Brush, CurrentBrush, brush_problem};
 use crate::controls::{Control, ControlSystems};
+use crate::crowd::CrowdUnit;
 use crate::editor::BlocksMap;
 use crate::flowview::FlowView;
 use crate::hud::HUD_HEIGHT;
 use crate::planning::{CORNERS, Pathfinder, SearchOption, option_problem};
 use crate::race::{RaceOutcome, RaceRow, RaceTable};
+use crate::selection::Selected;
 use crate::tilemap::ShowSearch;
+use crate::units::UnitStatus;
 
 /// Width of the panel, in logical pixels (the camera keeps the map left of it).
 pub const PANEL_WIDTH: f32 = 376.0;
@@ -87,6 +91,10 @@ enum PanelText {
     Speed,
     /// How far the replay is.
     Progress,
+    /// Why a brush is disabled.
+    BrushReasons,
+    /// The crowd: units, selection, what they do.
+    Crowd,
 }
 
 /// The race section (hidden while the race is off).
@@ -256,6 +264,19 @@ fn spawn_panel(mut commands: Commands) {
             row.spawn((PanelText::Progress, text("", DIM_COLOR, SMALL_FONT_SIZE)));
         });
 
+        panel.spawn(title("MAP & CROWD   (Shift+drag select, right-click order)"));
+        labelled_row(panel, "Brush", |row| {
+            for brush in Brush::ALL {
+                row.spawn(button(Control::SelectBrush(brush), brush.name()));
+            }
+        });
+        panel.spawn(reasons(PanelText::BrushReasons));
+        labelled_row(panel, "Units", |row| {
+            row.spawn(button(Control::SpawnCrowd, "spawn 100"));
+            row.spawn(button(Control::SelectAll, "select all"));
+        });
+        panel.spawn((PanelText::Crowd, text("", DIM_COLOR, SMALL_FONT_SIZE)));
+
         panel.spawn(title("VIEW"));
         panel.spawn(row_node()).with_children(|row| {
             row.spawn(button(Control::ToggleRace, "race"));
@@ -290,6 +311,7 @@ fn press_panel_buttons(
 /// What the panel needs to know to draw its buttons.
 struct PanelState<'a> {
     pathfinder: &'a Pathfinder,
+    brush: Brush,
     speed: AnimationSpeed,
     race: bool,
     flow: bool,
@@ -322,6 +344,10 @@ impl PanelState<'_> {
             Control::ToggleRace => (self.race, None),
             Control::ToggleFlowField => (self.flow, None),
             Control::ToggleSearchCells => (self.search_cells, None),
+            Control::SelectBrush(brush) => {
+                let problem = brush_problem(settings, brush);
+                (self.brush == brush && problem.is_none(), problem)
+            }
             _ => (false, None),
         };
         let look = match (problem, selected) {
@@ -336,6 +362,7 @@ impl PanelState<'_> {
 /// Colours every button by its look (selected, enabled, disabled) and the pointer.
 fn style_panel_buttons(
     pathfinder: Res<Pathfinder>,
+    brush: Res<CurrentBrush>,
     speed: Res<AnimationSpeed>,
     race: Res<RaceTable>,
     flow: Option<Res<FlowView>>,
@@ -345,6 +372,7 @@ fn style_panel_buttons(
 ) {
     let state = PanelState {
         pathfinder: &pathfinder,
+        brush: brush.0,
         speed: *speed,
         race: race.shown,
         flow: flow.is_some_and(|f| f.shown),
@@ -384,14 +412,22 @@ fn reason_lines(state: &PanelState, options: impl IntoIterator<Item = Control>) 
 /// Writes the reasons, the weight, the replay speed and progress, and the play button's label.
 fn update_panel_text(
     pathfinder: Res<Pathfinder>,
+    brush: Res<CurrentBrush>,
+    crowd: Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>,
     speed: Res<AnimationSpeed>,
     animation: Res<SearchAnimation>,
     mut texts: Query<(&PanelText, &mut Text, &mut Node)>,
     buttons: Query<(&PanelButton, &Children)>,
     mut labels: Query<&mut Text, (With<ButtonText>, Without<PanelText>)>,
 ) {
-    let state =
-        PanelState { pathfinder: &pathfinder, speed: *speed, race: false, flow: false, search_cells: false };
+    let state = PanelState {
+        pathfinder: &pathfinder,
+        brush: brush.0,
+        speed: *speed,
+        race: false,
+        flow: false,
+        search_cells: false,
+    };
     let settings = pathfinder.settings();
     for (which, mut text, mut node) in &mut texts {
         let value = match which {
@@ -412,6 +448,8 @@ fn update_panel_text(
             PanelText::Weight => format!("x{:.1}", settings.weight),
             PanelText::Speed => format!("{}  ", speed.label()),
             PanelText::Progress => progress(&animation),
+            PanelText::BrushReasons => reason_lines(&state, Brush::ALL.into_iter().map(Control::SelectBrush)),
+            PanelText::Crowd => crate::hud::crowd_summary(&crowd),
         };
         // An empty reason line takes no room.
         let display = if value.is_empty() { Display::None } else { Display::Flex };

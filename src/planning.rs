@@ -234,9 +234,10 @@ pub fn option_problem(grid: &Grid, settings: &Settings, option: SearchOption) ->
         settings.algorithm.check(grid, &Settings { rules, ..*settings }).err().filter(|&r| Some(r) != now)
     };
     match option {
-        SearchOption::Algorithm(algorithm) => {
-            algorithm.check(grid, &Settings { algorithm, ..*settings }).err()
-        }
+        SearchOption::Algorithm(algorithm) => algorithm
+            .check(grid, &Settings { algorithm, ..*settings })
+            .err()
+            .or_else(|| if grid.has_uniform_cost() { None } else { cost_blind(algorithm) }),
         SearchOption::Moves(moves) => breaks(Rules { moves, ..settings.rules }),
         SearchOption::Corners(corners) => match settings.rules.moves {
             Moves::Four => Some("the corner rule is for diagonal steps: 4 moves have none"),
@@ -248,6 +249,17 @@ pub fn option_problem(grid: &Grid, settings: &Settings, option: SearchOption) ->
             // Probe with a weight above 1: whether a weight applies does not depend on its value.
             algorithm => algorithm.check(grid, &Settings { weight: MAX_WEIGHT, ..*settings }).err(),
         }),
+    }
+}
+
+/// Why `algorithm` cannot be used on a map with terrain costs, if it cannot: JPS cannot run on
+/// one (`gridpath` refuses), BFS and the wavefront would run but count steps, ignoring costs.
+pub fn cost_blind(algorithm: Algorithm) -> Option<&'static str> {
+    match algorithm {
+        Algorithm::Jps => Some("JPS needs uniform terrain cost"),
+        Algorithm::Bfs => Some("BFS counts steps: it ignores terrain costs"),
+        Algorithm::Wavefront => Some("the wavefront counts steps: it ignores terrain costs"),
+        Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Greedy | Algorithm::Bidirectional => None,
     }
 }
 

@@ -9,7 +9,7 @@
 //! |-----------------------|-----------------------------------------------------------------|
 //! | `move X Y`            | put the OS cursor on the centre of cell column X, row Y (row 0 on top, as in map files) |
 //! | `press B` / `release B` | mouse button `left`, `right` or `middle`                      |
-//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Comma`, `Period`, `Left`, `Right`, `Up`, `Down`) |
+//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `F1`–`F12`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Comma`, `Period`, `Left`, `Right`, `Up`, `Down`); `key Shift+K` holds Shift with it |
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
 //! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`); relative to the working directory |
@@ -54,6 +54,8 @@ pub enum Step {
     Release(MouseButton),
     /// Press a key, release it the next frame.
     Key(KeyCode),
+    /// Press a key with Shift held, release both the next frame.
+    ShiftKey(KeyCode),
     /// Let this many frames pass.
     Wait(u32),
     /// Wait until every unit arrived, at most this many frames.
@@ -107,7 +109,10 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["move", x, y] => Ok(Step::Move(Pos::new(number(x, "X")?, number(y, "Y")?))),
         ["press", button] => Ok(Step::Press(parse_button(button)?)),
         ["release", button] => Ok(Step::Release(parse_button(button)?)),
-        ["key", key] => Ok(Step::Key(parse_key(key)?)),
+        ["key", key] => match key.strip_prefix("Shift+") {
+            Some(key) => Ok(Step::ShiftKey(parse_key(key)?)),
+            None => Ok(Step::Key(parse_key(key)?)),
+        },
         ["wait", frames] => Ok(Step::Wait(number(frames, "the frame count")?)),
         ["wait_arrival"] => Ok(Step::WaitArrival(DEFAULT_ARRIVAL_FRAMES)),
         ["wait_arrival", frames] => Ok(Step::WaitArrival(number(frames, "the frame limit")?)),
@@ -195,6 +200,18 @@ pub fn parse_key(word: &str) -> Result<KeyCode, String> {
         "Right" => Ok(KeyCode::ArrowRight),
         "Up" => Ok(KeyCode::ArrowUp),
         "Down" => Ok(KeyCode::ArrowDown),
+        "F1" => Ok(KeyCode::F1),
+        "F2" => Ok(KeyCode::F2),
+        "F3" => Ok(KeyCode::F3),
+        "F4" => Ok(KeyCode::F4),
+        "F5" => Ok(KeyCode::F5),
+        "F6" => Ok(KeyCode::F6),
+        "F7" => Ok(KeyCode::F7),
+        "F8" => Ok(KeyCode::F8),
+        "F9" => Ok(KeyCode::F9),
+        "F10" => Ok(KeyCode::F10),
+        "F11" => Ok(KeyCode::F11),
+        "F12" => Ok(KeyCode::F12),
         _ => Err(format!("unknown key {word:?}")),
     }
 }
@@ -219,6 +236,7 @@ fn logical_key(key: KeyCode) -> Key {
             KeyCode::BracketRight => Key::Character("]".into()),
             KeyCode::Comma => Key::Character(",".into()),
             KeyCode::Period => Key::Character(".".into()),
+            KeyCode::ShiftLeft => Key::Shift,
             _ => Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
         },
     }
@@ -343,6 +361,13 @@ fn run_script(
                     Step::Key(key) => {
                         keyboard.write(key_message(key, ButtonState::Pressed));
                         runner.held_keys.push(key);
+                        Ok(Waiting::Nothing)
+                    }
+                    Step::ShiftKey(key) => {
+                        for key in [KeyCode::ShiftLeft, key] {
+                            keyboard.write(key_message(key, ButtonState::Pressed));
+                            runner.held_keys.push(key);
+                        }
                         Ok(Waiting::Nothing)
                     }
                     Step::Wait(frames) => Ok(Waiting::Frames(frames)),

@@ -1,7 +1,9 @@
-//! Units: spawned at the start, they walk their [`Waypoints`] to the goal at their [`Speed`],
-//! re-plan from where they are when the goal, the settings or the map under their remaining
-//! route change, and stop when no route exists. They stand still while the search animation
-//! replays the main search, and set off when it ends. The view half animates their sprites.
+//! Units: every unit has a [`Unit`] (where it is, where it steps, which way it faces), a
+//! [`Speed`] and a [`UnitStatus`]. The lab's own unit ([`LabUnit`]) is spawned at the start and
+//! walks its [`Waypoints`] to the goal, re-plans from where it is when the goal, the settings or
+//! the map under its remaining route change, and stops when no route exists. It stands still
+//! while the search animation replays the main search, and sets off when it ends. Crowd units
+//! (the `crowd` plugin) share the [`Unit`] part. The view half animates every unit's sprite.
 
 use std::collections::VecDeque;
 
@@ -49,30 +51,26 @@ pub(super) fn view_plugin(app: &mut App) {
     app.add_systems(Update, (animate_units, draw_routes.run_if(search_shown)).in_set(AppSystems::Present));
 }
 
-/// A unit that walks from the start to the goal.
+/// A unit: the lab's unit or a crowd unit.
 #[derive(Component, Debug, Clone)]
 #[require(Transform, Waypoints, Speed, UnitStatus)]
 pub struct Unit {
-    /// Where it was spawned: the start. When the start moves, the unit is put there.
-    home: Pos,
-    /// The last cell centre it reached.
-    cell: Pos,
-    /// The cell it is stepping into, if it is between two cell centres.
-    next: Option<Pos>,
-    /// The goal its route leads to.
-    goal: Pos,
-    /// The settings its route was planned with.
-    settings: Settings,
+    /// The lab's unit: the last cell centre it reached. A crowd unit: the cell it stands in.
+    pub(crate) cell: Pos,
+    /// The cell it is stepping into, if it is between two cell centres (the lab's unit only:
+    /// crowd units never stand in more than one cell).
+    pub(crate) next: Option<Pos>,
     /// Direction of travel (unit length; +x when it has not moved yet).
-    heading: Vec2,
+    pub(crate) heading: Vec2,
 }
 
 impl Unit {
-    fn new(at: Pos) -> Self {
-        Self { home: at, cell: at, next: None, goal: at, settings: Settings::default(), heading: Vec2::X }
+    /// A unit standing in `at`, facing +x.
+    pub(crate) fn new(at: Pos) -> Self {
+        Self { cell: at, next: None, heading: Vec2::X }
     }
 
-    /// The last cell centre the unit reached.
+    /// The lab's unit: the last cell centre it reached; a crowd unit: the cell it stands in.
     pub fn cell(&self) -> Pos {
         self.cell
     }
@@ -89,6 +87,23 @@ impl Unit {
     }
 }
 
+/// The lab's unit: spawned on the start, it walks the main route to the main goal.
+#[derive(Component, Debug, Clone)]
+pub struct LabUnit {
+    /// Where it was spawned: the start. When the start moves, the unit is put there.
+    home: Pos,
+    /// The goal its route leads to.
+    goal: Pos,
+    /// The settings its route was planned with.
+    settings: Settings,
+}
+
+impl LabUnit {
+    fn new(at: Pos) -> Self {
+        Self { home: at, goal: at, settings: Settings::default() }
+    }
+}
+
 /// One point of a route.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Waypoint {
@@ -99,8 +114,8 @@ pub struct Waypoint {
 }
 
 /// The rest of a unit's route, next point first: tile centres in world space.
-#[derive(Component, Debug, Clone, Default, Deref)]
-pub struct Waypoints(VecDeque<Waypoint>);
+#[derive(Component, Debug, Clone, Default, Deref, DerefMut)]
+pub struct Waypoints(pub(crate) VecDeque<Waypoint>);
 
 /// Walking speed, in tiles per second.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -132,6 +147,8 @@ pub enum UnitStatus {
     Arrived,
     /// Standing still: the goal cannot be reached from its cell; the reason.
     NoPath(String),
+    /// Waiting for its route from the planning queue (crowd units with their own route).
+    Planning,
 }
 
 impl UnitStatus {
@@ -141,6 +158,7 @@ impl UnitStatus {
             UnitStatus::Walking => "walking",
             UnitStatus::Arrived => "arrived",
             UnitStatus::NoPath(_) => "stopped: no path",
+            UnitStatus::Planning => "planning",
         }
     }
 }
@@ -153,15 +171,16 @@ pub struct Reroutes(pub u64);
 fn plan_unit_route(
     pathfinder: &mut Pathfinder,
     unit: &mut Unit,
+    lab: &mut LabUnit,
     waypoints: &mut Waypoints,
     status: &mut UnitStatus,
 ) {
     let geometry = pathfinder.geometry();
     let waypoint = |cell| Waypoint { cell, point: geometry.cell_center(cell) };
-    unit.goal = pathfinder.goal();
-    unit.settings = *pathfinder.settings();
+    lab.goal = pathfinder.goal();
+    lab.settings = *pathfinder.settings();
     let anchor = unit.anchor();
-    match pathfinder.search(anchor, unit.goal) {
+    match pathfinder.search(anchor, lab.goal) {
         Ok((path, _)) => {
             // The route starts at the anchor; keep it only while still stepping towards it.
             let skip = usize::from(unit.next.is_none());
@@ -189,13 +208,15 @@ fn respawn_units(
     let pathfinder = pathfinder.bypass_change_detection();
     let start = pathfinder.start();
     let mut unit = Unit::new(start);
+    let mut lab = LabUnit::new(start);
     let mut waypoints = Waypoints::default();
     let mut status = UnitStatus::default();
-    plan_unit_route(pathfinder, &mut unit, &mut waypoints, &mut status);
+    plan_unit_route(pathfinder, &mut unit, &mut lab, &mut waypoints, &mut status);
     let at = pathfinder.geometry().cell_center(start);
     commands.spawn((
         Name::new("Unit"),
         unit,
+        lab,
         waypoints,
         status,
         Speed(speed.0),
@@ -209,20 +230,21 @@ fn respawn_units(
 fn route_units(
     mut pathfinder: ResMut<Pathfinder>,
     mut edits: MessageReader<MapEdited>,
-    mut units: Query<(&mut Unit, &mut Waypoints, &mut UnitStatus, &mut Transform)>,
+    mut units: Query<(&mut Unit, &mut LabUnit, &mut Waypoints, &mut UnitStatus, &mut Transform)>,
     mut reroutes: ResMut<Reroutes>,
 ) {
     let edits: Vec<MapEdited> = edits.read().cloned().collect();
     let pathfinder = pathfinder.bypass_change_detection();
-    for (mut unit, mut waypoints, mut status, mut transform) in &mut units {
-        if unit.home != pathfinder.start() {
+    for (mut unit, mut lab, mut waypoints, mut status, mut transform) in &mut units {
+        if lab.home != pathfinder.start() {
             let start = pathfinder.start();
             *unit = Unit::new(start);
+            *lab = LabUnit::new(start);
             let at = pathfinder.geometry().cell_center(start);
             transform.translation = at.extend(transform.translation.z);
         } else {
-            let stale = unit.goal != pathfinder.goal()
-                || unit.settings != *pathfinder.settings()
+            let stale = lab.goal != pathfinder.goal()
+                || lab.settings != *pathfinder.settings()
                 || (matches!(*status, UnitStatus::NoPath(_)) && !edits.is_empty())
                 || waypoints.iter().any(|w| edits.iter().any(|e| e.touches(w.cell)));
             if !stale {
@@ -230,7 +252,7 @@ fn route_units(
             }
             reroutes.0 += 1;
         }
-        plan_unit_route(pathfinder, &mut unit, &mut waypoints, &mut status);
+        plan_unit_route(pathfinder, &mut unit, &mut lab, &mut waypoints, &mut status);
     }
 }
 
@@ -238,7 +260,7 @@ fn route_units(
 /// the frame is long, never past the last one.
 fn follow_waypoints(
     time: Res<Time>,
-    mut units: Query<(&mut Unit, &mut Waypoints, &mut UnitStatus, &mut Transform, &Speed)>,
+    mut units: Query<(&mut Unit, &mut Waypoints, &mut UnitStatus, &mut Transform, &Speed), With<LabUnit>>,
 ) {
     for (mut unit, mut waypoints, mut status, mut transform, speed) in &mut units {
         let mut budget = speed.0 * TILE_SIZE * time.delta_secs();
@@ -287,21 +309,47 @@ fn change_speed(
     notices.write(Notice::info(format!("unit speed: {:.1} tiles/s", speed.0)));
 }
 
+/// How a unit's sprite is drawn: its scale and tint (the lab's unit: full size, untinted).
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct UnitLook {
+    /// Sprite scale (1 = one tile).
+    pub scale: f32,
+    /// Sprite tint.
+    pub color: Color,
+}
+
+impl Default for UnitLook {
+    fn default() -> Self {
+        Self { scale: 1.0, color: Color::WHITE }
+    }
+}
+
 /// The visible part of a unit: a child entity, so it can turn without turning the unit.
 #[derive(Component, Debug, Default)]
-struct UnitBody {
+pub(crate) struct UnitBody {
     /// Distance walked, in tiles, driving the walk cycle.
     walked: f32,
     /// Where the unit was last frame, in world space.
     last: Option<Vec2>,
 }
 
-fn add_unit_body(add: On<Add, Unit>, mut commands: Commands, assets: Res<GameAssets>) {
-    let sprite = Sprite::from_atlas_image(
+fn add_unit_body(
+    add: On<Add, Unit>,
+    mut commands: Commands,
+    assets: Res<GameAssets>,
+    looks: Query<&UnitLook>,
+) {
+    let look = looks.get(add.entity).copied().unwrap_or_default();
+    let mut sprite = Sprite::from_atlas_image(
         assets.unit.clone(),
         TextureAtlas { layout: assets.unit_atlas.clone(), index: 0 },
     );
-    commands.entity(add.entity).insert(Visibility::default()).with_child((UnitBody::default(), sprite));
+    sprite.color = look.color;
+    commands.entity(add.entity).insert(Visibility::default()).with_child((
+        UnitBody::default(),
+        sprite,
+        Transform::from_scale(Vec3::splat(look.scale)),
+    ));
 }
 
 fn animate_units(

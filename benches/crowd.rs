@@ -1,0 +1,277 @@
+//! Crowd benchmarks (issue 6): headless, `MinimalPlugins` + input + tilepath's `LogicPlugin`, no
+//! window and no renderer, on a 256 × 256 map. Results go to `docs/BENCHMARKS.md` (## Crowds).
+//!
+//! ```sh
+//! cargo bench --profile crowd-bench --bench crowd            # all three
+//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: edit, async
+//! ```
+//!
+//! 1. `flow`: 10,000 units following one flow field; time per frame (planning + movement).
+//! 2. `edit`: wall strokes painted while 10,000 units (100 of them on routes of their own)
+//!    walk; time of the frames that apply an edit (field rebuild + re-routing + movement).
+//! 3. `async`: 1,000 units each ordered alone (1,000 A* requests) at 60 frames per second;
+//!    frames until every route arrived, and the longest frame on the main thread.
+
+use std::time::{Duration, Instant};
+
+use bevy::input::ButtonState;
+use bevy::input::InputPlugin;
+use bevy::input::mouse::MouseButtonInput;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use gridpath::{Algorithm, FlowField, Pos, Rules};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tilepath::LogicPlugin;
+use tilepath::animation::AnimationSpeed;
+use tilepath::async_plan::PlanQueue;
+use tilepath::controls::Control;
+use tilepath::crowd::{CrowdStats, CrowdUnit, FlowFollower, Target, crowd_unit};
+use tilepath::editor::HoverTile;
+use tilepath::level::MapSource;
+use tilepath::planning::Pathfinder;
+use tilepath::units::{DEFAULT_SPEED, UnitStatus};
+
+/// Side of the benchmark map, in cells.
+const SIDE: u32 = 256;
+/// Units in the flow and edit benchmarks.
+const UNITS: usize = 10_000;
+/// Frame time the app is stepped with, in seconds (60 frames per second).
+const FRAME: f64 = 1.0 / 60.0;
+
+/// A 256 × 256 ASCII map: 10 % scattered walls and 60 wall segments (4 to 30 cells), the goal
+/// in the middle, the start in the top-left corner.
+fn bench_map(seed: u64) -> MapSource {
+    let side = SIDE as usize;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut cells = vec![b'.'; side * side];
+    for cell in &mut cells {
+        if rng.random_bool(0.10) {
+            *cell = b'#';
+        }
+    }
+    for _ in 0..60 {
+        let (x, y) = (rng.random_range(0..side), rng.random_range(0..side));
+        let horizontal = rng.random_bool(0.5);
+        for i in 0..rng.random_range(4..30) {
+            let (cx, cy) = if horizontal { (x + i, y) } else { (x, y + i) };
+            if cx < side && cy < side {
+                cells[cy * side + cx] = b'#';
+            }
+        }
+    }
+    // Free neighbourhoods round the endpoints.
+    for (x, y, marker) in [(1, 1, b'S'), (side / 2, side / 2, b'G')] {
+        for cy in y - 1..=y + 1 {
+            cells[cy * side + x - 1..=cy * side + x + 1].fill(b'.');
+        }
+        cells[y * side + x] = marker;
+    }
+    let rows: Vec<String> =
+        cells.chunks(side).map(|row| String::from_utf8(row.to_vec()).unwrap_or_default()).collect();
+    MapSource::Text { name: "bench".into(), text: rows.join("\n") }
+}
+
+fn bench_app() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, InputPlugin))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(FRAME)))
+        .insert_resource(bench_map(1))
+        .insert_resource(AnimationSpeed::Instant)
+        .add_plugins(LogicPlugin);
+    app.update();
+    app
+}
+
+/// Cells that can reach the main goal.
+fn reachable_cells(app: &App) -> Vec<Pos> {
+    let pathfinder = app.world().resource::<Pathfinder>();
+    let grid = pathfinder.grid();
+    let field = FlowField::dijkstra(grid, pathfinder.goal(), Rules::OCTILE).expect("the goal is free");
+    grid.positions().filter(|&p| p != pathfinder.goal() && field.distance(p).is_some()).collect()
+}
+
+fn spawn_crowd(app: &mut App, count: usize, seed: u64) -> Vec<Entity> {
+    let cells = reachable_cells(app);
+    let geometry = app.world().resource::<Pathfinder>().geometry();
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let cell = cells[rng.random_range(0..cells.len())];
+            app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED)).id()
+        })
+        .collect()
+}
+
+/// Sends `units` each to a random reachable cell on a route of its own.
+fn order_alone(app: &mut App, units: &[Entity], seed: u64) {
+    let cells = reachable_cells(app);
+    let mut rng = StdRng::seed_from_u64(seed);
+    for &unit in units {
+        let goal = cells[rng.random_range(0..cells.len())];
+        app.world_mut().entity_mut(unit).remove::<FlowFollower>().insert(Target::Cell(goal));
+    }
+}
+
+fn timed_update(app: &mut App) -> Duration {
+    let started = Instant::now();
+    app.update();
+    started.elapsed()
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort_unstable();
+    times[times.len() / 2]
+}
+
+fn percentile(times: &mut [Duration], p: f64) -> Duration {
+    times.sort_unstable();
+    let index = ((times.len() - 1) as f64 * p).round() as usize;
+    times[index]
+}
+
+fn statuses(app: &mut App) -> (usize, usize, usize, usize) {
+    let mut query = app.world_mut().query_filtered::<&UnitStatus, With<CrowdUnit>>();
+    let (mut walking, mut arrived, mut planning, mut stopped) = (0, 0, 0, 0);
+    for status in query.iter(app.world()) {
+        match status {
+            UnitStatus::Walking => walking += 1,
+            UnitStatus::Arrived => arrived += 1,
+            UnitStatus::Planning => planning += 1,
+            UnitStatus::NoPath(_) => stopped += 1,
+        }
+    }
+    (walking, arrived, planning, stopped)
+}
+
+fn flow() {
+    let mut app = bench_app();
+    spawn_crowd(&mut app, UNITS, 2);
+    // Warm-up: the field is built, buffers grow.
+    for _ in 0..30 {
+        app.update();
+    }
+    let mut times: Vec<Duration> = (0..600).map(|_| timed_update(&mut app)).collect();
+    let (walking, arrived, _, stopped) = statuses(&mut app);
+    println!(
+        "flow:  {UNITS} units, 1 flow field, 256x256, 600 frames: median {:.3} ms, p95 {:.3} ms, max {:.3} ms \
+         (after 10.5 s: {walking} walking, {arrived} arrived, {stopped} stopped)",
+        ms(median(&mut times)),
+        ms(percentile(&mut times, 0.95)),
+        ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
+    );
+}
+
+fn mouse(app: &mut App, state: ButtonState) {
+    app.world_mut().write_message(MouseButtonInput {
+        button: MouseButton::Left,
+        state,
+        window: Entity::PLACEHOLDER,
+    });
+}
+
+fn edit() {
+    let mut app = bench_app();
+    let units = spawn_crowd(&mut app, UNITS, 3);
+    order_alone(&mut app, &units[..100], 4);
+    for _ in 0..120 {
+        app.update();
+        // Let the 100 routes arrive before measuring.
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut quiet: Vec<Duration> = (0..120).map(|_| timed_update(&mut app)).collect();
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut edit_frames = Vec::new();
+    let before = *app.world().resource::<CrowdStats>();
+    for _ in 0..20 {
+        // A 2-frame stroke: the press paints one cell, the next frame a line of up to 24 cells.
+        let a = Pos::new(rng.random_range(8..SIDE - 32), rng.random_range(8..SIDE - 32));
+        let b = if rng.random_bool(0.5) { Pos::new(a.x + 24, a.y) } else { Pos::new(a.x, a.y + 24) };
+        app.world_mut().resource_mut::<HoverTile>().0 = Some(a);
+        mouse(&mut app, ButtonState::Pressed);
+        edit_frames.push(timed_update(&mut app));
+        app.world_mut().resource_mut::<HoverTile>().0 = Some(b);
+        edit_frames.push(timed_update(&mut app));
+        mouse(&mut app, ButtonState::Released);
+        app.update();
+        for _ in 0..10 {
+            app.update();
+        }
+    }
+    let after = *app.world().resource::<CrowdStats>();
+    let quiet_median = median(&mut quiet);
+    println!(
+        "edit:  {UNITS} units (100 on own routes), 20 wall strokes = 40 edit frames: median {:.3} ms, \
+         max {:.3} ms (frames without edits: median {:.3} ms); {} field rebuilds, {} followers \
+         re-routed by them, {} own routes re-planned",
+        ms(median(&mut edit_frames)),
+        ms(*edit_frames.iter().max().unwrap_or(&Duration::ZERO)),
+        ms(quiet_median),
+        after.field_builds - before.field_builds,
+        after.flow_reroutes - before.flow_reroutes,
+        after.route_reroutes - before.route_reroutes,
+    );
+}
+
+fn run_async(algorithm: Algorithm) {
+    let mut app = bench_app();
+    if algorithm != Algorithm::AStar {
+        app.world_mut().write_message(Control::SelectAlgorithm(algorithm));
+        app.update();
+    }
+    let units = spawn_crowd(&mut app, 1000, 6);
+    order_alone(&mut app, &units, 7);
+    let period = Duration::from_secs_f64(FRAME);
+    let mut times = Vec::new();
+    let started = Instant::now();
+    let mut frames = 0;
+    loop {
+        let frame_start = Instant::now();
+        times.push(timed_update(&mut app));
+        frames += 1;
+        let (_, _, planning, _) = statuses(&mut app);
+        if planning == 0 && app.world().resource::<PlanQueue>().is_idle() {
+            break;
+        }
+        if frames > 10_000 {
+            println!("async: gave up after {frames} frames");
+            break;
+        }
+        // Paced like a 60 Hz game: the searches run on the task pool meanwhile.
+        if let Some(rest) = period.checked_sub(frame_start.elapsed()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let counts = app.world().resource::<PlanQueue>().counts;
+    let (walking, arrived, _, stopped) = statuses(&mut app);
+    println!(
+        "async: 1000 {algorithm} requests at 60 fps: all served after {frames} frames ({:.0} ms), longest \
+         frame {:.3} ms, median frame {:.3} ms; delivered {}, discarded {}; {walking} walking, {arrived} \
+         arrived, {stopped} without a route",
+        ms(started.elapsed()),
+        ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
+        ms(median(&mut times)),
+        counts.delivered,
+        counts.discarded,
+    );
+}
+
+fn main() {
+    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    println!("threads: {}", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if wanted("flow") {
+        flow();
+    }
+    if wanted("edit") {
+        edit();
+    }
+    if wanted("async") {
+        run_async(Algorithm::AStar);
+        run_async(Algorithm::Jps);
+    }
+}

@@ -1,0 +1,324 @@
+//! Steering: how crowd units move. Each frame every crowd unit seeks the centre of its next
+//! cell (its flow field's next step, or its next waypoint) at its [`Speed`] divided by the
+//! terrain cost underfoot, and is pushed apart from units closer than two body radii
+//! (neighbours found in a spatial hash of one bucket per map cell), so units never stack on
+//! one point. A unit arrives on its goal cell's centre, or when it touches a unit that already
+//! arrived there and is not farther from the goal than one step beyond it: arrivals pile up
+//! around the goal instead of on it.
+//!
+//! A unit only ever changes cell by a legal step of the movement rules (the same rule every
+//! search uses), so no push and no seek ever takes it into a wall, across a cut corner the
+//! rules forbid, or onto another terrain class.
+
+use bevy::prelude::*;
+use gridpath::{Grid, Pos, Rules, SQRT2};
+
+use crate::AppSystems;
+use crate::async_plan::PlanQueue;
+use crate::crowd::{CrowdStats, CrowdUnit, FlowFields, FlowFollower, request_route};
+use crate::level::TILE_SIZE;
+use crate::planning::Pathfinder;
+use crate::units::{Speed, Unit, UnitStatus, Waypoints};
+
+/// Radius of a crowd unit's body, in tiles.
+pub const UNIT_RADIUS: f32 = 0.3;
+/// Closest two unit centres come before they push each other apart, in tiles.
+const SPACING: f32 = 2.0 * UNIT_RADIUS;
+/// An arrived unit this close (centre to centre, in tiles) makes a unit with the same goal
+/// arrive too.
+const TOUCH: f32 = SPACING * 1.15;
+/// A unit this close to its goal cell's centre has arrived, in tiles.
+const ARRIVE_RADIUS: f32 = 0.3;
+/// The most a unit is pushed per frame, in tiles (a dense crowd relaxes over a few frames
+/// instead of jumping).
+const MAX_PUSH: f32 = 0.15;
+/// Neighbours a unit is pushed by, at most: a pile-up of thousands on a few cells (a spawn
+/// on a tiny map) costs linear time, not quadratic, while it spreads out.
+const MAX_NEIGHBOURS: usize = 24;
+/// Tiles a unit could have walked without getting closer to its goal while it touches an arrived
+/// unit with the same goal before it gives up and arrives too (a jam at the goal, not a stream
+/// passing by).
+const STALL_TILES: f32 = 1.5;
+/// How far from a cell's border a unit stays, in tiles: world positions round-trip to the
+/// same cell whatever the float rounding.
+const EDGE: f32 = 1e-3;
+/// Share of an overlap each of the two units corrects per frame.
+const PUSH_SHARE: f32 = 0.5;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Update, steer_crowd.in_set(AppSystems::Move));
+}
+
+/// A crowd unit as the neighbours see it this frame.
+#[derive(Clone, Copy, Debug)]
+struct Agent {
+    /// Position in grid space: x to the right, y down, one unit per tile; the cell is the floor.
+    pos: Vec2,
+    cell: Pos,
+    goal: Pos,
+    arrived: bool,
+    /// Flow followers: the field distance of its cell; others: infinity (never chained).
+    distance: f32,
+}
+
+/// Buffers kept between frames so steering allocates nothing in the steady state.
+#[derive(Default)]
+struct Scratch {
+    agents: Vec<Agent>,
+    /// Per map cell: index into `order` of its first unit; one extra entry at the end.
+    cell_start: Vec<u32>,
+    /// Agent indices sorted by cell.
+    order: Vec<u32>,
+}
+
+impl Scratch {
+    /// Buckets the agents by cell (a counting sort: two passes, no hashing).
+    fn bucket(&mut self, width: u32, height: u32) {
+        let cells = width as usize * height as usize;
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        for agent in &self.agents {
+            self.cell_start[cell_index(agent.cell, width) + 1] += 1;
+        }
+        for i in 0..cells {
+            self.cell_start[i + 1] += self.cell_start[i];
+        }
+        self.order.clear();
+        self.order.resize(self.agents.len(), 0);
+        let mut fill = self.cell_start.clone();
+        for (i, agent) in self.agents.iter().enumerate() {
+            let slot = &mut fill[cell_index(agent.cell, width)];
+            // Fewer than 2^32 units: the casts are exact.
+            self.order[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+    }
+
+    /// Agents in the 3 × 3 cells around `cell`.
+    fn neighbours(&self, cell: Pos, width: u32, height: u32) -> impl Iterator<Item = usize> + '_ {
+        let xs = cell.x.saturating_sub(1)..=(cell.x + 1).min(width - 1);
+        (cell.y.saturating_sub(1)..=(cell.y + 1).min(height - 1)).flat_map(move |y| {
+            let row = y as usize * width as usize;
+            let (first, last) = (row + *xs.start() as usize, row + *xs.end() as usize);
+            let (from, to) = (self.cell_start[first] as usize, self.cell_start[last + 1] as usize);
+            self.order[from..to].iter().map(|&i| i as usize)
+        })
+    }
+}
+
+fn cell_index(cell: Pos, width: u32) -> usize {
+    cell.y as usize * width as usize + cell.x as usize
+}
+
+/// The centre of `cell` in grid space.
+fn center(cell: Pos) -> Vec2 {
+    Vec2::new(cell.x as f32 + 0.5, cell.y as f32 + 0.5)
+}
+
+/// The cell containing the grid-space point `p`, or `None` off the map.
+fn cell_of(p: Vec2, grid: &Grid) -> Option<Pos> {
+    let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < grid.width() as f32 && p.y < grid.height() as f32;
+    // The range check makes both casts exact and in range.
+    inside.then(|| Pos::new(p.x as u32, p.y as u32))
+}
+
+/// Where a unit in `cell` at `from` ends up when it tries to move to `to`: the whole move if it
+/// stays in `cell` or enters a cell by a legal step; else the move along one axis only; else a
+/// step towards its cell's centre (always legal), at most `step` long.
+fn settle(grid: &Grid, rules: Rules, cell: Pos, from: Vec2, to: Vec2, step: f32) -> (Vec2, Pos) {
+    let candidates = [to, Vec2::new(to.x, from.y), Vec2::new(from.x, to.y)];
+    for candidate in candidates {
+        if let Some(next) = cell_of(candidate, grid)
+            && (next == cell || grid.can_step(cell, next, rules))
+        {
+            return (candidate, next);
+        }
+    }
+    (from + (center(cell) - from).clamp_length_max(step), cell)
+}
+
+/// Direction to push unit `i` away from unit `j` when they are (almost) on the same point:
+/// opposite for the two of them, different for different pairs.
+fn split_direction(i: usize, j: usize) -> Vec2 {
+    let (low, high) = (i.min(j), i.max(j));
+    // The golden angle spreads pairs evenly around the circle.
+    let angle = (low.wrapping_mul(31) ^ high) as f32 * 2.399_963;
+    let direction = Vec2::from_angle(angle);
+    if i < j { direction } else { -direction }
+}
+
+/// Moves every crowd unit one frame: seek the next cell, keep apart, arrive, never leave the
+/// legal cells.
+fn steer_crowd(
+    time: Res<Time>,
+    pathfinder: Res<Pathfinder>,
+    fields: Res<FlowFields>,
+    mut queue: ResMut<PlanQueue>,
+    mut stats: ResMut<CrowdStats>,
+    mut units: Query<(
+        Entity,
+        &mut Unit,
+        &mut CrowdUnit,
+        &mut Transform,
+        &mut UnitStatus,
+        &mut Waypoints,
+        &Speed,
+        Has<FlowFollower>,
+    )>,
+    mut scratch: Local<Scratch>,
+) {
+    let grid = pathfinder.grid();
+    let rules = pathfinder.settings().rules;
+    let (width, height) = (grid.width(), grid.height());
+    let half = pathfinder.geometry().world_size() / 2.0;
+    let to_grid = |world: Vec2| Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
+    let to_world = |p: Vec2| Vec2::new(p.x * TILE_SIZE - half.x, half.y - p.y * TILE_SIZE);
+    let dt = time.delta_secs();
+
+    // Pass 1: where everyone is, bucketed by cell.
+    let scratch = &mut *scratch;
+    scratch.agents.clear();
+    for (_, unit, crowd, transform, status, _, _, follows) in &units {
+        let distance = if follows {
+            fields
+                .field(&(crowd.goal, rules))
+                .and_then(|f| f.distance(unit.cell))
+                .map_or(f32::INFINITY, |d| d as f32)
+        } else {
+            f32::INFINITY
+        };
+        scratch.agents.push(Agent {
+            pos: to_grid(transform.translation.truncate()),
+            // A unit on a cell of a map that shrank is put back on the map.
+            cell: Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1)),
+            goal: crowd.goal,
+            arrived: *status == UnitStatus::Arrived,
+            distance,
+        });
+    }
+    scratch.bucket(width, height);
+
+    // Pass 2: seek, separate, arrive, move. Same query, same order as pass 1.
+    let scratch = &*scratch;
+    for (i, (entity, mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follows)) in
+        units.iter_mut().enumerate()
+    {
+        let me = scratch.agents[i];
+        let mut push = Vec2::ZERO;
+        let mut touches_arrived = false;
+        for j in scratch.neighbours(me.cell, width, height).take(MAX_NEIGHBOURS + 1) {
+            if j == i {
+                continue;
+            }
+            let other = scratch.agents[j];
+            let apart = me.pos - other.pos;
+            let distance_sq = apart.length_squared();
+            if distance_sq >= TOUCH * TOUCH {
+                continue;
+            }
+            if other.arrived && other.goal == me.goal && !me.arrived {
+                let step =
+                    SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
+                touches_arrived |= me.distance <= other.distance + step;
+            }
+            if distance_sq < SPACING * SPACING {
+                let distance = distance_sq.sqrt();
+                let away = if distance > 1e-4 { apart / distance } else { split_direction(i, j) };
+                push += away * (SPACING - distance) * PUSH_SHARE;
+            }
+        }
+
+        let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
+        let step = speed.0 / f32::from(cost) * dt;
+        let mut target: Option<Pos> = None;
+        let mut arrived = me.arrived;
+        if !arrived {
+            if follows {
+                // Every followed goal has a field entry: `update_flow_fields` ran this frame.
+                if let Some(shared) = fields.0.get(&(crowd.goal, rules)) {
+                    match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
+                        Some(next) => target = Some(next),
+                        None if me.cell == crowd.goal && shared.problem.is_none() => target = Some(me.cell),
+                        None => {
+                            if !matches!(*status, UnitStatus::NoPath(_)) {
+                                let reason = shared
+                                    .problem
+                                    .clone()
+                                    .unwrap_or_else(|| format!("no path from {} to {}", me.cell, crowd.goal));
+                                *status = UnitStatus::NoPath(reason);
+                            }
+                        }
+                    }
+                }
+                if target.is_some() && *status != UnitStatus::Walking {
+                    *status = UnitStatus::Walking;
+                }
+                // Progress: a cell closer to the goal than any before resets the stall.
+                if me.distance < crowd.best {
+                    crowd.best = me.distance;
+                    crowd.stalled = 0.0;
+                } else {
+                    crowd.stalled += step;
+                }
+                arrived = touches_arrived && target.is_some() && crowd.stalled >= STALL_TILES;
+            } else if *status == UnitStatus::Walking {
+                // Entered a waypoint's cell: aim for the one after it.
+                while waypoints.len() > 1 && waypoints.front().is_some_and(|w| w.cell == me.cell) {
+                    waypoints.pop_front();
+                }
+                match waypoints.front().map(|w| w.cell) {
+                    Some(next) if next == me.cell || grid.can_step(me.cell, next, rules) => {
+                        target = Some(next);
+                    }
+                    Some(_) => {
+                        // Pushed off its route: ask for a new one from here.
+                        stats.route_reroutes += 1;
+                        request_route(
+                            &mut queue,
+                            &mut stats,
+                            entity,
+                            &unit,
+                            crowd.goal,
+                            &mut waypoints,
+                            &mut status,
+                        );
+                    }
+                    None => arrived = true,
+                }
+            }
+            if target == Some(crowd.goal)
+                && me.cell == crowd.goal
+                && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS
+            {
+                arrived = true;
+            }
+        }
+        if arrived && !me.arrived {
+            *status = UnitStatus::Arrived;
+            waypoints.clear();
+            target = None;
+        }
+
+        let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
+        let wanted = me.pos + seek + push.clamp_length_max(MAX_PUSH);
+        if wanted == me.pos {
+            continue;
+        }
+        let (pos, cell) = settle(grid, rules, me.cell, me.pos, wanted, step.max(MAX_PUSH));
+        let corner = Vec2::new(cell.x as f32, cell.y as f32);
+        let pos = pos.clamp(corner + EDGE, corner + (1.0 - EDGE));
+        if seek != Vec2::ZERO {
+            // Grid space has y down; the heading is in world space.
+            let heading = Vec2::new(seek.x, -seek.y).normalize_or_zero();
+            if heading != Vec2::ZERO {
+                unit.heading = heading;
+            }
+        }
+        if unit.cell != cell {
+            unit.cell = cell;
+        }
+        let world = to_world(pos);
+        transform.translation.x = world.x;
+        transform.translation.y = world.y;
+    }
+}
