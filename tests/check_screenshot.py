@@ -3,6 +3,7 @@
 
 Usage: check_screenshot.py DEMO.png   (tests/scripts/demo.txt; reads DEMO.json next to it)
        check_screenshot.py --lab DIR  (tests/scripts/search.txt and tutorial.txt, run in DIR)
+       check_screenshot.py --crowd DIR  (tests/scripts/crowd.txt, run in DIR)
 
 The app writes the layout — where cell (0, 0) is in the image and how many pixels a cell is —
 when it takes the screenshot, so these checks need no knowledge of the camera. The cells below
@@ -12,6 +13,7 @@ only door is (31, 25).
 """
 
 import json
+import os
 import struct
 import sys
 import zlib
@@ -174,9 +176,37 @@ def check_lab(folder):
         sys.exit(f"{len(failures)} lab screenshot check(s) failed")
 
 
+def check_crowd(folder):
+    """Crowds (tests/scripts/crowd.txt): brushes painted terrain, 300 units walk to the goal."""
+    shot = Shot(os.path.join(folder, "crowd.png"))
+    failures = []
+
+    def check(ok, message):
+        print(("ok   " if ok else "FAIL ") + message)
+        if not ok:
+            failures.append(message)
+
+    units = shot.layout["units"]
+    check(len(units) == 301, f"the lab unit plus 3 x 100 spawned units: {len(units)}")
+    check(all(u["status"] in ("walking", "arrived") for u in units), "every unit has a route")
+    mud, grass, water = shot.mean((20, 19), 0.5), shot.mean((30, 2), 0.5), shot.mean((5, 24), 0.5)
+    check(mud[1] > mud[2] + 20 and sum(mud) < 450, f"mud painted at (20,19): {mud}")
+    check(grass[1] > grass[0] + 30 and grass[1] > grass[2] + 30 and sum(grass) >= 400, f"grass at (30,2): {grass}")
+    check(water[2] > water[0] + 60, f"water painted at (5,24): {water}")
+    drawn = sum(1 for u in units[1:]
+                if (lambda rgb: rgb[2] > rgb[0] + 60 and rgb[2] > rgb[1] + 60)(
+                    shot.rows[min(shot.height - 1, round(u["pixel"][1]))][min(shot.width - 1, round(u["pixel"][0]))]))
+    check(drawn >= 0.8 * (len(units) - 1), f"crowd sprites are drawn where the units are: {drawn}/{len(units) - 1}")
+    if failures:
+        sys.exit(f"{len(failures)} crowd screenshot check(s) failed")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--lab":
         check_lab(sys.argv[2])
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--crowd":
+        check_crowd(sys.argv[2])
         return
     if len(sys.argv) != 2:
         sys.exit(__doc__)

@@ -52,4 +52,6 @@ run_lab() {
 run_lab search.log --script "$repo/tests/scripts/search.txt"
 run_lab tutorial.log --map "$repo/assets/maps/tutorial.txt" --script "$repo/tests/scripts/tutorial.txt"
 python3 "$repo/tests/check_screenshot.py" --lab "$out"
-echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png)"
+run_lab crowd.log --script "$repo/tests/scripts/crowd.txt"
+python3 "$repo/tests/check_screenshot.py" --crowd "$out"
+echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png)"
