@@ -36,7 +36,11 @@ pub(super) fn plugin(app: &mut App) {
                     .or_else(on_message::<WindowResized>)
                     .or_else(input_just_pressed(KeyCode::KeyF)),
             ),
-            zoom_camera.run_if(|scroll: Res<AccumulatedMouseScroll>| scroll.delta != Vec2::ZERO),
+            // The wheel over the controls panel is not meant for the map.
+            zoom_camera.run_if(
+                (|scroll: Res<AccumulatedMouseScroll>| scroll.delta != Vec2::ZERO)
+                    .and_then(not(crate::editor::pointer_over_ui)),
+            ),
             pan_camera,
         )
             .chain()

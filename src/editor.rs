@@ -67,7 +67,7 @@ pub struct HoverTile(pub Option<Pos>);
 pub struct BlocksMap;
 
 /// Run condition: the pointer is over a [`BlocksMap`] node.
-fn pointer_over_ui(nodes: Query<&Interaction, With<BlocksMap>>) -> bool {
+pub(crate) fn pointer_over_ui(nodes: Query<&Interaction, With<BlocksMap>>) -> bool {
     nodes.iter().any(|interaction| *interaction != Interaction::None)
 }
 
