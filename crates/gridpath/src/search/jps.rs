@@ -222,9 +222,12 @@ pub(crate) fn run<O: Observer>(
     let view = View::new(grid.cells(), grid.planes(), stride, grid.class_at(start), (gx, gy));
     let stride64 = stride as u64;
     let magic = (1u64 << 40).div_ceil(stride64);
-    let Searcher { fwd: nodes, heap: open, .. } = searcher;
+    let Searcher { fwd: nodes, buckets: open, .. } = searcher;
     nodes.reset_far(grid.padded_len(), stride);
-    open.clear();
+    // f never decreases along a jump (the octile estimate is consistent) and grows by at most
+    // twice the jump's cost, at most √2 × the longer side; wide buckets keep their number low.
+    let side = f64::from(grid.width().max(grid.height()));
+    open.reset_with(2.0 * SQRT2 * side + 2.0, JPS_BUCKETS_PER_UNIT);
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open_lattice(start, 0, 0, NO_DIR);
     nodes.set_far(start, start);
@@ -235,7 +238,7 @@ pub(crate) fn run<O: Observer>(
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
     let mut dirs: [(isize, isize); 8] = [(0, 0); 8];
-    while let Some(top) = open.pop() {
+    while let Some(top) = open.pop_live(|e| !nodes.closed(e.cell as usize)) {
         let i = top.cell as usize;
         if nodes.closed(i) {
             continue;
@@ -248,6 +251,7 @@ pub(crate) fn run<O: Observer>(
         if i == goal {
             unwind_jumps(nodes, grid, start, goal, out);
             let (a, b) = nodes.lattice(goal);
+            stats.peak_open = open.peak() as u64;
             return Ok((stats, value(u64::from(a), u64::from(b))));
         }
         #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
@@ -277,7 +281,6 @@ pub(crate) fn run<O: Observer>(
             nodes.set_far(j, i);
             open.push(entry(f, h, j));
             stats.generated += 1;
-            stats.peak_open = stats.peak_open.max(open.len() as u64);
             if O::ENABLED {
                 let pos = grid.pos_of(j);
                 let g = value(na, nb);
@@ -292,8 +295,12 @@ pub(crate) fn run<O: Observer>(
             }
         }
     }
+    stats.peak_open = open.peak() as u64;
     Err(stats)
 }
+
+/// Buckets per unit of `f` in JPS's open list.
+const JPS_BUCKETS_PER_UNIT: f64 = 1.0;
 
 #[inline(always)]
 fn entry(f: f64, h: f64, cell: usize) -> Entry {
