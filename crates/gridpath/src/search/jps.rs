@@ -145,22 +145,49 @@ impl<'a> View<'a> {
     /// Jumps diagonally from `(x, y)` by `(dx, dy)`; stops at a cell from which a straight
     /// jump along either component finds a jump point.
     #[inline(always)]
-    pub(crate) fn jump_diagonal(
+    pub(crate) fn jump_diagonal(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
+        match (dx > 0, dy > 0) {
+            (true, true) => self.jump_diagonal_in::<true, true>(x, y),
+            (true, false) => self.jump_diagonal_in::<true, false>(x, y),
+            (false, true) => self.jump_diagonal_in::<false, true>(x, y),
+            (false, false) => self.jump_diagonal_in::<false, false>(x, y),
+        }
+    }
+
+    /// [`View::jump_diagonal`] with the direction fixed at compile time (east or west, south
+    /// or north), so the two scans per step carry no direction branches.
+    fn jump_diagonal_in<const EAST: bool, const SOUTH: bool>(
         &self,
         mut x: usize,
         mut y: usize,
-        dx: isize,
-        dy: isize,
     ) -> Option<(usize, usize)> {
+        // The goal's row and column: a scan along them also stops at the goal.
+        let (gx, gy) = (self.gx, self.gy);
         loop {
-            let (nx, ny) = (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
+            let nx = if EAST { x + 1 } else { x - 1 };
+            let ny = if SOUTH { y + 1 } else { y - 1 };
             if !(self.open(nx, y) && self.open(x, ny) && self.open(nx, ny)) {
                 return None;
             }
-            if (nx == self.gx && ny == self.gy)
-                || self.jump_straight(nx, ny, dx, 0).is_some()
-                || self.jump_straight(nx, ny, 0, dy).is_some()
-            {
+            if nx == gx && ny == gy {
+                return Some((nx, ny));
+            }
+            let row_goal = if ny == gy { gx } else { NO_GOAL };
+            let row_hit = if EAST {
+                scan_forward(self.rows, self.row_words, ny, nx, row_goal)
+            } else {
+                scan_backward(self.rows, self.row_words, ny, nx, row_goal)
+            };
+            if row_hit.is_some() {
+                return Some((nx, ny));
+            }
+            let col_goal = if nx == gx { gy } else { NO_GOAL };
+            let col_hit = if SOUTH {
+                scan_forward(self.cols, self.col_words, nx, ny, col_goal)
+            } else {
+                scan_backward(self.cols, self.col_words, nx, ny, col_goal)
+            };
+            if col_hit.is_some() {
                 return Some((nx, ny));
             }
             (x, y) = (nx, ny);
