@@ -149,7 +149,7 @@ impl FlowField {
                     clippy::cast_sign_loss,
                     reason = "finite and >= 0"
                 )]
-                if dv as usize != k {
+                if dv as i64 as usize != k {
                     continue; // stale: the cell improved into an earlier bucket
                 }
                 reached += 1;
@@ -176,7 +176,8 @@ impl FlowField {
                             clippy::cast_sign_loss,
                             reason = "finite and >= 0"
                         )]
-                        let (bd, bo) = (d as usize, old as usize);
+                        // Via i64: one instruction each (infinity saturates, and is tested apart).
+                        let (bd, bo) = (d as i64 as usize, old as i64 as usize);
                         if old.is_infinite() || bd != bo {
                             #[expect(
                                 clippy::cast_possible_truncation,

@@ -216,8 +216,9 @@ impl BucketQueue {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, entry: Entry) {
+        // Via i64: one instruction, where a float-to-u64 conversion needs a branchy sequence.
         #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "f is finite and >= 0")]
-        let mut b = (entry.f * self.per_unit) as usize;
+        let mut b = (entry.f * self.per_unit) as i64 as usize;
         if self.len == 0 {
             // Empty: restart the window here.
             self.current = b;
