@@ -78,6 +78,22 @@ fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usiz
     }
 }
 
+/// [`scan_forward`] or [`scan_backward`], chosen at compile time.
+#[inline(always)]
+fn scan<const FORWARD: bool>(
+    plane: &[u64],
+    wpl: usize,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
+    if FORWARD {
+        scan_forward(plane, wpl, line, from, goal)
+    } else {
+        scan_backward(plane, wpl, line, from, goal)
+    }
+}
+
 /// The passability view of one query: cells of the mover's terrain class are open.
 pub(crate) struct View<'a> {
     cells: &'a [u8],
@@ -173,21 +189,10 @@ impl<'a> View<'a> {
                 return Some((nx, ny));
             }
             let row_goal = if ny == gy { gx } else { NO_GOAL };
-            let row_hit = if EAST {
-                scan_forward(self.rows, self.row_words, ny, nx, row_goal)
-            } else {
-                scan_backward(self.rows, self.row_words, ny, nx, row_goal)
-            };
-            if row_hit.is_some() {
-                return Some((nx, ny));
-            }
             let col_goal = if nx == gx { gy } else { NO_GOAL };
-            let col_hit = if SOUTH {
-                scan_forward(self.cols, self.col_words, nx, ny, col_goal)
-            } else {
-                scan_backward(self.cols, self.col_words, nx, ny, col_goal)
-            };
-            if col_hit.is_some() {
+            if scan::<EAST>(self.rows, self.row_words, ny, nx, row_goal).is_some()
+                || scan::<SOUTH>(self.cols, self.col_words, nx, ny, col_goal).is_some()
+            {
                 return Some((nx, ny));
             }
             (x, y) = (nx, ny);
