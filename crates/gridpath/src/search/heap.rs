@@ -146,10 +146,10 @@ impl Frontier for BucketQueue {
     }
 }
 
-/// Buckets per unit of `f`. On uniform-cost octile grids `f` grows by 0 or by at least
-/// `2 − √2 ≈ 0.59` along an edge, so with width 1/8 a push into the current bucket is always
-/// a child on the current plateau of equal `f`.
-const BUCKETS_PER_UNIT: f64 = 8.0;
+/// Buckets per unit of `f` for A* and Dijkstra. On uniform-cost octile grids `f` grows by 0 or
+/// by at least `2 − √2 ≈ 0.59` along an edge, so with width 1/8 a push into the current bucket
+/// is always a child on the current plateau of equal `f`.
+pub(crate) const BUCKETS_PER_UNIT: f64 = 8.0;
 
 /// An open list for monotone searches: `f` of every push is at least the `f` last popped (up to
 /// float noise) and at most `window` above it.
@@ -167,6 +167,11 @@ pub(crate) struct BucketQueue {
     /// Entries of the current bucket pushed in non-increasing order: the last is the smallest.
     stack: Vec<Entry>,
     mask: usize,
+    /// Buckets per unit of `f` (the inverse of their width) for this search.
+    per_unit: f64,
+    /// Highest absolute bucket index pushed to since the reset (buckets up to it may hold
+    /// entries; the next reset clears only those).
+    high: usize,
     /// Absolute index of the current bucket.
     current: usize,
     len: usize,
@@ -174,18 +179,31 @@ pub(crate) struct BucketQueue {
 }
 
 impl BucketQueue {
-    /// Empties the queue for a search whose pushes stay within `window` above the last pop.
+    /// Empties the queue for a search whose pushes stay within `window` above the last pop,
+    /// with [`BUCKETS_PER_UNIT`] buckets per unit of `f`.
     pub(crate) fn reset(&mut self, window: f64) {
+        self.reset_with(window, BUCKETS_PER_UNIT);
+    }
+
+    /// [`BucketQueue::reset`] with `per_unit` buckets per unit of `f`. Any width gives the
+    /// exact `(f, h)` order (buckets are sorted); wide buckets suit searches with long edges
+    /// (JPS), whose window would otherwise need many buckets.
+    pub(crate) fn reset_with(&mut self, window: f64, per_unit: f64) {
+        // Only the buckets the last search could have used hold entries.
+        let used = (self.high.wrapping_sub(self.current).min(self.mask) + 1).min(self.buckets.len());
+        for k in 0..used {
+            self.buckets[self.current.wrapping_add(k) & self.mask].clear();
+        }
+        debug_assert!(self.buckets.iter().all(Vec::is_empty), "a bucket outside the used range");
         #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
-        let needed = ((window * BUCKETS_PER_UNIT).ceil() as usize + 2).next_power_of_two();
+        let needed = ((window * per_unit).ceil() as usize + 2).next_power_of_two();
         if self.buckets.len() < needed {
             self.buckets.resize_with(needed, Vec::new);
         }
-        for b in &mut self.buckets {
-            b.clear();
-        }
         self.stack.clear();
-        self.mask = self.buckets.len() - 1;
+        self.mask = needed - 1;
+        self.per_unit = per_unit;
+        self.high = 0;
         self.current = 0;
         self.len = 0;
         self.peak = 0;
@@ -198,11 +216,13 @@ impl BucketQueue {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, entry: Entry) {
+        // Via i64: one instruction, where a float-to-u64 conversion needs a branchy sequence.
         #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "f is finite and >= 0")]
-        let mut b = (entry.f * BUCKETS_PER_UNIT) as usize;
+        let mut b = (entry.f * self.per_unit) as i64 as usize;
         if self.len == 0 {
             // Empty: restart the window here.
             self.current = b;
+            self.high = b;
         }
         // Float noise may put f a hair below the last pop; the buckets before the current one
         // are all empty, so the current bucket is the right place.
@@ -217,6 +237,7 @@ impl BucketQueue {
             }
         } else {
             self.buckets[b & self.mask].push(entry);
+            self.high = self.high.max(b);
         }
         self.len += 1;
         self.peak = self.peak.max(self.len);

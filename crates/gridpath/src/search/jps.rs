@@ -78,6 +78,22 @@ fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usiz
     }
 }
 
+/// [`scan_forward`] or [`scan_backward`], chosen at compile time.
+#[inline(always)]
+fn scan<const FORWARD: bool>(
+    plane: &[u64],
+    wpl: usize,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
+    if FORWARD {
+        scan_forward(plane, wpl, line, from, goal)
+    } else {
+        scan_backward(plane, wpl, line, from, goal)
+    }
+}
+
 /// The passability view of one query: cells of the mover's terrain class are open.
 pub(crate) struct View<'a> {
     cells: &'a [u8],
@@ -145,21 +161,37 @@ impl<'a> View<'a> {
     /// Jumps diagonally from `(x, y)` by `(dx, dy)`; stops at a cell from which a straight
     /// jump along either component finds a jump point.
     #[inline(always)]
-    pub(crate) fn jump_diagonal(
+    pub(crate) fn jump_diagonal(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
+        match (dx > 0, dy > 0) {
+            (true, true) => self.jump_diagonal_in::<true, true>(x, y),
+            (true, false) => self.jump_diagonal_in::<true, false>(x, y),
+            (false, true) => self.jump_diagonal_in::<false, true>(x, y),
+            (false, false) => self.jump_diagonal_in::<false, false>(x, y),
+        }
+    }
+
+    /// [`View::jump_diagonal`] with the direction fixed at compile time (east or west, south
+    /// or north), so the two scans per step carry no direction branches.
+    fn jump_diagonal_in<const EAST: bool, const SOUTH: bool>(
         &self,
         mut x: usize,
         mut y: usize,
-        dx: isize,
-        dy: isize,
     ) -> Option<(usize, usize)> {
+        // The goal's row and column: a scan along them also stops at the goal.
+        let (gx, gy) = (self.gx, self.gy);
         loop {
-            let (nx, ny) = (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
+            let nx = if EAST { x + 1 } else { x - 1 };
+            let ny = if SOUTH { y + 1 } else { y - 1 };
             if !(self.open(nx, y) && self.open(x, ny) && self.open(nx, ny)) {
                 return None;
             }
-            if (nx == self.gx && ny == self.gy)
-                || self.jump_straight(nx, ny, dx, 0).is_some()
-                || self.jump_straight(nx, ny, 0, dy).is_some()
+            if nx == gx && ny == gy {
+                return Some((nx, ny));
+            }
+            let row_goal = if ny == gy { gx } else { NO_GOAL };
+            let col_goal = if nx == gx { gy } else { NO_GOAL };
+            if scan::<EAST>(self.rows, self.row_words, ny, nx, row_goal).is_some()
+                || scan::<SOUTH>(self.cols, self.col_words, nx, ny, col_goal).is_some()
             {
                 return Some((nx, ny));
             }
@@ -222,9 +254,12 @@ pub(crate) fn run<O: Observer>(
     let view = View::new(grid.cells(), grid.planes(), stride, grid.class_at(start), (gx, gy));
     let stride64 = stride as u64;
     let magic = (1u64 << 40).div_ceil(stride64);
-    let Searcher { fwd: nodes, heap: open, .. } = searcher;
+    let Searcher { fwd: nodes, buckets: open, .. } = searcher;
     nodes.reset_far(grid.padded_len(), stride);
-    open.clear();
+    // f never decreases along a jump (the octile estimate is consistent) and grows by at most
+    // twice the jump's cost, at most √2 × the longer side; wide buckets keep their number low.
+    let side = f64::from(grid.width().max(grid.height()));
+    open.reset_with(2.0 * SQRT2 * side + 2.0, JPS_BUCKETS_PER_UNIT);
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open_lattice(start, 0, 0, NO_DIR);
     nodes.set_far(start, start);
@@ -235,7 +270,7 @@ pub(crate) fn run<O: Observer>(
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
     let mut dirs: [(isize, isize); 8] = [(0, 0); 8];
-    while let Some(top) = open.pop() {
+    while let Some(top) = open.pop_live(|e| !nodes.closed(e.cell as usize)) {
         let i = top.cell as usize;
         if nodes.closed(i) {
             continue;
@@ -248,6 +283,7 @@ pub(crate) fn run<O: Observer>(
         if i == goal {
             unwind_jumps(nodes, grid, start, goal, out);
             let (a, b) = nodes.lattice(goal);
+            stats.peak_open = open.peak() as u64;
             return Ok((stats, value(u64::from(a), u64::from(b))));
         }
         #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
@@ -277,7 +313,6 @@ pub(crate) fn run<O: Observer>(
             nodes.set_far(j, i);
             open.push(entry(f, h, j));
             stats.generated += 1;
-            stats.peak_open = stats.peak_open.max(open.len() as u64);
             if O::ENABLED {
                 let pos = grid.pos_of(j);
                 let g = value(na, nb);
@@ -292,8 +327,12 @@ pub(crate) fn run<O: Observer>(
             }
         }
     }
+    stats.peak_open = open.peak() as u64;
     Err(stats)
 }
+
+/// Buckets per unit of `f` in JPS's open list.
+const JPS_BUCKETS_PER_UNIT: f64 = 1.0;
 
 #[inline(always)]
 fn entry(f: f64, h: f64, cell: usize) -> Entry {

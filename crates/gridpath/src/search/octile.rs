@@ -71,6 +71,7 @@ pub(crate) fn run<O: Observer>(
     let magic = (1u64 << 40).div_ceil(stride64);
     let offset: [isize; 8] = DIRS.map(|(dx, dy)| dy as isize * s + dx as isize);
 
+    let generation = nodes.generation;
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     let (ha, hb) = octile(q.start.x + 1, q.start.y + 1, gx, gy);
     let h0 = value(ha, hb);
@@ -103,12 +104,15 @@ pub(crate) fn run<O: Observer>(
             ((i as u64 - row * stride64) as u32, row as u32)
         };
         for k in DirSet(legal_moves(cells, i, s, class)) {
+            let k = k & 7; // (tells the compiler the tables below need no bounds checks)
             let j = i.wrapping_add_signed(offset[k]);
             let c = u64::from(cells[j] & 63);
             let (na, nb) = if k < 4 { (ga + c, gb) } else { (ga, gb + c) };
-            let seen = nodes.seen(j);
+            // One load answers "seen?" and "closed?": `state >> 4` is `generation << 1 | closed`.
+            let st = nodes.state[j] >> 4;
+            let seen = st >> 1 == generation;
             if seen {
-                if nodes.closed(j) {
+                if st & 1 == 1 {
                     continue;
                 }
                 let (oa, ob) = nodes.lattice(j);

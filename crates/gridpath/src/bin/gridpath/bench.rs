@@ -35,14 +35,7 @@ impl Method {
 
     fn quantile(&mut self, q: f64) -> f64 {
         self.micros.sort_by(f64::total_cmp);
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            clippy::cast_precision_loss,
-            reason = "an index into a short list"
-        )]
-        let i = ((self.micros.len().saturating_sub(1)) as f64 * q).round() as usize;
-        self.micros.get(i).copied().unwrap_or(0.0)
+        crate::quantile(&self.micros, q)
     }
 
     fn expanded_per_query(&self) -> f64 {

@@ -429,16 +429,7 @@ fn print_report(name: &str, r: &mut MapReport) {
     r.micros.sort_by(f64::total_cmp);
     #[expect(clippy::cast_precision_loss, reason = "query counts are small")]
     let mean = r.micros.iter().sum::<f64>() / r.micros.len().max(1) as f64;
-    let at = |q: f64| {
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            clippy::cast_precision_loss,
-            reason = "an index into a short list"
-        )]
-        let i = ((r.micros.len().saturating_sub(1)) as f64 * q).round() as usize;
-        r.micros.get(i).copied().unwrap_or(0.0)
-    };
+    let at = |q: f64| quantile(&r.micros, q);
     println!(
         "{:<24} {:>7} {:>7} {:>5} {:>7} {:>10.1} {:>10.1} {:>10.1} {:>14}",
         name,
@@ -451,4 +442,16 @@ fn print_report(name: &str, r: &mut MapReport) {
         at(0.95),
         r.expanded
     );
+}
+
+/// The `q`-quantile (nearest rank) of `sorted`, a list sorted in increasing order; 0 when empty.
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "an index into a short list"
+    )]
+    let i = ((sorted.len().saturating_sub(1)) as f64 * q).round() as usize;
+    sorted.get(i).copied().unwrap_or(0.0)
 }
