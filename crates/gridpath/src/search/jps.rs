@@ -11,7 +11,7 @@
 //! cell and launch the two straight scans from each cell. Costs are exact `a + b·√2` pairs as in
 //! the octile A* (see `octile.rs`).
 
-use super::heap::Entry;
+use super::octile::{entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
 use crate::grid::{DIRS, Planes, SQRT2};
@@ -206,17 +206,6 @@ impl<'a> View<'a> {
     }
 }
 
-/// The value of the exact cost `a + b·√2`.
-#[inline(always)]
-#[expect(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_wrap,
-    reason = "costs stay far below 2^52; via i64, which converts in one instruction"
-)]
-fn value(a: u64, b: u64) -> f64 {
-    a as i64 as f64 + b as i64 as f64 * SQRT2
-}
-
 /// Octile distance between padded coordinates as the pair `(hi − lo, lo)`.
 #[inline(always)]
 fn octile(x: usize, y: usize, gx: usize, gy: usize) -> (u64, u64) {
@@ -333,12 +322,6 @@ pub(crate) fn run<O: Observer>(
 
 /// Buckets per unit of `f` in JPS's open list.
 const JPS_BUCKETS_PER_UNIT: f64 = 1.0;
-
-#[inline(always)]
-fn entry(f: f64, h: f64, cell: usize) -> Entry {
-    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells; h only breaks ties")]
-    Entry { f, h: h as f32, cell: cell as u32 }
-}
 
 /// The pruned directions to jump in from `(x, y)`, entered by a jump in direction `dir` (an
 /// index into [`DIRS`], or [`NO_DIR`] at the start); returns how many were written to `dirs`.

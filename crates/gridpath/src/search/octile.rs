@@ -35,7 +35,7 @@ pub(crate) fn applies(settings: &Settings) -> bool {
     clippy::cast_possible_wrap,
     reason = "costs stay far below 2^52; via i64, which converts in one instruction"
 )]
-fn value(a: u64, b: u64) -> f64 {
+pub(crate) fn value(a: u64, b: u64) -> f64 {
     a as i64 as f64 + b as i64 as f64 * SQRT2
 }
 
@@ -150,7 +150,7 @@ fn ga_of(nodes: &super::Nodes, i: usize) -> (u64, u64) {
 }
 
 #[inline(always)]
-fn entry(f: f64, h: f64, cell: usize) -> Entry {
+pub(crate) fn entry(f: f64, h: f64, cell: usize) -> Entry {
     #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells; h only breaks ties")]
     Entry { f, h: h as f32, cell: cell as u32 }
 }
