@@ -16,6 +16,7 @@ use crate::level::MapInfo;
 use crate::notice::{Notice, Severity};
 use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
 use crate::selection::Selected;
+use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::units::{LabUnit, Speed, UnitStatus};
 
 /// Height of the HUD bar, in logical pixels (the camera keeps the map below it).
@@ -28,9 +29,7 @@ const FONT_SIZE: FontSize = FontSize::Px(15.0);
 const HELP_FONT_SIZE: FontSize = FontSize::Px(13.0);
 
 const BAR_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.92);
-const TEXT_COLOR: Color = Color::srgb(0.90, 0.91, 0.94);
 const DIM_COLOR: Color = Color::srgb(0.62, 0.65, 0.72);
-const GOOD_COLOR: Color = Color::srgb(0.55, 0.88, 0.60);
 const WARN_COLOR: Color = Color::srgb(1.0, 0.78, 0.35);
 const ERROR_COLOR: Color = Color::srgb(1.0, 0.45, 0.42);
 

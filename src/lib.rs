@@ -27,6 +27,7 @@ pub mod race;
 pub mod script;
 pub mod selection;
 pub mod steering;
+mod theme;
 mod tilemap;
 pub mod units;
 

@@ -21,6 +21,7 @@ use crate::hud::HUD_HEIGHT;
 use crate::planning::{CORNERS, Pathfinder, SearchOption, option_problem};
 use crate::race::{RaceOutcome, RaceRow, RaceTable};
 use crate::selection::Selected;
+use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::tilemap::ShowSearch;
 use crate::units::UnitStatus;
 
@@ -33,10 +34,8 @@ const SMALL_FONT_SIZE: FontSize = FontSize::Px(12.0);
 
 const PANEL_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.94);
 const TITLE_COLOR: Color = Color::srgb(0.55, 0.62, 0.78);
-const TEXT_COLOR: Color = Color::srgb(0.90, 0.91, 0.94);
 const DIM_COLOR: Color = Color::srgb(0.46, 0.48, 0.54);
 const REASON_COLOR: Color = Color::srgb(1.0, 0.74, 0.38);
-const GOOD_COLOR: Color = Color::srgb(0.55, 0.88, 0.60);
 const BAD_COLOR: Color = Color::srgb(1.0, 0.55, 0.45);
 const BUTTON_COLOR: Color = Color::srgb(0.19, 0.21, 0.27);
 const BUTTON_HOVER_COLOR: Color = Color::srgb(0.27, 0.30, 0.38);

@@ -48,6 +48,15 @@ pub enum TraceEvent {
     },
 }
 
+impl TraceEvent {
+    /// The event for a cell pushed onto the open list: [`TraceEvent::Updated`] if it was there
+    /// already (`seen`), else [`TraceEvent::Opened`].
+    #[must_use]
+    pub(crate) fn pushed(seen: bool, pos: Pos, g: f64, h: f64, f: f64) -> Self {
+        if seen { TraceEvent::Updated { pos, g, h, f } } else { TraceEvent::Opened { pos, g, h, f } }
+    }
+}
+
 /// Receives [`TraceEvent`]s from a search.
 pub trait Observer {
     /// `false` only for observers that ignore everything; lets searches skip building events.

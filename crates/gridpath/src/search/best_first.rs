@@ -170,11 +170,7 @@ fn best_first<O: Observer, F: Frontier>(
             stats.generated += 1;
             if O::ENABLED {
                 let pos = grid.pos_of(j);
-                obs.event(if seen {
-                    TraceEvent::Updated { pos, g: ng, h: hj, f }
-                } else {
-                    TraceEvent::Opened { pos, g: ng, h: hj, f }
-                });
+                obs.event(TraceEvent::pushed(seen, pos, ng, hj, f));
             }
         }
         stats.peak_open = stats.peak_open.max(open.len() as u64);

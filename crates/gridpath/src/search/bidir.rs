@@ -105,11 +105,7 @@ pub(crate) fn run<O: Observer>(
             if O::ENABLED {
                 let pos = grid.pos_of(j);
                 let h = if backward { to_start.at(j) } else { to_goal.at(j) };
-                obs.event(if seen {
-                    TraceEvent::Updated { pos, g: ng, h, f }
-                } else {
-                    TraceEvent::Opened { pos, g: ng, h, f }
-                });
+                obs.event(TraceEvent::pushed(seen, pos, ng, h, f));
             }
             if other.seen(j) && ng + other.g(j) < best {
                 best = ng + other.g(j);

@@ -308,11 +308,7 @@ pub(crate) fn run<O: Observer>(
                 if !seen {
                     obs.event(TraceEvent::JumpPoint { pos });
                 }
-                obs.event(if seen {
-                    TraceEvent::Updated { pos, g, h, f }
-                } else {
-                    TraceEvent::Opened { pos, g, h, f }
-                });
+                obs.event(TraceEvent::pushed(seen, pos, g, h, f));
             }
         }
     }

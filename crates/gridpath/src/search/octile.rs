@@ -94,7 +94,8 @@ pub(crate) fn run<O: Observer>(
         if i == goal {
             nodes.unwind(grid, start, goal, out);
             stats.peak_open = buckets.peak() as u64;
-            return Ok((stats, value(ga_of(nodes, goal).0, ga_of(nodes, goal).1)));
+            let (a, b) = ga_of(nodes, goal);
+            return Ok((stats, value(a, b)));
         }
         let (ga, gb) = nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
@@ -131,11 +132,7 @@ pub(crate) fn run<O: Observer>(
             if O::ENABLED {
                 let pos = grid.pos_of(j);
                 let g = value(na, nb);
-                obs.event(if seen {
-                    TraceEvent::Updated { pos, g, h, f }
-                } else {
-                    TraceEvent::Opened { pos, g, h, f }
-                });
+                obs.event(TraceEvent::pushed(seen, pos, g, h, f));
             }
         }
     }
