@@ -19,6 +19,15 @@ pub fn shift_held(keys: Res<ButtonInput<KeyCode>>) -> bool {
     keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight])
 }
 
+/// Run condition: a Ctrl key is held. While it is, plain letter keys do nothing: `Ctrl+S` saves
+/// the map and must not also put the start under the cursor.
+pub fn ctrl_held(keys: Res<ButtonInput<KeyCode>>) -> bool {
+    keys.any_pressed(CTRL_KEYS)
+}
+
+/// Both Ctrl keys.
+const CTRL_KEYS: [KeyCode; 2] = [KeyCode::ControlLeft, KeyCode::ControlRight];
+
 /// Systems that turn input into [`Control`] messages; systems that apply them run after.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ControlSystems;
@@ -51,9 +60,9 @@ pub enum Control {
         /// Go backwards.
         back: bool,
     },
-    /// Heuristic weight down one step (`[`).
+    /// Heuristic weight down one step (`Shift+[`).
     WeightDown,
-    /// Heuristic weight up one step (`]`).
+    /// Heuristic weight up one step (`Shift+]`).
     WeightUp,
     /// Replay the search more slowly (`,`).
     AnimationSlower,
@@ -79,6 +88,20 @@ pub enum Control {
     SpawnCrowd,
     /// Select every crowd unit (`A`).
     SelectAll,
+    /// Open the previous map of the built-in collection (`[`).
+    PreviousMap,
+    /// Open the next map of the built-in collection (`]`).
+    NextMap,
+    /// Save the map, its terrain and endpoints as a `.tpmap` file (`Ctrl+S`).
+    SaveMap,
+    /// Replace the map with a new one from the current generator and the next seed (`R`).
+    RandomMap,
+    /// Switch to the next map generator and make a map with it (`Shift+R`).
+    NextGenerator,
+    /// Scenario replay: spawn the next batch of queries as crowd units (`B`).
+    ScenarioBatch,
+    /// Scenario replay: give the lab's unit the next query now (`Q`).
+    NextQuery,
 }
 
 /// The keys behind the controls, as the panel and the help show them.
@@ -99,8 +122,8 @@ impl Control {
             Control::SetMoves(_) | Control::ToggleMoves => "M",
             Control::SetCorners(_) | Control::CycleCorners { .. } => "K",
             Control::SetHeuristic(_) | Control::CycleHeuristic { .. } => "E",
-            Control::WeightDown => "[",
-            Control::WeightUp => "]",
+            Control::WeightDown => "Shift+[",
+            Control::WeightUp => "Shift+]",
             Control::AnimationSlower => ",",
             Control::AnimationFaster | Control::AnimationInstant => ".",
             Control::PlayPause => "Space",
@@ -112,6 +135,13 @@ impl Control {
             Control::SelectBrush(brush) => brush.key_label(),
             Control::SpawnCrowd => "Shift+U",
             Control::SelectAll => "A",
+            Control::PreviousMap => "[",
+            Control::NextMap => "]",
+            Control::SaveMap => "Ctrl+S",
+            Control::RandomMap => "R",
+            Control::NextGenerator => "Shift+R",
+            Control::ScenarioBatch => "B",
+            Control::NextQuery => "Q",
         }
     }
 }
@@ -120,7 +150,7 @@ impl Control {
 const ALGORITHM_KEYS: [KeyCode; 7] =
     [KeyCode::F1, KeyCode::F2, KeyCode::F3, KeyCode::F4, KeyCode::F5, KeyCode::F6, KeyCode::F7];
 
-/// Keys without a modifier and the control each one sends.
+/// Keys and the control each one sends, with Shift held or not.
 const PLAIN_KEYS: [(KeyCode, Control); 18] = [
     (KeyCode::Digit0, Control::SelectBrush(Brush::Wall)),
     (KeyCode::KeyW, Control::SelectBrush(Brush::Wall)),
@@ -130,8 +160,8 @@ const PLAIN_KEYS: [(KeyCode, Control); 18] = [
     (KeyCode::Digit4, Control::SelectBrush(Brush::Water)),
     (KeyCode::KeyA, Control::SelectAll),
     (KeyCode::KeyM, Control::ToggleMoves),
-    (KeyCode::BracketLeft, Control::WeightDown),
-    (KeyCode::BracketRight, Control::WeightUp),
+    (KeyCode::KeyB, Control::ScenarioBatch),
+    (KeyCode::KeyQ, Control::NextQuery),
     (KeyCode::Comma, Control::AnimationSlower),
     (KeyCode::Period, Control::AnimationFaster),
     (KeyCode::Space, Control::PlayPause),
@@ -142,8 +172,27 @@ const PLAIN_KEYS: [(KeyCode, Control); 18] = [
     (KeyCode::KeyV, Control::ToggleSearchCells),
 ];
 
+/// Keys that mean one thing alone and another with Shift: (key, alone, with Shift).
+const SHIFTED_KEYS: [(KeyCode, Control, Control); 3] = [
+    (KeyCode::BracketLeft, Control::PreviousMap, Control::WeightDown),
+    (KeyCode::BracketRight, Control::NextMap, Control::WeightUp),
+    (KeyCode::KeyR, Control::RandomMap, Control::NextGenerator),
+];
+
 fn read_control_keys(keys: Res<ButtonInput<KeyCode>>, mut controls: MessageWriter<Control>) {
+    if keys.any_pressed(CTRL_KEYS) {
+        // Only Ctrl shortcuts while Ctrl is held: Ctrl+S is not also an S.
+        if keys.just_pressed(KeyCode::KeyS) {
+            controls.write(Control::SaveMap);
+        }
+        return;
+    }
     let back = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    for (key, alone, shifted) in SHIFTED_KEYS {
+        if keys.just_pressed(key) {
+            controls.write(if back { shifted } else { alone });
+        }
+    }
     for (key, algorithm) in ALGORITHM_KEYS.into_iter().zip(Algorithm::ALL) {
         if keys.just_pressed(key) {
             controls.write(Control::SelectAlgorithm(algorithm));

@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::AppSystems;
 use crate::brushes::{CurrentBrush, terrain_problem};
-use crate::controls::shift_held;
+use crate::controls::{Control, ControlSystems, ctrl_held, shift_held};
 use crate::crowd::CrowdUnit;
 use crate::level::MapEdited;
 use crate::notice::Notice;
@@ -42,9 +42,10 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             ignore_map_under_ui.run_if(pointer_over_ui),
-            place_endpoints_by_key,
-            clear_walls.run_if(input_just_pressed(KeyCode::KeyC)),
-            make_random_map.run_if(input_just_pressed(KeyCode::KeyR)),
+            // Ctrl+S saves the map: it must not also place the start.
+            place_endpoints_by_key.run_if(not(ctrl_held)),
+            clear_walls.run_if(input_just_pressed(KeyCode::KeyC).and_then(not(ctrl_held))),
+            make_random_map.run_if(on_message::<Control>).after(ControlSystems),
             // Shift+left-drag draws a selection box instead (the selection plugin).
             begin_drag.run_if(resource_equals(Drag::Idle).and_then(not(shift_held))),
             continue_drag.run_if(not(resource_equals(Drag::Idle))),
@@ -290,6 +291,7 @@ fn clear_walls(
 }
 
 fn make_random_map(
+    mut controls: MessageReader<Control>,
     mut pathfinder: ResMut<Pathfinder>,
     mut seed: ResMut<MapSeed>,
     units: Query<&Unit>,
@@ -297,6 +299,9 @@ fn make_random_map(
     mut edits: MessageWriter<MapEdited>,
     mut notices: MessageWriter<Notice>,
 ) {
+    if !controls.read().any(|c| *c == Control::RandomMap) {
+        return;
+    }
     let mut keep = unit_cells(&units);
     keep.extend([pathfinder.start(), pathfinder.goal()]);
     keep.extend(crowd.iter().map(CrowdUnit::goal));

@@ -13,6 +13,7 @@ use crate::animation::{AnimationSpeed, SearchAnimation};
 use crate::brushes::CurrentBrush;
 use crate::crowd::CrowdUnit;
 use crate::level::MapInfo;
+use crate::mapfiles::UnsavedEdits;
 use crate::notice::{Notice, Severity};
 use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
 use crate::selection::Selected;
@@ -49,8 +50,14 @@ Map keys
   0 or W / 1 - 4       brush: wall / floor 1, grass 2, mud 5, water 10
   S / G                put the start / goal under the cursor
   C                    clear all walls
-  R                    random map (seeded: 1, 2, 3, ...)
+  R / Shift+R          new map from the generator / next generator
+  [ / ]                previous / next map of the game's maps
+  Ctrl+S               save the map (.tpmap); drop a file to open it
   arrow keys / F       pan / fit the map to the window
+
+Scenario keys (tilepath --scen FILE)
+  B                    the next 50 queries as crowd units
+  Q                    the lab's unit takes the next query now
 
 Crowd keys
   U / Shift+U          one unit at the cursor / 100 at random cells
@@ -62,7 +69,7 @@ Search keys
   M                    4 or 8 moves
   K / Shift+K          corner rule
   E / Shift+E          heuristic
-  [ / ]                heuristic weight down / up
+  Shift+[ / Shift+]    heuristic weight down / up
 
 Animation and views
   Space                pause / play (replay when shown)
@@ -235,6 +242,7 @@ fn update_status_line(
     animation: Res<SearchAnimation>,
     speed: Res<AnimationSpeed>,
     map: Res<MapInfo>,
+    unsaved: Option<Res<UnsavedEdits>>,
     brush: Res<CurrentBrush>,
     units: Query<(&UnitStatus, &Speed), With<LabUnit>>,
     crowd: Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>,
@@ -246,6 +254,9 @@ fn update_status_line(
     if let Some(error) = &map.error {
         line = format!("{error}  (showing the built-in map)");
         tint = ERROR_COLOR;
+    }
+    if unsaved.is_some_and(|u| u.is_unsaved()) {
+        line.push_str(" (unsaved)");
     }
     if !animation.is_finished() {
         let state = if animation.is_paused() { "paused" } else { "replay" };

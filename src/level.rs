@@ -16,6 +16,11 @@ pub const TILE_SIZE: f32 = 32.0;
 /// The built-in map, `assets/maps/default.map`, embedded so the binary runs from anywhere.
 pub const BUILTIN_MAP: &str = include_str!("../assets/maps/default.map");
 
+/// The widest and tallest map the app opens, in cells. `gridpath` reads bigger ones, but the
+/// app draws a map as one texture of one texel per cell (tiles on small maps), and 2048 is the
+/// texture size every GPU (and WebGPU's downlevel limits) supports.
+pub const MAX_MAP_SIDE: u32 = 2048;
+
 /// Where the unit starts on the built-in map: top-left room, left of the first long wall.
 pub const BUILTIN_START: Pos = Pos::new(2, 2);
 
@@ -46,14 +51,16 @@ pub enum MapSource {
     },
 }
 
-/// What the HUD says about the loaded map.
+/// What the HUD says about the loaded map, and where it came from.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct MapInfo {
-    /// File name (or "built-in").
+    /// File name (or "built-in map", or the generator and seed).
     pub name: String,
-    /// Why the requested map could not be used, if it could not (the built-in map is shown
-    /// instead).
+    /// Why the requested map could not be used at start-up, if it could not (the built-in map
+    /// is shown instead).
     pub error: Option<String>,
+    /// The file the map was read from or last saved to; `None` for embedded and generated maps.
+    pub path: Option<PathBuf>,
 }
 
 /// A new map replaced the old one (possibly of another size): rebuild everything that
@@ -139,21 +146,44 @@ fn nearest_ground(grid: &Grid, corner: Pos) -> Option<Pos> {
 /// # Errors
 /// A message naming the file and the problem.
 pub fn read_level(source: &MapSource) -> Result<Level, String> {
-    match source {
+    let level = match source {
         MapSource::BuiltIn => Ok(builtin_level()),
         MapSource::File(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read map {}: {e}", path.display()))?;
-            parse_level(&text).map_err(|e| format!("cannot load map {}: {e}", path.display()))
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read map {}: {e}", path.display()))?;
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|_| format!("cannot load map {}: not a text file (binary data)", path.display()))?;
+            parse_level(text).map_err(|e| format!("cannot load map {}: {e}", path.display()))
         }
         MapSource::Text { name, text } => {
             parse_level(text).map_err(|e| format!("cannot load map {name}: {e}"))
         }
+    }?;
+    check_size(&level.grid).map_err(|e| format!("cannot open map {}: {e}", source_name(source)))?;
+    Ok(level)
+}
+
+/// Refuses maps wider or taller than [`MAX_MAP_SIDE`].
+fn check_size(grid: &Grid) -> Result<(), String> {
+    let (w, h) = (grid.width(), grid.height());
+    if w > MAX_MAP_SIDE || h > MAX_MAP_SIDE {
+        return Err(format!(
+            "{w} x {h} cells is too large: tilepath draws maps up to {MAX_MAP_SIDE} x {MAX_MAP_SIDE}"
+        ));
+    }
+    Ok(())
+}
+
+/// The file `source` reads, if it is a file.
+pub fn source_path(source: &MapSource) -> Option<PathBuf> {
+    match source {
+        MapSource::File(path) => Some(path.clone()),
+        MapSource::BuiltIn | MapSource::Text { .. } => None,
     }
 }
 
 /// The name the HUD shows for `source`.
-fn source_name(source: &MapSource) -> String {
+pub fn source_name(source: &MapSource) -> String {
     match source {
         MapSource::BuiltIn => "built-in map".to_owned(),
         MapSource::File(path) => {
@@ -170,11 +200,11 @@ fn load_requested_map(
     mut notices: MessageWriter<Notice>,
 ) {
     let (level, info) = match read_level(&source) {
-        Ok(level) => (level, MapInfo { name: source_name(&source), error: None }),
+        Ok(level) => (level, MapInfo { name: source_name(&source), error: None, path: source_path(&source) }),
         Err(error) => {
             // Never a blank window: say what went wrong and carry on with the built-in map.
             notices.write(Notice::error(error.clone()));
-            let info = MapInfo { name: source_name(&MapSource::BuiltIn), error: Some(error) };
+            let info = MapInfo { name: source_name(&MapSource::BuiltIn), error: Some(error), path: None };
             (builtin_level(), info)
         }
     };

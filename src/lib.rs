@@ -20,6 +20,7 @@ pub mod editor;
 mod flowview;
 pub mod hud;
 pub mod level;
+pub mod mapfiles;
 pub mod notice;
 pub mod panel;
 pub mod planning;
@@ -67,7 +68,13 @@ impl Plugin for LogicPlugin {
             units::plugin,
             brushes::plugin,
         ));
-        app.add_plugins((async_plan::plugin, crowd::plugin, selection::plugin, steering::plugin));
+        app.add_plugins((
+            async_plan::plugin,
+            crowd::plugin,
+            selection::plugin,
+            steering::plugin,
+            mapfiles::plugin,
+        ));
     }
 }
 

