@@ -1,6 +1,7 @@
 //! Engine-free grid pathfinding: A*, Dijkstra, breadth-first, greedy best-first, Jump Point
 //! Search, bidirectional A*, the classic "contour line" wavefront and flow fields, on 4- or
-//! 8-connected grids with terrain costs, plus the Moving AI and tutorial map formats.
+//! 8-connected grids with terrain costs, plus map formats (Moving AI, tutorial grids, tilepath's
+//! own `.tpmap`, Tiled `.tmx`) and seeded random map generators.
 //!
 //! ```
 //! use gridpath::{formats, Algorithm, Pos, Searcher, Settings};
@@ -33,6 +34,7 @@
 
 pub mod field;
 pub mod formats;
+pub mod generate;
 mod grid;
 mod heuristic;
 mod search;

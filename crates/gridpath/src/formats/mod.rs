@@ -1,16 +1,27 @@
-//! Map and scenario file formats: Moving AI `.map` and `.scen`, the tutorials' digit grid and a
-//! plain ASCII grid.
+//! Map and scenario file formats: Moving AI `.map` and `.scen`, the tutorials' digit grid, a
+//! plain ASCII grid, tilepath's own exact save format `.tpmap` ([`tilepath`]) and Tiled `.tmx`
+//! maps ([`tmx`]; reading needs the `tiled` feature).
 //!
-//! Every parser returns a [`ParseError`] naming the line and column of the problem; none panics
-//! on any input.
+//! [`load_map`] reads any of them from disk, choosing by extension, with one error type,
+//! [`LoadError`], for every kind of bad file; [`write_atomic`] saves without ever leaving a
+//! half-written file. Every parser returns an error naming the problem (text formats: its line
+//! and column); none panics on any input.
 
+mod files;
 mod movingai;
 mod scen;
 mod text;
+pub mod tilepath;
+pub mod tmx;
 
+pub use files::{LoadError, MAX_FILE_BYTES, MapFormat, load_map, load_map_bytes, write_atomic};
 pub use movingai::{parse_movingai, write_movingai};
 pub use scen::{Scenario, map_path_for_scen, parse_scen};
-pub use text::{parse_ascii, parse_digits};
+pub use text::{parse_ascii, parse_digits, write_ascii, write_digits};
+pub use tilepath::{TILEPATH_VERSION, parse_tilepath, write_tilepath};
+#[cfg(feature = "tiled")]
+pub use tmx::parse_tmx;
+pub use tmx::{TILESET_TSX, TmxError, write_tmx};
 
 use crate::{Grid, Pos};
 
@@ -35,11 +46,39 @@ pub struct ParseError {
     pub column: usize,
     /// What is wrong.
     pub message: String,
+    /// What kind of problem: lets [`load_map`] tell a map that is too big from a broken one.
+    pub kind: ParseErrorKind,
+}
+
+/// The kind of a [`ParseError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The text does not follow the format.
+    #[default]
+    Malformed,
+    /// The map is well formed but a side is longer than [`MAX_SIDE`](crate::MAX_SIDE).
+    MapTooBig {
+        /// The offending side length, in cells.
+        side: u64,
+    },
 }
 
 impl ParseError {
     pub(crate) fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
-        Self { line, column, message: message.into() }
+        Self { line, column, message: message.into(), kind: ParseErrorKind::Malformed }
+    }
+
+    pub(crate) fn too_big(line: usize, column: usize, side: u64) -> Self {
+        Self {
+            line,
+            column,
+            message: format!(
+                "a side of {side} cells is too big: maps are 1..={} cells a side",
+                crate::MAX_SIDE
+            ),
+            kind: ParseErrorKind::MapTooBig { side },
+        }
     }
 }
 

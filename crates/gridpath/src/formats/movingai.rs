@@ -105,9 +105,13 @@ pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
 
 fn parse_side(value: Option<&str>, line: usize, column: usize, key: &str) -> Result<u32, ParseError> {
     let raw = value.ok_or_else(|| ParseError::new(line, 0, format!("'{key}' has no value")))?;
-    let v: i64 = raw
+    let v: i128 = raw
         .parse()
         .map_err(|_| ParseError::new(line, column, format!("{key} {raw:?} is not a whole number")))?;
+    if v > i128::from(MAX_SIDE) {
+        // Well formed but too big: its own kind, so a loader can say "too big" rather than "broken".
+        return Err(ParseError::too_big(line, column, u64::try_from(v).unwrap_or(u64::MAX)));
+    }
     u32::try_from(v).ok().filter(|v| (1..=MAX_SIDE).contains(v)).ok_or_else(|| {
         ParseError::new(
             line,

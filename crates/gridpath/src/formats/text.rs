@@ -78,11 +78,15 @@ fn build(
     let Some((first_line, first)) = rows.first() else {
         return Err(ParseError::new(1, 0, "the map is empty"));
     };
-    let too_big = |n: usize| ParseError::new(n, 0, format!("map is larger than {MAX_SIDE} cells a side"));
-    let width =
-        u32::try_from(first.len()).ok().filter(|w| *w <= MAX_SIDE).ok_or_else(|| too_big(*first_line))?;
-    let height =
-        u32::try_from(rows.len()).ok().filter(|h| *h <= MAX_SIDE).ok_or_else(|| too_big(*first_line))?;
+    let too_big = |n: usize, side: usize| ParseError::too_big(n, 0, side as u64);
+    let width = u32::try_from(first.len())
+        .ok()
+        .filter(|w| *w <= MAX_SIDE)
+        .ok_or_else(|| too_big(*first_line, first.len()))?;
+    let height = u32::try_from(rows.len())
+        .ok()
+        .filter(|h| *h <= MAX_SIDE)
+        .ok_or_else(|| too_big(*first_line, rows.len()))?;
     let mut grid = Grid::new(width, height).map_err(|e| ParseError::new(*first_line, 0, e.to_string()))?;
     let (mut start, mut goal) = (None, None);
     for (y, (n, cells)) in (0u32..).zip(rows) {
@@ -116,6 +120,53 @@ fn build(
         }
     }
     Ok(ParsedMap { grid, start, goal })
+}
+
+/// Writes an ASCII grid ([`parse_ascii`]'s format): `#` wall, `.` any passable cell, `S` the
+/// start, `G` the goal. Terrain costs and classes are not kept (every passable cell reads back as
+/// floor); a start or goal outside the grid is left out.
+///
+/// ```
+/// use gridpath::{formats, Pos};
+/// let map = formats::parse_ascii("S.#\n..G").unwrap();
+/// assert_eq!(formats::write_ascii(&map.grid, map.start, map.goal), "S.#\n..G\n");
+/// ```
+#[must_use]
+pub fn write_ascii(grid: &Grid, start: Option<Pos>, goal: Option<Pos>) -> String {
+    write_cells(grid, start, goal, ['.', '#', 'S', 'G'], "")
+}
+
+/// Writes the tutorials' digit grid ([`parse_digits`]'s format), cells separated by commas: `1`
+/// wall, `0` any passable cell, `3` the start, `4` the goal. Terrain is not kept, as in
+/// [`write_ascii`].
+#[must_use]
+pub fn write_digits(grid: &Grid, start: Option<Pos>, goal: Option<Pos>) -> String {
+    write_cells(grid, start, goal, ['0', '1', '3', '4'], ",")
+}
+
+fn write_cells(grid: &Grid, start: Option<Pos>, goal: Option<Pos>, chars: [char; 4], sep: &str) -> String {
+    let [free, wall, s, g] = chars;
+    let mut out =
+        String::with_capacity((grid.width() as usize * (1 + sep.len()) + 1) * grid.height() as usize);
+    for y in 0..grid.height() {
+        for x in 0..grid.width() {
+            if x > 0 {
+                out.push_str(sep);
+            }
+            let p = Pos::new(x, y);
+            out.push(if Some(p) == start {
+                s
+            } else if Some(p) == goal {
+                g
+            } else if grid.is_passable(p) {
+                free
+            } else {
+                wall
+            });
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
