@@ -167,6 +167,20 @@ pub fn crowd_unit(cell: Pos, geometry: Geometry, speed: f32) -> impl Bundle {
     )
 }
 
+/// A crowd unit standing on `cell` with a route of its own to `goal`, asked for from the
+/// planning queue on its first frame (scenario batches: every unit has another goal).
+pub fn routed_crowd_unit(cell: Pos, goal: Pos, geometry: Geometry, speed: f32) -> impl Bundle {
+    (
+        Name::new("Crowd unit"),
+        CrowdUnit::new(cell),
+        Unit::new(cell),
+        Target::Cell(goal),
+        Speed(speed),
+        UnitStatus::Planning,
+        Transform::from_translation(geometry.cell_center(cell).extend(CROWD_Z)),
+    )
+}
+
 fn key_u_pressed(keys: Res<ButtonInput<KeyCode>>) -> bool {
     keys.just_pressed(KeyCode::KeyU)
 }

@@ -1,7 +1,8 @@
 //! Map editing with mouse and keys: paint with the current brush (walls by default, or terrain
 //! costs: the brushes plugin) along the dragged line, erase with the right button (unless crowd
 //! units are selected: then the right button gives orders), drag the start and goal markers,
-//! place them with `S` / `G`, clear walls with `C`, make a random map with `R`.
+//! place them with `S` / `G`, clear walls with `C`, make a new map with a `gridpath` generator
+//! with `R` (`Shift+R` picks the next generator: noise, maze, rooms, caves).
 //!
 //! The editor only reads [`HoverTile`]; which tile the OS cursor is over is decided elsewhere
 //! (the cursor plugin, a test, or a script), so all of this runs without a window. While the
@@ -13,31 +14,29 @@ use std::ops::DerefMut;
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
-use gridpath::{Endpoint, Grid, Pos, Tile};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use gridpath::generate::Generator;
+use gridpath::{Endpoint, Pos, Tile};
 
 use crate::AppSystems;
 use crate::brushes::{CurrentBrush, terrain_problem};
 use crate::controls::{Control, ControlSystems, ctrl_held, shift_held};
 use crate::crowd::CrowdUnit;
-use crate::level::MapEdited;
+use crate::level::{MapEdited, MapSource};
+use crate::mapfiles::{LoadMapSystems, OpenMap};
 use crate::notice::Notice;
 use crate::planning::Pathfinder;
 use crate::selection::Selected;
 use crate::units::Unit;
 
-/// Chance that a cell of a random map starts as a wall, before wall segments and ponds.
-const RANDOM_WALL_CHANCE: f64 = 0.16;
-/// Straight wall segments per 1,000 cells of a random map.
-const RANDOM_SEGMENTS_PER_1000: usize = 5;
-/// Ponds per 1,000 cells of a random map.
-const RANDOM_PONDS_PER_1000: usize = 1;
-
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<HoverTile>();
     app.init_resource::<Drag>();
     app.init_resource::<MapSeed>();
+    app.init_resource::<MapGenerator>();
+    app.add_systems(
+        Startup,
+        generate_at_start.run_if(resource_exists::<GenerateAtStart>).after(crate::level::LoadLevelSystems),
+    );
     app.add_systems(
         Update,
         (
@@ -45,7 +44,7 @@ pub(super) fn plugin(app: &mut App) {
             // Ctrl+S saves the map: it must not also place the start.
             place_endpoints_by_key.run_if(not(ctrl_held)),
             clear_walls.run_if(input_just_pressed(KeyCode::KeyC).and_then(not(ctrl_held))),
-            make_random_map.run_if(on_message::<Control>).after(ControlSystems),
+            make_random_map.run_if(on_message::<Control>).after(ControlSystems).before(LoadMapSystems),
             // Shift+left-drag draws a selection box instead (the selection plugin).
             begin_drag.run_if(resource_equals(Drag::Idle).and_then(not(shift_held))),
             continue_drag.run_if(not(resource_equals(Drag::Idle))),
@@ -101,8 +100,8 @@ pub enum Drag {
     },
 }
 
-/// The seed of the next random map (`R`); it grows by one per map, so a session's sequence of
-/// maps is reproducible.
+/// The seed of the next generated map (`R`, `--seed`); it grows by one per map, so a session's
+/// sequence of maps is reproducible, and the HUD names the seed of the map shown.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MapSeed(pub u64);
 
@@ -111,6 +110,20 @@ impl Default for MapSeed {
         Self(1)
     }
 }
+
+/// The generator `R` uses (`Shift+R` steps through noise, maze, rooms, caves).
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct MapGenerator(pub Generator);
+
+impl Default for MapGenerator {
+    fn default() -> Self {
+        Self(Generator::ALL[0])
+    }
+}
+
+/// Present when the command line asked for a generated start-up map (`--seed`, `--generator`).
+#[derive(Resource, Debug, Clone, Copy, Default)]
+pub struct GenerateAtStart;
 
 /// The cells a straight segment from `a` to `b` passes through, 4-connected (each cell shares
 /// an edge with the next), both ends included. A wall painted along it has no diagonal gaps a
@@ -238,11 +251,6 @@ fn paint<P: DerefMut<Target = Pathfinder>>(
     (changed, refusal)
 }
 
-/// Cells units stand on or are stepping into.
-fn unit_cells(units: &Query<&Unit>) -> Vec<Pos> {
-    units.iter().flat_map(Unit::occupied).collect()
-}
-
 /// What walls may not cover now.
 fn protected_cells(units: &Query<&Unit>, crowd: &Query<&CrowdUnit>) -> Protected {
     Protected {
@@ -290,79 +298,41 @@ fn clear_walls(
     notices.write(Notice::info(format!("cleared {} walls", walls.len())));
 }
 
+/// `R` asks for a new map from the current generator with the next seed; `Shift+R` switches
+/// to the next generator first. The map is opened like a file (autosaving unsaved edits first).
 fn make_random_map(
     mut controls: MessageReader<Control>,
-    mut pathfinder: ResMut<Pathfinder>,
+    pathfinder: Res<Pathfinder>,
+    mut generator: ResMut<MapGenerator>,
     mut seed: ResMut<MapSeed>,
-    units: Query<&Unit>,
-    crowd: Query<&CrowdUnit>,
-    mut edits: MessageWriter<MapEdited>,
-    mut notices: MessageWriter<Notice>,
+    mut open: MessageWriter<OpenMap>,
 ) {
-    if !controls.read().any(|c| *c == Control::RandomMap) {
-        return;
+    for control in controls.read() {
+        match control {
+            Control::RandomMap => {}
+            Control::NextGenerator => {
+                let all = Generator::ALL;
+                let index = all.iter().position(|g| g.name() == generator.0.name()).unwrap_or(0);
+                generator.0 = all[(index + 1) % all.len()];
+            }
+            _ => continue,
+        }
+        let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
+        open.write(OpenMap(MapSource::Generated { generator: generator.0, seed: seed.0, width, height }));
+        seed.0 += 1;
     }
-    let mut keep = unit_cells(&units);
-    keep.extend([pathfinder.start(), pathfinder.goal()]);
-    keep.extend(crowd.iter().map(CrowdUnit::goal));
-    keep.sort_unstable();
-    keep.dedup();
-    let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
-    let tiles = random_tiles(width, height, seed.0, &keep);
-    let grid: &mut Grid = pathfinder.grid_mut();
-    for (cell, tile) in grid.positions().zip(tiles) {
-        // Same size as the grid, valid tiles: cannot fail.
-        let _ = grid.set_tile(cell, tile);
-    }
-    notices.write(Notice::info(format!("random map, seed {}", seed.0)));
-    seed.0 += 1;
-    edits.write(MapEdited::All);
 }
 
-/// A random `width` × `height` map, row by row: scattered walls, straight wall segments and
-/// water ponds. The cells in `keep` and their neighbours stay floor.
-pub fn random_tiles(width: u32, height: u32, seed: u64, keep: &[Pos]) -> Vec<Tile> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let (w, h) = (width as usize, height as usize);
-    let mut tiles = vec![Tile::FLOOR; w * h];
-    for tile in &mut tiles {
-        if rng.random_bool(RANDOM_WALL_CHANCE) {
-            *tile = Tile::Wall;
-        }
-    }
-    let area = w * h;
-    for _ in 0..(area * RANDOM_SEGMENTS_PER_1000).div_ceil(1000) {
-        let (x, y) = (rng.random_range(0..w), rng.random_range(0..h));
-        let len = rng.random_range(4..=12);
-        let horizontal = rng.random_bool(0.5);
-        for i in 0..len {
-            let (cx, cy) = if horizontal { (x + i, y) } else { (x, y + i) };
-            if cx < w && cy < h {
-                tiles[cy * w + cx] = Tile::Wall;
-            }
-        }
-    }
-    for _ in 0..(area * RANDOM_PONDS_PER_1000).div_ceil(1000) {
-        let (cx, cy) = (rng.random_range(0..w) as f32, rng.random_range(0..h) as f32);
-        let (rx, ry) = (rng.random_range(1.5..3.5_f32), rng.random_range(1.5..3.0_f32));
-        for y in 0..h {
-            for x in 0..w {
-                let (dx, dy) = ((x as f32 - cx) / rx, (y as f32 - cy) / ry);
-                if dx * dx + dy * dy <= 1.0 {
-                    tiles[y * w + x] = Tile::Water { cost: 1 };
-                }
-            }
-        }
-    }
-    for cell in keep {
-        let (kx, ky) = (cell.x as usize, cell.y as usize);
-        for y in ky.saturating_sub(1)..=(ky + 1).min(h - 1) {
-            for x in kx.saturating_sub(1)..=(kx + 1).min(w - 1) {
-                tiles[y * w + x] = Tile::FLOOR;
-            }
-        }
-    }
-    tiles
+/// `--seed` / `--generator`: replace the start-up map by a generated one of the same size.
+fn generate_at_start(
+    pathfinder: Res<Pathfinder>,
+    generator: Res<MapGenerator>,
+    mut seed: ResMut<MapSeed>,
+    mut open: MessageWriter<OpenMap>,
+) {
+    let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
+    open.write(OpenMap(MapSource::Generated { generator: generator.0, seed: seed.0, width, height }));
+    seed.0 += 1;
 }
 
 fn begin_drag(

@@ -16,6 +16,7 @@ use crate::level::MapInfo;
 use crate::mapfiles::UnsavedEdits;
 use crate::notice::{Notice, Severity};
 use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
+use crate::scenario::ScenarioRun;
 use crate::selection::Selected;
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::units::{LabUnit, Speed, UnitStatus};
@@ -96,7 +97,7 @@ pub fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
-        (remember_notices, update_search_line, update_status_line, update_notice)
+        (remember_notices, update_search_line, update_status_line, update_notice, update_scenario_box)
             .chain()
             .in_set(AppSystems::Present),
     );
@@ -121,6 +122,10 @@ struct NoticeText;
 /// The help overlay.
 #[derive(Component)]
 struct HelpPanel;
+
+/// The scenario box under the HUD bar (shown while a scenario runs).
+#[derive(Component)]
+struct ScenarioBox;
 
 /// The notice on screen and when it expires (elapsed seconds since start-up).
 #[derive(Resource, Default)]
@@ -164,6 +169,21 @@ fn spawn_hud(mut commands: Commands) {
                 ]
             ),
         ],
+    ));
+    commands.spawn((
+        Name::new("Scenario"),
+        ScenarioBox,
+        Node {
+            display: Display::None,
+            position_type: PositionType::Absolute,
+            top: px(HUD_HEIGHT + 6.0),
+            left: px(12),
+            padding: UiRect::axes(px(10), px(5)),
+            border_radius: BorderRadius::all(px(6)),
+            ..default()
+        },
+        BackgroundColor(BAR_COLOR),
+        children![text("", TEXT_COLOR, FONT_SIZE)],
     ));
     commands.spawn((
         Name::new("Help"),
@@ -309,6 +329,32 @@ pub(crate) fn crowd_summary(crowd: &Query<(&UnitStatus, Has<Selected>), With<Cro
         line.push_str(&format!(", {stopped} stopped"));
     }
     line
+}
+
+/// Shows the scenario's query, our length against the optimum and the counts; hidden without
+/// a scenario.
+fn update_scenario_box(
+    run: Option<Res<ScenarioRun>>,
+    scenario_box: Single<(&mut Node, &Children), With<ScenarioBox>>,
+    mut texts: Query<(&mut Text, &mut TextColor)>,
+) {
+    let (mut node, children) = scenario_box.into_inner();
+    let display = if run.is_some() { Display::Flex } else { Display::None };
+    if node.display != display {
+        node.display = display;
+    }
+    let Some(run) = run else { return };
+    let tint = match run.current_matches() {
+        Some(true) => GOOD_COLOR,
+        Some(false) => ERROR_COLOR,
+        None => TEXT_COLOR,
+    };
+    for &child in children {
+        if let Ok((mut text, mut color)) = texts.get_mut(child) {
+            set_text(&mut text, run.summary());
+            color.set_if_neq(TextColor(tint));
+        }
+    }
 }
 
 fn remember_notices(time: Res<Time>, mut notices: MessageReader<Notice>, mut latest: ResMut<LatestNotice>) {

@@ -1,11 +1,13 @@
 //! The level: which map is loaded and from where, what happens when it fails to load, and the
 //! geometry between `gridpath` cells, world space and tile-map positions.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::tiles::TilePos;
-use gridpath::{Grid, Pos, Tile, formats};
+use gridpath::formats::{self, ParsedMap};
+use gridpath::generate::{Generator, generate, pick_endpoints};
+use gridpath::{Grid, Pos, Tile};
 
 use crate::notice::Notice;
 use crate::planning::Pathfinder;
@@ -31,8 +33,12 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<MapSource>();
     app.add_message::<MapLoaded>();
     app.add_message::<MapEdited>();
-    app.add_systems(Startup, load_requested_map);
+    app.add_systems(Startup, load_requested_map.in_set(LoadLevelSystems));
 }
+
+/// The start-up system that loads the level.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoadLevelSystems;
 
 /// Which map to load at start-up.
 #[derive(Resource, Clone, Debug, Default)]
@@ -42,12 +48,24 @@ pub enum MapSource {
     BuiltIn,
     /// A map file: Moving AI `.map`, an ASCII grid (`.#SG`) or a digit grid.
     File(PathBuf),
-    /// Map text given directly (tests, tools), with a name for the HUD.
+    /// Map text given directly (the embedded maps, tests), with a file name: its extension
+    /// chooses the format as for files, and the HUD shows it.
     Text {
         /// Shown in the HUD.
         name: String,
-        /// The map, in any format `gridpath::formats::parse_map` reads.
+        /// The map, in any format `gridpath::formats::load_map_bytes` reads.
         text: String,
+    },
+    /// A map made by a `gridpath` generator (`R`, `--seed`): the same values make the same map.
+    Generated {
+        /// Which generator.
+        generator: Generator,
+        /// Its seed.
+        seed: u64,
+        /// Columns.
+        width: u32,
+        /// Rows.
+        height: u32,
     },
 }
 
@@ -106,14 +124,21 @@ pub fn builtin_level() -> Level {
     Level { grid: parsed.grid, start: BUILTIN_START, goal: BUILTIN_GOAL }
 }
 
-/// Parses map text into a level. Endpoints marked in the file (`S`/`G` in the ASCII format)
-/// are used; otherwise the start is the ground cell nearest the top-left corner and the goal
-/// the one nearest the bottom-right corner.
+/// Parses map text into a level (any format `gridpath::formats::parse_map` reads).
 ///
 /// # Errors
 /// A readable message when the text is not a map, or the map has no ground cell.
 pub fn parse_level(text: &str) -> Result<Level, String> {
-    let parsed = formats::parse_map(text).map_err(|e| e.to_string())?;
+    level_of(formats::parse_map(text).map_err(|e| e.to_string())?)
+}
+
+/// A level from a parsed map. Endpoints marked in the file (`S`/`G` in the ASCII format, the
+/// `.tpmap` header, Tiled objects) are used; otherwise the start is the ground cell nearest the
+/// top-left corner and the goal the one nearest the bottom-right corner.
+///
+/// # Errors
+/// The map has no ground cell, or a marked endpoint is not passable.
+pub fn level_of(parsed: ParsedMap) -> Result<Level, String> {
     let grid = parsed.grid;
     let (w, h) = (grid.width(), grid.height());
     let start = match parsed.start {
@@ -128,6 +153,9 @@ pub fn parse_level(text: &str) -> Result<Level, String> {
         if !grid.is_passable(pos) {
             return Err(format!("the {which} {pos} is not on a passable cell"));
         }
+    }
+    if start == goal {
+        return Err(format!("the start and the goal are the same cell {start}"));
     }
     Ok(Level { grid, start, goal })
 }
@@ -146,21 +174,35 @@ fn nearest_ground(grid: &Grid, corner: Pos) -> Option<Pos> {
 /// # Errors
 /// A message naming the file and the problem.
 pub fn read_level(source: &MapSource) -> Result<Level, String> {
+    // gridpath's load errors name the file and the problem (line and column when malformed).
     let level = match source {
         MapSource::BuiltIn => Ok(builtin_level()),
         MapSource::File(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read map {}: {e}", path.display()))?;
-            let text = std::str::from_utf8(&bytes)
-                .map_err(|_| format!("cannot load map {}: not a text file (binary data)", path.display()))?;
-            parse_level(text).map_err(|e| format!("cannot load map {}: {e}", path.display()))
+            let parsed = formats::load_map(path).map_err(|e| format!("cannot open map {e}"))?;
+            level_of(parsed).map_err(|e| format!("cannot open map {}: {e}", path.display()))
         }
         MapSource::Text { name, text } => {
-            parse_level(text).map_err(|e| format!("cannot load map {name}: {e}"))
+            let parsed = formats::load_map_bytes(Path::new(name), text.as_bytes())
+                .map_err(|e| format!("cannot open map {e}"))?;
+            level_of(parsed).map_err(|e| format!("cannot open map {name}: {e}"))
+        }
+        &MapSource::Generated { generator, seed, width, height } => {
+            generated_level(generator, seed, width, height)
+                .map_err(|e| format!("cannot make map {}: {e}", source_name(source)))
         }
     }?;
     check_size(&level.grid).map_err(|e| format!("cannot open map {}: {e}", source_name(source)))?;
     Ok(level)
+}
+
+/// A generated map with endpoints in its largest open area, as far apart as
+/// `gridpath::generate::pick_endpoints` finds them.
+fn generated_level(generator: Generator, seed: u64, width: u32, height: u32) -> Result<Level, String> {
+    let grid = generate(generator, width, height, seed).map_err(|e| e.to_string())?;
+    match pick_endpoints(&grid) {
+        Some((start, goal)) if start != goal => Ok(Level { grid, start, goal }),
+        _ => Err("no room for a start and a goal".to_owned()),
+    }
 }
 
 /// Refuses maps wider or taller than [`MAX_MAP_SIDE`].
@@ -178,7 +220,7 @@ fn check_size(grid: &Grid) -> Result<(), String> {
 pub fn source_path(source: &MapSource) -> Option<PathBuf> {
     match source {
         MapSource::File(path) => Some(path.clone()),
-        MapSource::BuiltIn | MapSource::Text { .. } => None,
+        MapSource::BuiltIn | MapSource::Text { .. } | MapSource::Generated { .. } => None,
     }
 }
 
@@ -190,6 +232,7 @@ pub fn source_name(source: &MapSource) -> String {
             path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
         }
         MapSource::Text { name, .. } => name.clone(),
+        MapSource::Generated { generator, seed, .. } => format!("{} seed {seed}", generator.name()),
     }
 }
 

@@ -25,6 +25,7 @@ pub mod notice;
 pub mod panel;
 pub mod planning;
 pub mod race;
+pub mod scenario;
 pub mod script;
 pub mod selection;
 pub mod steering;
@@ -74,6 +75,7 @@ impl Plugin for LogicPlugin {
             selection::plugin,
             steering::plugin,
             mapfiles::plugin,
+            scenario::plugin,
         ));
     }
 }

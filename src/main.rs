@@ -2,7 +2,10 @@
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
+use tilepath::editor::{GenerateAtStart, MapGenerator, MapSeed};
 use tilepath::level::MapSource;
+use tilepath::mapfiles::SaveDir;
+use tilepath::scenario::ScenarioFile;
 use tilepath::script::{ScriptPlugin, load_script};
 use tilepath::{LogicPlugin, PresentPlugin, cli};
 
@@ -43,6 +46,18 @@ fn main() -> AppExit {
     .insert_resource(ClearColor(BACKGROUND))
     .insert_resource(options.map.map_or(MapSource::BuiltIn, MapSource::File))
     .add_plugins((LogicPlugin, PresentPlugin));
+    if let Some(scen) = options.scen {
+        app.insert_resource(ScenarioFile(scen));
+    }
+    if let Some(dir) = options.save_dir {
+        app.insert_resource(SaveDir(dir));
+    }
+    if let Some(generator) = options.generator {
+        app.insert_resource(MapGenerator(generator));
+    }
+    if let Some(seed) = options.seed {
+        app.insert_resource(MapSeed(seed)).insert_resource(GenerateAtStart);
+    }
     if script.is_some() || options.screenshot.is_some() {
         app.add_plugins(ScriptPlugin { steps: script.unwrap_or_default(), screenshot: options.screenshot });
     }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::*;
 use bevy::window::{FileDragAndDrop, WindowCloseRequested};
 use gridpath::Pos;
+use gridpath::formats::{self, MapFormat};
 
 use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
@@ -40,6 +41,7 @@ pub(super) fn plugin(app: &mut App) {
             open_dropped_files.run_if(on_message::<FileDragAndDrop>),
             cycle_catalog_maps.run_if(on_message::<Control>),
             open_requested_maps.run_if(on_message::<OpenMap>),
+            save_map.run_if(on_message::<Control>),
         )
             .chain()
             .in_set(LoadMapSystems),
@@ -228,7 +230,9 @@ fn open_requested_maps(
     *discard_for = None;
     install_level(&mut pathfinder, level, &mut notices);
     *info = MapInfo { name, error: None, path: source_path(&source) };
-    unsaved.reset(&pathfinder, Unsaved::Nothing);
+    let state =
+        if matches!(source, MapSource::Generated { .. }) { Unsaved::Generated } else { Unsaved::Nothing };
+    unsaved.reset(&pathfinder, state);
     loaded.write(MapLoaded);
     notices.write(Notice::info(message));
 }
@@ -273,8 +277,58 @@ fn autosave(pathfinder: &Pathfinder, info: &MapInfo, dir: &Path) -> Result<PathB
 /// Writes the map, its terrain and its endpoints to `path` in the `.tpmap` format, atomically
 /// (a temporary file in the same folder, then a rename), creating the folder if needed.
 fn write_map(pathfinder: &Pathfinder, path: &Path) -> Result<(), String> {
-    let _ = (pathfinder, path);
-    Err("saving needs the .tpmap writer (gridpath maps branch)".to_owned())
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let text = formats::write_tilepath(pathfinder.grid(), Some(pathfinder.start()), Some(pathfinder.goal()));
+    formats::write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Where `Ctrl+S` writes: over the file the map came from when that is a `.tpmap` (the player's
+/// own save), else a new `<name>.tpmap` in the save folder — `<name>-2.tpmap` and so on when
+/// that name is taken, so no other file is ever overwritten.
+pub fn save_target(info: &MapInfo, dir: &Path) -> PathBuf {
+    if let Some(path) = &info.path
+        && MapFormat::from_path(path) == Some(MapFormat::Tilepath)
+    {
+        return path.clone();
+    }
+    let stem = file_stem(&info.name);
+    (1..)
+        .map(
+            |n| {
+                if n == 1 { dir.join(format!("{stem}.tpmap")) } else { dir.join(format!("{stem}-{n}.tpmap")) }
+            },
+        )
+        .find(|path| !path.exists())
+        .unwrap_or_else(|| dir.join(format!("{stem}.tpmap")))
+}
+
+/// `Ctrl+S`: saves the map with its terrain, start and goal; the HUD and stderr say where.
+fn save_map(
+    mut controls: MessageReader<Control>,
+    pathfinder: Res<Pathfinder>,
+    mut info: ResMut<MapInfo>,
+    save_dir: Res<SaveDir>,
+    mut unsaved: ResMut<UnsavedEdits>,
+    mut notices: MessageWriter<Notice>,
+) {
+    if !controls.read().any(|c| *c == Control::SaveMap) {
+        return;
+    }
+    let path = save_target(&info, &save_dir.0);
+    match write_map(&pathfinder, &path) {
+        Ok(()) => {
+            eprintln!("tilepath: map saved to {}", path.display());
+            notices.write(Notice::info(format!("saved to {}", path.display())));
+            info.name = source_name(&MapSource::File(path.clone()));
+            info.path = Some(path);
+            unsaved.reset(&pathfinder, Unsaved::Nothing);
+        }
+        Err(error) => {
+            notices.write(Notice::error(format!("cannot save {}: {error}", info.name)));
+        }
+    }
 }
 
 /// On quit (window closed, `AppExit`, Ctrl+C in the terminal): unsaved edits or an unsaved

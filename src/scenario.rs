@@ -1,0 +1,305 @@
+//! Scenario replay (`tilepath --scen FILE.scen`): the queries of a Moving AI scenario file walked
+//! on its map. The lab's unit takes query k (the scenario's start and goal become the start and
+//! goal), then query k+1 when it arrives (or at once with `Q`); `B` spawns the next batch of
+//! queries as crowd units with routes of their own. For every query the HUD shows our path
+//! length against the published optimum, and keeps count of matches and mismatches.
+//!
+//! The published optima assume 8 moves without corner cutting (the default settings): other
+//! settings make other lengths, and the counts say so.
+
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+use gridpath::formats::{Scenario, map_path_for_scen, parse_scen};
+
+use crate::AppSystems;
+use crate::controls::{Control, ControlSystems};
+use crate::crowd::routed_crowd_unit;
+use crate::level::{LoadLevelSystems, MapInfo, MapSource};
+use crate::mapfiles::{LoadMapSystems, UnsavedEdits};
+use crate::notice::Notice;
+use crate::planning::{Pathfinder, PlanOutcome, PlanReport, plan_main_route};
+use crate::units::{LabUnit, Unit, UnitSpeed, UnitStatus};
+
+/// Queries one press of `B` spawns as crowd units.
+pub const BATCH_SIZE: usize = 50;
+/// A length within this of the published optimum matches it (the files round to 5 decimals).
+pub const TOLERANCE: f64 = 0.01;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        Startup,
+        (
+            read_requested_scenario.run_if(resource_exists::<ScenarioFile>).before(LoadLevelSystems),
+            check_scenario_map.run_if(resource_exists::<ScenarioRun>).after(LoadLevelSystems),
+        ),
+    );
+    app.add_systems(
+        Update,
+        (
+            // A new map has nothing to do with the scenario's queries.
+            end_scenario_on_new_map.run_if(resource_exists::<ScenarioRun>).after(LoadMapSystems),
+            take_next_query.run_if(resource_exists::<ScenarioRun>).after(ControlSystems),
+            spawn_query_batch.run_if(resource_exists::<ScenarioRun>.and_then(on_message::<Control>)),
+        )
+            .chain()
+            .in_set(AppSystems::RecordInput)
+            .after(ControlSystems),
+    );
+    app.add_systems(
+        Update,
+        measure_query
+            .run_if(resource_exists::<ScenarioRun>.and_then(resource_changed::<PlanReport>))
+            .after(plan_main_route)
+            .in_set(AppSystems::Plan),
+    );
+    app.add_systems(
+        Update,
+        refuse_scenario_keys.run_if(not(resource_exists::<ScenarioRun>).and_then(on_message::<Control>)),
+    );
+}
+
+/// The scenario file the command line names (`--scen`).
+#[derive(Resource, Debug, Clone)]
+pub struct ScenarioFile(pub PathBuf);
+
+/// A scenario being replayed.
+#[derive(Resource, Debug, Clone)]
+pub struct ScenarioRun {
+    /// The scenario file's name, for the HUD.
+    pub name: String,
+    /// Every query, in file order.
+    pub queries: Vec<Scenario>,
+    /// The query the lab's unit walks now (`None` before the first frame and after the last).
+    pub current: Option<usize>,
+    /// Our latest path length for the current query (`Some(None)`: no path found).
+    pub ours: Option<Option<f64>>,
+    /// Finished queries whose length matched the published optimum.
+    pub matches: usize,
+    /// Finished queries whose length did not (or that found no path).
+    pub mismatches: usize,
+    /// The first query the next `B` spawns.
+    pub next_batch: usize,
+}
+
+impl ScenarioRun {
+    /// A run of `queries` from the file `name`, before its first query.
+    pub fn new(name: String, queries: Vec<Scenario>) -> Self {
+        Self { name, queries, current: None, ours: None, matches: 0, mismatches: 0, next_batch: 0 }
+    }
+
+    /// The query the lab's unit walks now.
+    pub fn current_query(&self) -> Option<&Scenario> {
+        self.current.and_then(|k| self.queries.get(k))
+    }
+
+    /// Whether our length for the current query matches its published optimum.
+    pub fn current_matches(&self) -> Option<bool> {
+        let query = self.current_query()?;
+        let ours = self.ours?;
+        Some(ours.is_some_and(|length| (length - query.optimal).abs() <= TOLERANCE))
+    }
+
+    /// One line for the HUD: the query, our length against the optimum, the running counts.
+    pub fn summary(&self) -> String {
+        let total = self.queries.len();
+        let counts = format!("{} match, {} differ", self.matches, self.mismatches);
+        let Some(query) = self.current_query() else {
+            return format!("{}: {total} queries done: {counts}", self.name);
+        };
+        let k = self.current.unwrap_or(0);
+        let ours = match self.ours {
+            None => "planning".to_owned(),
+            Some(None) => "no path".to_owned(),
+            Some(Some(length)) => format!("{length:.4}"),
+        };
+        let verdict = match self.current_matches() {
+            Some(true) => "  = optimum",
+            Some(false) => "  MISMATCH",
+            None => "",
+        };
+        format!(
+            "{}: query {}/{total}  {} -> {}  ours {ours} vs optimum {:.4}{verdict}  |  done: {counts}",
+            self.name,
+            k + 1,
+            query.start,
+            query.goal,
+            query.optimal
+        )
+    }
+}
+
+/// Reads a scenario file and the map next to it.
+///
+/// # Errors
+/// A message naming the file and the problem.
+pub fn read_scenario(path: &Path) -> Result<(ScenarioRun, PathBuf), String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read scenario {}: {e}", path.display()))?;
+    let queries = parse_scen(&text).map_err(|e| format!("scenario {}: {e}", path.display()))?;
+    if queries.is_empty() {
+        return Err(format!("scenario {} has no queries", path.display()));
+    }
+    let name =
+        path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Ok((ScenarioRun::new(name, queries), map_path_for_scen(path)))
+}
+
+/// Start-up: the scenario decides the map. A bad file is reported; the game goes on without it.
+fn read_requested_scenario(
+    mut commands: Commands,
+    file: Res<ScenarioFile>,
+    mut notices: MessageWriter<Notice>,
+) {
+    match read_scenario(&file.0) {
+        Ok((run, map)) => {
+            commands.insert_resource(MapSource::File(map));
+            commands.insert_resource(run);
+        }
+        Err(error) => {
+            notices.write(Notice::error(error));
+        }
+    }
+}
+
+/// Start-up: the map must be the scenario's (it loaded, and every query fits on it).
+fn check_scenario_map(
+    mut commands: Commands,
+    run: Res<ScenarioRun>,
+    info: Res<MapInfo>,
+    pathfinder: Res<Pathfinder>,
+    mut notices: MessageWriter<Notice>,
+) {
+    let grid = pathfinder.grid();
+    let problem = if info.error.is_some() {
+        Some(format!("the scenario {} cannot run without its map", run.name))
+    } else {
+        run.queries.iter().position(|q| !grid.in_bounds(q.start) || !grid.in_bounds(q.goal)).map(|i| {
+            format!("query {} of {} lies outside the {}x{} map", i + 1, run.name, grid.width(), grid.height())
+        })
+    };
+    if let Some(problem) = problem {
+        notices.write(Notice::error(problem));
+        commands.remove_resource::<ScenarioRun>();
+    }
+}
+
+fn end_scenario_on_new_map(
+    mut commands: Commands,
+    mut loaded: MessageReader<crate::level::MapLoaded>,
+    run: Res<ScenarioRun>,
+    mut notices: MessageWriter<Notice>,
+) {
+    // The start-up map's own MapLoaded comes before the first query.
+    if loaded.read().count() > 0 && run.current.is_some() {
+        commands.remove_resource::<ScenarioRun>();
+        notices.write(Notice::info(format!("scenario {} ended: another map was opened", run.name)));
+    }
+}
+
+/// Gives the lab's unit its first query, the next one when it arrived (or stopped without a
+/// path), or at once on `Q`. The finished query is counted as a match or a mismatch.
+fn take_next_query(
+    mut run: ResMut<ScenarioRun>,
+    mut controls: MessageReader<Control>,
+    mut pathfinder: ResMut<Pathfinder>,
+    mut unsaved: ResMut<UnsavedEdits>,
+    lab: Query<(&Unit, &UnitStatus), With<LabUnit>>,
+    mut notices: MessageWriter<Notice>,
+) {
+    let skip = controls.read().any(|c| *c == Control::NextQuery);
+    let next = match (run.current, run.current_query()) {
+        (None, _) => 0,
+        (Some(_), None) => return,
+        (Some(k), Some(query)) => {
+            let goal = query.goal;
+            let finished = run.ours.is_some()
+                && lab.iter().any(|(unit, status)| {
+                    (*status == UnitStatus::Arrived && unit.cell() == goal)
+                        || matches!(status, UnitStatus::NoPath(_))
+                });
+            if !finished && !skip {
+                return;
+            }
+            match run.current_matches() {
+                Some(true) => run.matches += 1,
+                Some(false) => run.mismatches += 1,
+                // Skipped before it was planned: not counted.
+                None => {}
+            }
+            k + 1
+        }
+    };
+    run.current = Some(next);
+    run.ours = None;
+    let Some(query) = run.queries.get(next).cloned() else {
+        notices.write(Notice::info(format!(
+            "scenario {} done: {} match, {} differ",
+            run.name, run.matches, run.mismatches
+        )));
+        return;
+    };
+    if !pathfinder.grid().is_passable(query.start) || !pathfinder.grid().is_passable(query.goal) {
+        // Only after an edit walled one in: the published endpoints are always free.
+        notices.write(Notice::warning(format!("query {} starts or ends in a wall now", next + 1)));
+    }
+    if query.start == query.goal {
+        notices.write(Notice::warning(format!("query {} starts on its goal", next + 1)));
+    }
+    pathfinder.set_start(query.start);
+    pathfinder.set_goal(query.goal);
+    // The scenario moved the endpoints, not the player: nothing to save.
+    unsaved.accept_endpoints(query.start, query.goal);
+}
+
+/// Records our path length for the current query whenever its main route is (re)planned.
+fn measure_query(mut run: ResMut<ScenarioRun>, pathfinder: Res<Pathfinder>, report: Res<PlanReport>) {
+    let Some(query) = run.current_query() else { return };
+    if (pathfinder.start(), pathfinder.goal()) != (query.start, query.goal) {
+        return;
+    }
+    run.ours = Some(match &report.outcome {
+        PlanOutcome::Found { path, .. } => Some(path.cost),
+        PlanOutcome::Failed(_) => None,
+        PlanOutcome::Pending => return,
+    });
+}
+
+/// `B`: the next [`BATCH_SIZE`] queries as crowd units, each on its start with a route of its
+/// own to its goal.
+fn spawn_query_batch(
+    mut commands: Commands,
+    mut controls: MessageReader<Control>,
+    mut run: ResMut<ScenarioRun>,
+    pathfinder: Res<Pathfinder>,
+    speed: Res<UnitSpeed>,
+    mut notices: MessageWriter<Notice>,
+) {
+    for _ in controls.read().filter(|c| **c == Control::ScenarioBatch) {
+        let from = run.next_batch;
+        let to = (from + BATCH_SIZE).min(run.queries.len());
+        if from >= to {
+            notices.write(Notice::warning(format!("every query of {} was spawned", run.name)));
+            continue;
+        }
+        let grid = pathfinder.grid();
+        for query in &run.queries[from..to] {
+            if grid.is_passable(query.start) && grid.is_passable(query.goal) {
+                commands.spawn(routed_crowd_unit(query.start, query.goal, pathfinder.geometry(), speed.0));
+            }
+        }
+        run.next_batch = to;
+        notices.write(Notice::info(format!(
+            "queries {}-{to} of {} spawned as crowd units",
+            from + 1,
+            run.name
+        )));
+    }
+}
+
+/// `B` and `Q` without a scenario: say how to start one.
+fn refuse_scenario_keys(mut controls: MessageReader<Control>, mut notices: MessageWriter<Notice>) {
+    if controls.read().any(|c| matches!(c, Control::ScenarioBatch | Control::NextQuery)) {
+        notices.write(Notice::warning("no scenario: start one with tilepath --scen FILE.scen"));
+    }
+}
