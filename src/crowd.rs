@@ -233,11 +233,12 @@ fn spawn_crowd(
     units: Query<(), With<CrowdUnit>>,
     mut notices: MessageWriter<Notice>,
 ) {
-    let mut spawned = 0;
+    let (mut spawned, mut asked) = (0, false);
     for control in controls.read() {
         if *control != Control::SpawnCrowd {
             continue;
         }
+        asked = true;
         let room = MAX_CROWD.saturating_sub(units.iter().len() + spawned);
         let grid = pathfinder.grid();
         let cells = spawn_cells(grid, pathfinder.goal(), pathfinder.settings().rules);
@@ -251,7 +252,8 @@ fn spawn_crowd(
     }
     if spawned > 0 {
         notices.write(Notice::info(format!("{spawned} units spawned")));
-    } else {
+    } else if asked {
+        // Other controls are none of this system's business.
         notices.write(Notice::warning(format!("no room for more units ({MAX_CROWD} at most)")));
     }
 }

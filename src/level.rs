@@ -72,7 +72,8 @@ pub enum MapSource {
 /// What the HUD says about the loaded map, and where it came from.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct MapInfo {
-    /// File name (or "built-in map", or the generator and seed).
+    /// File name (`default.map` for the built-in map; the generator and seed of a generated
+    /// one).
     pub name: String,
     /// Why the requested map could not be used at start-up, if it could not (the built-in map
     /// is shown instead).
@@ -227,7 +228,8 @@ pub fn source_path(source: &MapSource) -> Option<PathBuf> {
 /// The name the HUD shows for `source`.
 pub fn source_name(source: &MapSource) -> String {
     match source {
-        MapSource::BuiltIn => "built-in map".to_owned(),
+        // Named after its file: saves of it are `default.tpmap`.
+        MapSource::BuiltIn => "default.map".to_owned(),
         MapSource::File(path) => {
             path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
         }

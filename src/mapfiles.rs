@@ -140,7 +140,7 @@ fn track_unsaved_edits(pathfinder: Res<Pathfinder>, mut unsaved: ResMut<UnsavedE
         // The first frame: the start-up map is the baseline.
         None => unsaved.baseline = Some(now),
         Some(baseline) if baseline != now && unsaved.state != Unsaved::Edits => {
-            unsaved.state = Unsaved::Edits
+            unsaved.state = Unsaved::Edits;
         }
         Some(_) => {}
     }
@@ -157,7 +157,7 @@ fn open_dropped_files(mut drops: MessageReader<FileDragAndDrop>, mut open: Messa
 /// The source of catalog map `index`.
 pub fn catalog_source(index: usize) -> MapSource {
     let (name, text) = CATALOG[index % CATALOG.len()];
-    if index % CATALOG.len() == 0 {
+    if index.is_multiple_of(CATALOG.len()) {
         MapSource::BuiltIn
     } else {
         MapSource::Text { name: name.to_owned(), text: text.to_owned() }

@@ -15,6 +15,7 @@ use tilepath::LogicPlugin;
 use tilepath::animation::{AnimationSpeed, SearchAnimation};
 use tilepath::editor::HoverTile;
 use tilepath::level::{MapInfo, MapSource, TILE_SIZE};
+use tilepath::mapfiles::SaveDir;
 use tilepath::notice::Notice;
 use tilepath::planning::{Pathfinder, PlanOutcome, PlanReport};
 use tilepath::units::{Reroutes, Speed, Unit, UnitStatus, Waypoints};
@@ -40,12 +41,25 @@ fn unstarted_app(source: MapSource) -> App {
 
 fn unstarted_app_at(source: MapSource, speed: AnimationSpeed) -> App {
     let mut app = App::new();
+    // Saves and autosaves go to a folder of the test's own, removed with the app.
+    let save_dir = tempfile::tempdir().expect("a temporary save folder");
     app.add_plugins((MinimalPlugins, InputPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(FRAME)))
         .insert_resource(source)
         .insert_resource(speed)
+        .insert_resource(SaveDir(save_dir.path().to_path_buf()))
+        .insert_resource(TempSaveDir(save_dir))
         .add_plugins(LogicPlugin);
     app
+}
+
+/// Keeps a test app's save folder alive as long as the app.
+#[derive(Resource)]
+struct TempSaveDir(#[expect(dead_code, reason = "held for its Drop: removes the folder")] tempfile::TempDir);
+
+/// The test app's save folder.
+fn save_dir(app: &App) -> std::path::PathBuf {
+    app.world().resource::<SaveDir>().0.clone()
 }
 
 /// [`test_app`] with searches replayed at `rate` events per second, after its first frame.
@@ -626,7 +640,10 @@ mod hud {
         {
             assert!(text.contains(expected), "the HUD should show {expected:?}:\n{text}");
         }
-        assert!(text.contains("left-drag") && text.contains("random map"), "the help lists the controls");
+        assert!(
+            text.contains("left-drag") && text.contains("R / Shift+R") && text.contains("Ctrl+S"),
+            "the help lists the controls"
+        );
         let mut panels = app.world_mut().query::<&Node>();
         let hidden = panels.iter(app.world()).filter(|n| n.display == Display::None).count();
         tap_key(&mut app, KeyCode::KeyH);
@@ -1584,6 +1601,400 @@ mod crowd {
     }
 }
 
+mod maps_in_and_out {
+    //! Opening maps at run time (messages, keys, dropped files), bad files, saving, autosaving,
+    //! generators and big maps.
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use bevy::window::FileDragAndDrop;
+    use gridpath::formats::{MAX_FILE_BYTES, load_map};
+    use gridpath::generate::{Generator, generate, pick_endpoints};
+    use tilepath::editor::{GenerateAtStart, MapGenerator, MapSeed};
+    use tilepath::level::{BUILTIN_GOAL, BUILTIN_START};
+    use tilepath::mapfiles::{OpenMap, UnsavedEdits};
+
+    /// Everything a failed load must leave alone (the tiles as a text picture, so a failure
+    /// prints something readable).
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        walls: usize,
+        picture: u64,
+        revision: u64,
+        endpoints: (Pos, Pos),
+        units: Vec<Entity>,
+        map_name: String,
+    }
+
+    fn seen(app: &mut App) -> Seen {
+        use std::hash::{Hash, Hasher};
+        let grid = pathfinder(app).grid();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        tiles(grid).hash(&mut hasher);
+        let revision = grid.revision();
+        let endpoints = (pathfinder(app).start(), pathfinder(app).goal());
+        // The same unit entities: none was despawned and respawned (they may walk meanwhile).
+        let units = app.world_mut().query_filtered::<Entity, With<Unit>>().iter(app.world()).collect();
+        let map_name = app.world().resource::<MapInfo>().name.clone();
+        Seen { walls: walls(app).len(), picture: hasher.finish(), revision, endpoints, units, map_name }
+    }
+
+    fn tiles(grid: &gridpath::Grid) -> Vec<Option<Tile>> {
+        grid.positions().map(|p| grid.tile(p)).collect()
+    }
+
+    fn open(app: &mut App, source: MapSource) {
+        app.world_mut().write_message(OpenMap(source));
+        app.update();
+    }
+
+    fn all_notices(app: &mut App) -> String {
+        notices(app).iter().map(|n| n.text.clone()).collect::<Vec<_>>().join("\n")
+    }
+
+    fn ctrl_s(app: &mut App) {
+        app.world_mut().write_message(key_message(KeyCode::ControlLeft, ButtonState::Pressed));
+        tap_key(app, KeyCode::KeyS);
+        app.world_mut().write_message(key_message(KeyCode::ControlLeft, ButtonState::Released));
+        app.update();
+    }
+
+    fn unsaved(app: &App) -> bool {
+        app.world().resource::<UnsavedEdits>().is_unsaved()
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("write a test map");
+        path
+    }
+
+    /// A wall at (5, 5) of the built-in map (a free cell off the route's ends).
+    const PAINTED: Pos = Pos::new(5, 5);
+
+    #[test]
+    fn a_map_opened_at_run_time_replaces_the_level_units_and_all() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = write(dir.path(), "small.txt", b"S....\n.###.\n....G\n");
+        open(&mut app, MapSource::File(path));
+        let pf = pathfinder(&app);
+        assert_eq!((pf.grid().width(), pf.grid().height()), (5, 3), "the new map is shown");
+        assert_eq!((pf.start(), pf.goal()), (Pos::new(0, 0), Pos::new(4, 2)), "with its own endpoints");
+        assert_eq!(app.world().resource::<MapInfo>().name, "small.txt");
+        let (walker, ..) = unit(&mut app);
+        assert_eq!(walker.cell(), Pos::new(0, 0), "the unit starts again on the new start");
+        assert!(all_notices(&mut app).contains("opened small.txt"));
+        walk_to_arrival(&mut app);
+    }
+
+    #[test]
+    fn bad_files_of_every_kind_leave_map_edits_and_units_untouched() {
+        let mut app = test_app_with_hud(MapSource::BuiltIn);
+        drag(&mut app, MouseButton::Left, &[PAINTED]);
+        let before = seen(&mut app);
+        assert_eq!(before.walls, walls(&app).len());
+        assert_eq!(pathfinder(&app).grid().tile(PAINTED), Some(Tile::Wall), "the edit is there to be kept");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let huge = dir.path().join("huge.map");
+        std::fs::File::create(&huge)
+            .and_then(|f| f.set_len(MAX_FILE_BYTES + 1))
+            .expect("a sparse file over the size limit");
+        let side = 2100;
+        let too_big = format!(
+            "type octile\nheight {side}\nwidth {side}\nmap\n{}",
+            format!("{}\n", ".".repeat(side)).repeat(side)
+        );
+        let cases: Vec<(PathBuf, &str)> = vec![
+            (dir.path().join("missing.map"), "cannot read"),
+            (
+                write(dir.path(), "malformed.map", b"type octile\nheight 2\nwidth 3\nmap\n..x\n...\n"),
+                "line 5",
+            ),
+            (write(dir.path(), "truncated.map", b"type octile\nheight 4\nwidth 3\nmap\n...\n..."), "line"),
+            (write(dir.path(), "binary.map", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "not a text map"),
+            (huge, "limited to"),
+            (write(dir.path(), "toobig.map", too_big.as_bytes()), "2048"),
+            (
+                write(dir.path(), "broken.tmx", b"<?xml version=\"1.0\"?><map orientation=\"orthogonal\""),
+                "broken.tmx",
+            ),
+            (write(dir.path(), "walls.txt", b"###\n###\n"), "no ground cell"),
+        ];
+        for (path, problem) in cases {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            open(&mut app, MapSource::File(path));
+            let text = all_notices(&mut app);
+            assert!(
+                text.contains(&name) && text.contains(problem),
+                "opening {name} should be refused naming the file and {problem:?}, got:\n{text}"
+            );
+            assert!(ui_text(&mut app).contains(&name), "the HUD shows the error about {name}");
+            assert_eq!(
+                seen(&mut app),
+                before,
+                "{name}: the map, its edits and the units must stay as they were"
+            );
+            assert!(unsaved(&app), "{name}: the edit is still unsaved");
+        }
+    }
+
+    #[test]
+    fn brackets_cycle_through_the_embedded_maps_and_shift_brackets_change_the_weight() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let size = |app: &App| (pathfinder(app).grid().width(), pathfinder(app).grid().height());
+        tap_key(&mut app, KeyCode::BracketRight);
+        assert_eq!(size(&app), (10, 10), "] opens the next embedded map: the tutorial map");
+        assert_eq!(app.world().resource::<MapInfo>().name, "tutorial.txt");
+        tap_key(&mut app, KeyCode::BracketRight);
+        assert_eq!(size(&app), (40, 30), "] wraps around to the built-in map");
+        assert_eq!((pathfinder(&app).start(), pathfinder(&app).goal()), (BUILTIN_START, BUILTIN_GOAL));
+        tap_key(&mut app, KeyCode::BracketLeft);
+        assert_eq!(size(&app), (10, 10), "[ goes back");
+        let weight = pathfinder(&app).settings().weight;
+        shift_tap_key(&mut app, KeyCode::BracketRight);
+        assert_eq!(pathfinder(&app).settings().weight, weight + 0.5, "Shift+] raises the weight");
+        assert_eq!(size(&app), (10, 10), "Shift+] does not change the map");
+    }
+
+    #[test]
+    fn a_file_dropped_on_the_window_opens() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path =
+            write(dir.path(), "dropped.map", b"type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n");
+        app.world_mut()
+            .write_message(FileDragAndDrop::DroppedFile { window: Entity::PLACEHOLDER, path_buf: path });
+        app.update();
+        assert_eq!(pathfinder(&app).grid().width(), 4, "the dropped map is open");
+        assert_eq!(app.world().resource::<MapInfo>().name, "dropped.map");
+    }
+
+    #[test]
+    fn ctrl_s_saves_a_tpmap_that_loads_back_identically_without_placing_the_start() {
+        let mut app = test_app_with_hud(MapSource::BuiltIn);
+        assert!(!unsaved(&app), "a freshly opened map has nothing to save");
+        drag(&mut app, MouseButton::Left, &[PAINTED, Pos::new(5, 6)]);
+        tap_key(&mut app, KeyCode::Digit3); // mud
+        drag(&mut app, MouseButton::Left, &[Pos::new(8, 3), Pos::new(10, 3)]);
+        hover(&mut app, Some(Pos::new(20, 20)));
+        tap_key(&mut app, KeyCode::KeyG);
+        assert!(unsaved(&app) && ui_text(&mut app).contains("(unsaved)"), "edits show as unsaved");
+        // Ctrl+S with the cursor over a free cell: S alone would move the start there.
+        ctrl_s(&mut app);
+        assert_eq!(pathfinder(&app).start(), BUILTIN_START, "Ctrl+S must not place the start");
+        let path = save_dir(&app).join("default.tpmap");
+        assert!(path.exists(), "the map is saved as {}", path.display());
+        assert!(ui_text(&mut app).contains(&path.display().to_string()), "the HUD names the file");
+        assert!(!unsaved(&app) && !ui_text(&mut app).contains("(unsaved)"), "saving clears unsaved");
+        let loaded = load_map(&path).expect("the saved map loads");
+        assert_eq!(tiles(&loaded.grid), tiles(pathfinder(&app).grid()), "walls and terrain come back");
+        assert_eq!((loaded.start, loaded.goal), (Some(BUILTIN_START), Some(Pos::new(20, 20))));
+        assert!(loaded.grid.tile(Pos::new(9, 3)).is_some_and(|t| t.cost() == Some(5)), "mud kept");
+
+        // The next save goes over the same file; opening it back gives the same map.
+        drag(&mut app, MouseButton::Left, &[Pos::new(30, 5)]);
+        ctrl_s(&mut app);
+        let files = std::fs::read_dir(save_dir(&app)).expect("save folder").count();
+        assert_eq!(files, 1, "a second save writes over the map's own .tpmap");
+        let saved = tiles(pathfinder(&app).grid());
+        let endpoints = (pathfinder(&app).start(), pathfinder(&app).goal());
+        tap_key(&mut app, KeyCode::BracketRight);
+        open(&mut app, MapSource::File(path));
+        assert_eq!(tiles(pathfinder(&app).grid()), saved, "the saved map opens as it was");
+        assert_eq!((pathfinder(&app).start(), pathfinder(&app).goal()), endpoints);
+    }
+
+    #[test]
+    fn saving_never_overwrites_another_file() {
+        let mut app = test_app(MapSource::BuiltIn);
+        let taken = save_dir(&app).join("default.tpmap");
+        std::fs::write(&taken, "someone else's").expect("a file in the way");
+        drag(&mut app, MouseButton::Left, &[PAINTED]);
+        ctrl_s(&mut app);
+        assert_eq!(std::fs::read_to_string(&taken).ok().as_deref(), Some("someone else's"));
+        assert!(save_dir(&app).join("default-2.tpmap").exists(), "the save takes the next free name");
+    }
+
+    #[test]
+    fn quitting_with_unsaved_edits_autosaves_and_without_does_not() {
+        let mut app = test_app(MapSource::BuiltIn);
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        assert_eq!(std::fs::read_dir(save_dir(&app)).map(Iterator::count).ok(), Some(0), "nothing to save");
+
+        let mut app = test_app(MapSource::BuiltIn);
+        drag(&mut app, MouseButton::Left, &[PAINTED]);
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        let autosave = save_dir(&app).join("autosave-default.tpmap");
+        let loaded = load_map(&autosave).expect("quitting wrote the autosave");
+        assert_eq!(loaded.grid.tile(PAINTED), Some(Tile::Wall), "with the painted wall");
+        assert_eq!(tiles(&loaded.grid), tiles(pathfinder(&app).grid()));
+
+        // Closing the window counts as quitting too.
+        let mut app = test_app(MapSource::BuiltIn);
+        drag(&mut app, MouseButton::Left, &[PAINTED]);
+        app.world_mut().write_message(bevy::window::WindowCloseRequested { window: Entity::PLACEHOLDER });
+        app.update();
+        assert!(save_dir(&app).join("autosave-default.tpmap").exists(), "closing the window autosaves");
+    }
+
+    #[test]
+    fn opening_another_map_with_unsaved_edits_autosaves_them_first() {
+        let mut app = test_app(MapSource::BuiltIn);
+        drag(&mut app, MouseButton::Left, &[PAINTED]);
+        app.world_mut().write_message(key_message(KeyCode::BracketRight, ButtonState::Pressed));
+        app.update();
+        let text = all_notices(&mut app);
+        let autosave = save_dir(&app).join("autosave-default.tpmap");
+        assert!(text.contains("autosaved") && text.contains(&autosave.display().to_string()), "{text}");
+        assert_eq!(load_map(&autosave).ok().and_then(|m| m.grid.tile(PAINTED)), Some(Tile::Wall));
+        assert!(!unsaved(&app), "the tutorial map is fresh");
+    }
+
+    #[test]
+    fn r_shift_r_and_seed_make_reproducible_generated_maps() {
+        let mut app = test_app_with_hud(MapSource::BuiltIn);
+        tap_key(&mut app, KeyCode::KeyR);
+        let expected = generate(Generator::ALL[0], 40, 30, 1).expect("noise map");
+        assert_eq!(tiles(pathfinder(&app).grid()), tiles(&expected), "R: the noise generator, seed 1");
+        assert_eq!(
+            (Some(pathfinder(&app).start()), Some(pathfinder(&app).goal())),
+            pick_endpoints(&expected).map_or((None, None), |(s, g)| (Some(s), Some(g))),
+            "endpoints from gridpath's helper"
+        );
+        assert!(ui_text(&mut app).contains("noise seed 1"), "the HUD names generator and seed");
+        assert!(unsaved(&app), "a generated map is unsaved");
+        shift_tap_key(&mut app, KeyCode::KeyR);
+        let maze = generate(Generator::Maze { corridor: 1 }, 40, 30, 2).expect("maze");
+        assert_eq!(tiles(pathfinder(&app).grid()), tiles(&maze), "Shift+R: the maze generator, next seed");
+        assert!(ui_text(&mut app).contains("maze seed 2"));
+        assert_eq!(
+            std::fs::read_dir(save_dir(&app)).map(Iterator::count).ok(),
+            Some(0),
+            "a pristine generated map is not autosaved when replaced: its seed makes it again"
+        );
+        walk_to_arrival(&mut app);
+
+        // --seed 2 --generator maze at start-up: the same map.
+        let mut again = unstarted_app(MapSource::BuiltIn);
+        again.insert_resource(MapSeed(2)).insert_resource(MapGenerator(Generator::Maze { corridor: 1 }));
+        again.insert_resource(GenerateAtStart);
+        again.update();
+        again.update();
+        assert_eq!(tiles(pathfinder(&again).grid()), tiles(&maze), "--seed 2 --generator maze reproduces it");
+    }
+
+    /// The shared Moving AI benchmark folder (next to the checkout, as CI has it).
+    pub(super) fn movingai(path: &str) -> Option<PathBuf> {
+        let full = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/benchmarks/movingai").join(path);
+        if full.exists() {
+            return Some(full);
+        }
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI has the shared benchmarks: {} is missing",
+            full.display()
+        );
+        eprintln!("skipped: {} is missing", full.display());
+        None
+    }
+
+    #[test]
+    fn a_1024_map_loads_and_edits_on_it_work() {
+        let Some(path) = movingai("street/NewYork_0_1024.map") else { return };
+        let mut app = test_app(MapSource::BuiltIn);
+        open(&mut app, MapSource::File(path));
+        assert_eq!(pathfinder(&app).grid().width(), 1024, "the big map is open");
+        assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "and planned");
+        let free = pathfinder(&app)
+            .grid()
+            .positions()
+            .find(|&p| p.x > 600 && pathfinder(&app).grid().is_passable(p))
+            .expect("a free cell");
+        drag(&mut app, MouseButton::Left, &[free]);
+        assert_eq!(pathfinder(&app).grid().tile(free), Some(Tile::Wall), "painting works on the big map");
+        assert!(unsaved(&app));
+    }
+}
+
+mod scenario_replay {
+    use super::*;
+    use tilepath::crowd::CrowdUnit;
+    use tilepath::scenario::{BATCH_SIZE, ScenarioFile, ScenarioRun};
+
+    fn run(app: &App) -> &ScenarioRun {
+        app.world().resource::<ScenarioRun>()
+    }
+
+    #[test]
+    fn scen_walks_the_queries_one_after_another_and_the_hud_compares_lengths() {
+        let Some(scen) = super::maps_in_and_out::movingai("dao/arena.map.scen") else { return };
+        let mut app = unstarted_app(MapSource::BuiltIn);
+        app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+        app.insert_resource(ScenarioFile(scen));
+        app.update();
+        app.update();
+        assert_eq!(app.world().resource::<MapInfo>().name, "arena.map", "the map next to the .scen opens");
+        let first = run(&app).queries[0].clone();
+        assert_eq!((pathfinder(&app).start(), pathfinder(&app).goal()), (first.start, first.goal));
+        let text = ui_text(&mut app);
+        assert!(
+            text.contains("query 1/160") && text.contains("vs optimum"),
+            "the HUD shows the query:\n{text}"
+        );
+
+        // The lab's unit walks queries 1, 2, 3 in turn; each length is checked against the file.
+        let mut seen_queries = vec![0];
+        for _ in 0..3000 {
+            app.update();
+            let k = run(&app).current.unwrap_or(0);
+            if seen_queries.last() != Some(&k) {
+                seen_queries.push(k);
+            }
+            if k == 3 {
+                break;
+            }
+        }
+        assert_eq!(seen_queries, vec![0, 1, 2, 3], "queries are taken one after another");
+        assert_eq!((run(&app).matches, run(&app).mismatches), (3, 0), "A* matches every published optimum");
+        let text = ui_text(&mut app);
+        assert!(text.contains("query 4/160") && text.contains("done: 3 match, 0 differ"), "{text}");
+        let query = run(&app).queries[3].clone();
+        assert_eq!(pathfinder(&app).start(), query.start, "the unit's start is the query's");
+        assert!(
+            !app.world().resource::<tilepath::mapfiles::UnsavedEdits>().is_unsaved(),
+            "queries are no edits"
+        );
+
+        // Q skips to the next query; B spawns the next 50 queries as crowd units on their starts.
+        tap_key(&mut app, KeyCode::KeyQ);
+        assert_eq!(run(&app).current, Some(4), "Q gives the unit the next query");
+        tap_key(&mut app, KeyCode::KeyB);
+        let mut crowd = app.world_mut().query::<(&Unit, &CrowdUnit)>();
+        let starts: Vec<(Pos, Pos)> = crowd.iter(app.world()).map(|(u, c)| (u.cell(), c.goal())).collect();
+        let expected: Vec<(Pos, Pos)> =
+            run(&app).queries[..BATCH_SIZE].iter().map(|q| (q.start, q.goal)).collect();
+        assert_eq!(starts.len(), BATCH_SIZE, "B spawns {BATCH_SIZE} units");
+        for pair in &expected {
+            assert!(starts.contains(pair), "a unit for query {pair:?}");
+        }
+    }
+
+    #[test]
+    fn a_bad_scenario_file_is_reported_and_the_game_goes_on() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let scen = dir.path().join("bad.map.scen");
+        std::fs::write(&scen, "version 1\n0\tbad.map\t4\t4\t1\t1\t9\t9\t3\n").expect("write");
+        let mut app = unstarted_app(MapSource::BuiltIn);
+        app.insert_resource(ScenarioFile(scen));
+        app.update();
+        assert!(app.world().get_resource::<ScenarioRun>().is_none(), "no scenario runs");
+        assert_eq!(pathfinder(&app).grid().width(), 40, "the built-in map is shown");
+    }
+}
+
 mod script {
     use std::path::PathBuf;
 
@@ -1642,8 +2053,22 @@ mod script {
                 map: Some("m.map".into()),
                 script: Some("s.txt".into()),
                 screenshot: Some("o.png".into()),
+                ..Options::default()
             }))
         );
+        assert_eq!(
+            args(&["--scen", "a.scen", "--seed", "7", "--generator", "maze", "--save-dir", "d"]),
+            Ok(Some(Options {
+                scen: Some("a.scen".into()),
+                seed: Some(7),
+                generator: Some(gridpath::generate::Generator::Maze { corridor: 1 }),
+                save_dir: Some("d".into()),
+                ..Options::default()
+            }))
+        );
+        assert!(args(&["--map", "m.map", "--scen", "a.scen"]).is_err(), "the scenario names its map");
+        assert!(args(&["--seed", "x"]).is_err(), "a seed is a number");
+        assert!(args(&["--generator", "spirals"]).is_err(), "an unknown generator");
         assert_eq!(args(&["--help"]), Ok(None));
         assert!(args(&["--map"]).is_err(), "a missing value is an error");
         assert!(args(&["--bogus"]).is_err());
