@@ -83,6 +83,9 @@ pub struct GameAssets {
     pub unit: Handle<Image>,
     /// The unit's frames as an atlas.
     pub unit_atlas: Handle<TextureAtlasLayout>,
+    /// The average colour of each tileset tile (sRGB with alpha), in [`TileLook`] order: how a
+    /// cell looks on a big map drawn one texel per cell.
+    pub tile_colors: [[u8; 4]; TILE_COUNT as usize],
 }
 
 impl FromWorld for GameAssets {
@@ -96,6 +99,7 @@ impl FromWorld for GameAssets {
         };
         let tiles_image = decode("tileset", TILES_PNG, TILE_COUNT);
         let unit_image = decode("unit sprite", UNIT_PNG, UNIT_FRAMES);
+        let tile_colors = average_tile_colors(&tiles_image);
         let mut images = world.resource_mut::<Assets<Image>>();
         let tiles = images.add(tiles_image);
         let unit = images.add(unit_image);
@@ -106,8 +110,36 @@ impl FromWorld for GameAssets {
         for problem in problems {
             world.write_message(Notice::error(problem));
         }
-        Self { tiles, tile_atlas, unit, unit_atlas }
+        Self { tiles, tile_atlas, unit, unit_atlas, tile_colors }
     }
+}
+
+/// The mean colour of each 32 × 32 tile of the tileset strip (magenta if the image is not the
+/// expected 8-bit RGBA strip). Alpha-weighted, so a half-transparent overlay tile keeps its hue.
+fn average_tile_colors(strip: &Image) -> [[u8; 4]; TILE_COUNT as usize] {
+    let size = TILE_SIZE as usize;
+    let width = strip.width() as usize;
+    let Some(data) =
+        strip.data.as_ref().filter(|d| d.len() >= width * size * 4 && width >= size * TILE_COUNT as usize)
+    else {
+        return [[255, 0, 255, 255]; TILE_COUNT as usize];
+    };
+    std::array::from_fn(|tile| {
+        let mut sum = [0u64; 4];
+        for y in 0..size {
+            for x in tile * size..(tile + 1) * size {
+                let texel = &data[(y * width + x) * 4..][..4];
+                let alpha = u64::from(texel[3]);
+                for channel in 0..3 {
+                    sum[channel] += u64::from(texel[channel]) * alpha;
+                }
+                sum[3] += alpha;
+            }
+        }
+        let pixels = (size * size) as u64;
+        let color = |c: u64| u8::try_from(c / sum[3].max(1)).unwrap_or(u8::MAX);
+        [color(sum[0]), color(sum[1]), color(sum[2]), u8::try_from(sum[3] / pixels).unwrap_or(u8::MAX)]
+    })
 }
 
 fn decode_png(bytes: &[u8]) -> Result<Image, String> {

@@ -53,7 +53,8 @@ pub(super) fn plugin(app: &mut App) {
                 flow_shown.and_then(resource_changed::<Pathfinder>.or_else(resource_changed::<FlowView>)),
             ),
             hide_flow_field.run_if(not(flow_shown).and_then(resource_changed::<FlowView>)),
-            draw_flow_arrows.run_if(flow_shown),
+            // Past the arrow limit, not even a pass over the cells every frame.
+            draw_flow_arrows.run_if(flow_shown.and_then(arrows_fit)),
         )
             .chain()
             .in_set(AppSystems::Present),
@@ -80,6 +81,11 @@ struct HeatMap;
 /// A step number drawn in a cell.
 #[derive(Component)]
 struct StepNumber;
+
+/// Run condition: the map is small enough for an arrow per cell.
+fn arrows_fit(pathfinder: Res<Pathfinder>) -> bool {
+    pathfinder.grid().len() <= MAX_ARROW_CELLS
+}
 
 /// Run condition: the flow-field view is on.
 fn flow_shown(view: Res<FlowView>) -> bool {
@@ -200,8 +206,8 @@ fn draw_flow_arrows(mut gizmos: Gizmos, pathfinder: Res<Pathfinder>, fields: Res
     let numbered = grid.len() <= MAX_NUMBERED_CELLS;
     // With numbers in the middle, the arrow sits between the number and the cell's edge.
     let (from, to) = if numbered { (0.24, 0.48) } else { (-0.3, 0.3) };
-    // Huge maps get no arrows: thousands of gizmos a frame would drown the frame rate.
-    let field = fields.cost.as_ref().filter(|_| grid.len() <= MAX_ARROW_CELLS);
+    // Huge maps get no arrows (`arrows_fit`): thousands of gizmos a frame would drown the frame rate.
+    let field = fields.cost.as_ref();
     for (cell, next) in grid.positions().filter_map(|c| Some((c, field?.next_step(c)?))) {
         let (a, b) = (geometry.cell_center(cell), geometry.cell_center(next));
         let direction = (b - a).normalize_or_zero();

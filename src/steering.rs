@@ -46,7 +46,8 @@ const EDGE: f32 = 1e-3;
 const PUSH_SHARE: f32 = 0.5;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Update, steer_crowd.in_set(AppSystems::Move));
+    // No crowd, no work: bucketing is a pass over every cell, too much per frame on a big map.
+    app.add_systems(Update, steer_crowd.run_if(any_with_component::<CrowdUnit>).in_set(AppSystems::Move));
 }
 
 /// A crowd unit as the neighbours see it this frame.

@@ -1,9 +1,18 @@
 //! Drawing the map with `bevy_ecs_tilemap`: a terrain layer mirroring the `gridpath` grid, an
 //! overlay layer tinting the search replay's frontier and visited cells and (once the replay
 //! ended) the planned path, JPS jump points as rings, and the start and goal markers.
+//!
+//! Big maps (more than [`TILED_MAX_CELLS`] cells) are drawn as two images instead, one texel
+//! per cell in the tile's average colour: a 1024 × 1024 map as tiles is two million quads and
+//! two million entities, which took over a second a frame on a software renderer, while at the
+//! fitted zoom a cell is under a pixel and the tile pictures cannot be seen anyway. Edits and
+//! the search replay update only the texels of the cells they touch.
 
+use bevy::asset::RenderAssetUsages;
+use bevy::image::ImageSampler;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_ecs_tilemap::prelude::*;
 use gridpath::Pos;
 
@@ -12,7 +21,7 @@ use crate::animation::SearchAnimation;
 use crate::assets::{GameAssets, TileLook};
 use crate::controls::{Control, ControlSystems};
 use crate::flowview::FlowView;
-use crate::level::{Geometry, MapLoaded, TILE_SIZE};
+use crate::level::{Geometry, MapEdited, MapLoaded, TILE_SIZE};
 use crate::planning::{Pathfinder, PlanReport};
 
 /// Depth of the terrain layer.
@@ -25,9 +34,12 @@ const MARKER_Z: f32 = 2.0;
 const JUMP_POINT_RADIUS: f32 = 0.32;
 /// Colour of the jump point rings.
 const JUMP_POINT_COLOR: Color = Color::srgb(0.85, 0.15, 0.55);
+/// Maps with more cells than this (128 × 128) are drawn one texel per cell, not as tiles.
+pub const TILED_MAX_CELLS: usize = 128 * 128;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<ShowSearch>();
+    app.init_resource::<MapDrawing>();
     app.add_systems(Startup, spawn_markers);
     app.add_systems(
         Update,
@@ -41,7 +53,7 @@ pub(super) fn plugin(app: &mut App) {
         (
             rebuild_tilemap.run_if(on_message::<MapLoaded>),
             sync_terrain.run_if(resource_changed::<Pathfinder>.and_then(grid_revision_changed)),
-            show_search.run_if(
+            (show_search.run_if(drawn_as_tiles), show_search_texels.run_if(not(drawn_as_tiles))).run_if(
                 resource_changed::<SearchAnimation>
                     .or_else(resource_changed::<PlanReport>)
                     .or_else(resource_changed::<ShowSearch>)
@@ -89,6 +101,58 @@ struct OverlayTile;
 #[derive(Component)]
 struct OverlayLayer;
 
+/// The terrain layer entity.
+#[derive(Component)]
+struct TerrainLayer;
+
+/// How the current map is drawn.
+#[derive(Resource, Debug, Default, Clone, PartialEq)]
+enum MapDrawing {
+    /// As `bevy_ecs_tilemap` layers, one tile entity per cell and layer.
+    #[default]
+    Tiles,
+    /// As two images of one texel per cell (big maps).
+    Texels {
+        /// The terrain.
+        terrain: Handle<Image>,
+        /// The search and path overlay.
+        overlay: Handle<Image>,
+    },
+}
+
+/// Run condition: the map is drawn as tiles.
+fn drawn_as_tiles(drawing: Res<MapDrawing>) -> bool {
+    *drawing == MapDrawing::Tiles
+}
+
+/// An image of one texel per cell of a `geometry`-sized map, row 0 on top, drawn nearest-texel.
+fn cell_image(geometry: Geometry, texels: Vec<u8>) -> Image {
+    let mut image = Image::new(
+        Extent3d { width: geometry.width, height: geometry.height, depth_or_array_layers: 1 },
+        TextureDimension::D2,
+        texels,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    image
+}
+
+/// The first byte of `cell`'s texel in a cell image of `geometry`.
+fn texel_offset(geometry: Geometry, cell: Pos) -> usize {
+    (cell.y as usize * geometry.width as usize + cell.x as usize) * 4
+}
+
+/// A sprite covering the map with a cell image.
+fn cell_sprite(geometry: Geometry, image: Handle<Image>, name: &'static str, z: f32) -> impl Bundle {
+    (
+        Name::new(name),
+        MapLayer,
+        Sprite { image, custom_size: Some(geometry.world_size()), ..default() },
+        Transform::from_xyz(0.0, 0.0, z),
+    )
+}
+
 /// The start or goal marker sprite.
 #[derive(Component, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -121,19 +185,22 @@ fn place_markers(pathfinder: Res<Pathfinder>, mut markers: Query<(&Marker, &mut 
     }
 }
 
-/// Replaces the tile map layers with new ones the size of the loaded map.
+/// Replaces the map layers with new ones the size of the loaded map: tiles, or cell images
+/// for a big map.
 fn rebuild_tilemap(
     mut commands: Commands,
-    layers: Query<(Entity, &TileStorage), With<MapLayer>>,
+    layers: Query<(Entity, Option<&TileStorage>), With<MapLayer>>,
     pathfinder: Res<Pathfinder>,
     report: Res<PlanReport>,
     animation: Res<SearchAnimation>,
     show: Res<ShowSearch>,
     flow: Res<FlowView>,
     assets: Res<GameAssets>,
+    mut images: ResMut<Assets<Image>>,
+    mut drawing: ResMut<MapDrawing>,
 ) {
     for (layer, storage) in &layers {
-        for tile in storage.iter().flatten() {
+        for tile in storage.into_iter().flat_map(|s| s.iter().flatten()) {
             commands.entity(*tile).despawn();
         }
         commands.entity(layer).despawn();
@@ -141,10 +208,29 @@ fn rebuild_tilemap(
     let grid = pathfinder.grid();
     let geometry = pathfinder.geometry();
     let overlay = OverlayLooks::new(&report, &animation, *show, &flow);
-    spawn_layer(&mut commands, geometry, &assets, "Terrain", TERRAIN_Z, |cell| {
+    if grid.len() > TILED_MAX_CELLS {
+        let colors = &assets.tile_colors;
+        let terrain: Vec<u8> = grid
+            .positions()
+            .flat_map(|cell| colors[grid.tile(cell).map_or(TileLook::Wall, TileLook::of) as usize])
+            .collect();
+        let marks: Vec<u8> = grid
+            .positions()
+            .flat_map(|cell| overlay.look(cell).map_or([0; 4], |look| colors[look as usize]))
+            .collect();
+        let terrain = images.add(cell_image(geometry, terrain));
+        let overlay = images.add(cell_image(geometry, marks));
+        commands.spawn(cell_sprite(geometry, terrain.clone(), "Terrain", TERRAIN_Z));
+        commands.spawn(cell_sprite(geometry, overlay.clone(), "Overlay", OVERLAY_Z));
+        *drawing = MapDrawing::Texels { terrain, overlay };
+        return;
+    }
+    *drawing = MapDrawing::Tiles;
+    let terrain_layer = spawn_layer(&mut commands, geometry, &assets, "Terrain", TERRAIN_Z, |cell| {
         let look = grid.tile(cell).map_or(TileLook::Wall, TileLook::of);
         (TerrainTile, TileTextureIndex(look.index()), TileVisible(true))
     });
+    commands.entity(terrain_layer).insert(TerrainLayer);
     let overlay_layer = spawn_layer(&mut commands, geometry, &assets, "Overlay", OVERLAY_Z, |cell| {
         let look = overlay.look(cell);
         let index = look.unwrap_or(TileLook::Path).index();
@@ -209,17 +295,53 @@ fn grid_revision_changed(pathfinder: Res<Pathfinder>, mut seen: Local<Option<u64
     changed
 }
 
-/// Updates terrain tiles whose cell changed.
+/// Updates the terrain of the cells this frame's edits changed (every cell after a clear or an
+/// edit that names no cells): only the touched tiles or texels, so a stroke on a big map does
+/// not walk the whole map every frame.
 fn sync_terrain(
     pathfinder: Res<Pathfinder>,
-    mut tiles: Query<(&TilePos, &mut TileTextureIndex), With<TerrainTile>>,
+    mut edits: MessageReader<MapEdited>,
+    drawing: Res<MapDrawing>,
+    assets: Res<GameAssets>,
+    mut images: ResMut<Assets<Image>>,
+    terrain_layer: Query<&TileStorage, With<TerrainLayer>>,
+    mut tiles: Query<&mut TileTextureIndex, With<TerrainTile>>,
 ) {
     let grid = pathfinder.grid();
     let geometry = pathfinder.geometry();
-    for (position, mut index) in &mut tiles {
-        let look = grid.tile(geometry.cell_of(*position)).map_or(TileLook::Wall, TileLook::of);
-        if index.0 != look.index() {
-            index.0 = look.index();
+    let mut cells: Vec<Pos> = Vec::new();
+    let mut all = false;
+    for edit in edits.read() {
+        match edit {
+            MapEdited::Cells(changed) => cells.extend(changed),
+            MapEdited::All => all = true,
+        }
+    }
+    let cells: Box<dyn Iterator<Item = Pos>> =
+        if all || cells.is_empty() { Box::new(grid.positions()) } else { Box::new(cells.into_iter()) };
+    match &*drawing {
+        MapDrawing::Tiles => {
+            let Ok(storage) = terrain_layer.single() else { return };
+            for cell in cells {
+                let look = grid.tile(cell).map_or(TileLook::Wall, TileLook::of);
+                let Some(entity) = storage.checked_get(&geometry.tile_pos(cell)) else { continue };
+                if let Ok(mut index) = tiles.get_mut(entity)
+                    && index.0 != look.index()
+                {
+                    index.0 = look.index();
+                }
+            }
+        }
+        MapDrawing::Texels { terrain, .. } => {
+            let Some(mut image) = images.get_mut(terrain) else { return };
+            let Some(data) = image.data.as_mut() else { return };
+            for cell in cells.filter(|&c| grid.in_bounds(c)) {
+                let look = grid.tile(cell).map_or(TileLook::Wall, TileLook::of);
+                let at = texel_offset(geometry, cell);
+                if let Some(texel) = data.get_mut(at..at + 4) {
+                    texel.copy_from_slice(&assets.tile_colors[look as usize]);
+                }
+            }
         }
     }
 }
@@ -314,6 +436,81 @@ fn show_search(
         finished: animation.is_finished(),
         show_search: overlay.show_search,
         touched: touched.len(),
+    };
+}
+
+/// What the overlay image shows: the cells it tints, so a redraw clears only those.
+#[derive(Default)]
+struct TexelsDrawn {
+    image: Option<Handle<Image>>,
+    restarts: u64,
+    finished: bool,
+    show_search: bool,
+    touched: usize,
+    tinted: Vec<Pos>,
+}
+
+/// [`show_search`] for a map drawn as cell images: the replay's new events recolour their
+/// texels; a restart, the end of the replay or a visibility change clears the tinted texels and
+/// draws the trace and the path again (work in proportion to the search, not the map).
+fn show_search_texels(
+    pathfinder: Res<Pathfinder>,
+    report: Res<PlanReport>,
+    animation: Res<SearchAnimation>,
+    show: Res<ShowSearch>,
+    flow: Res<FlowView>,
+    drawing: Res<MapDrawing>,
+    assets: Res<GameAssets>,
+    mut images: ResMut<Assets<Image>>,
+    mut drawn: Local<TexelsDrawn>,
+) {
+    let MapDrawing::Texels { overlay: handle, .. } = &*drawing else { return };
+    let geometry = pathfinder.geometry();
+    let overlay = OverlayLooks::new(&report, &animation, *show, &flow);
+    let touched = animation.touched();
+    let incremental = drawn.image.as_ref() == Some(handle)
+        && drawn.restarts == animation.restarts()
+        && drawn.finished == animation.is_finished()
+        && drawn.show_search == overlay.show_search
+        && drawn.touched <= touched.len()
+        && !report.is_changed();
+    let Some(mut image) = images.get_mut(handle) else { return };
+    let Some(data) = image.data.as_mut() else { return };
+    let mut paint = |cell: Pos, tinted: &mut Vec<Pos>| {
+        let at = texel_offset(geometry, cell);
+        let Some(texel) = data.get_mut(at..at + 4) else { return };
+        let color = overlay.look(cell).map_or([0; 4], |look| assets.tile_colors[look as usize]);
+        if color[3] > 0 {
+            tinted.push(cell);
+        }
+        texel.copy_from_slice(&color);
+    };
+    let mut tinted = std::mem::take(&mut drawn.tinted);
+    if incremental {
+        for &cell in &touched[drawn.touched..] {
+            paint(cell, &mut tinted);
+        }
+    } else {
+        let old = std::mem::take(&mut tinted);
+        // Clear what was tinted; then the trace so far and the path.
+        for cell in
+            old.into_iter().chain(touched.iter().copied()).chain(report.outcome.cells().iter().copied())
+        {
+            paint(cell, &mut tinted);
+        }
+    }
+    // Cells tinted twice are listed twice: keep the list from growing past the map.
+    if tinted.len() > 2 * geometry.width as usize * geometry.height as usize {
+        tinted.sort_unstable();
+        tinted.dedup();
+    }
+    *drawn = TexelsDrawn {
+        image: Some(handle.clone()),
+        restarts: animation.restarts(),
+        finished: animation.is_finished(),
+        show_search: overlay.show_search,
+        touched: touched.len(),
+        tinted,
     };
 }
 

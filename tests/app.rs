@@ -2040,6 +2040,11 @@ mod script {
         let steps =
             parse_script(include_str!("scripts/tutorial.txt")).expect("tests/scripts/tutorial.txt is valid");
         assert!(steps.contains(&Step::Key(KeyCode::KeyD)));
+        let steps = parse_script(include_str!("scripts/maps.txt")).expect("tests/scripts/maps.txt is valid");
+        assert!(
+            steps.contains(&Step::Key(KeyCode::BracketRight))
+                && steps.contains(&Step::ShiftKey(KeyCode::KeyR))
+        );
         assert_eq!(parse_script("key Period\n"), Ok(vec![Step::Key(KeyCode::Period)]));
     }
 

@@ -4,6 +4,7 @@
 Usage: check_screenshot.py DEMO.png   (tests/scripts/demo.txt; reads DEMO.json next to it)
        check_screenshot.py --lab DIR  (tests/scripts/search.txt and tutorial.txt, run in DIR)
        check_screenshot.py --crowd DIR  (tests/scripts/crowd.txt, run in DIR)
+       check_screenshot.py --maps DIR  (tests/scripts/maps.txt, run in DIR)
 
 The app writes the layout — where cell (0, 0) is in the image and how many pixels a cell is —
 when it takes the screenshot, so these checks need no knowledge of the camera. The cells below
@@ -207,7 +208,44 @@ def check_crowd(folder):
         sys.exit(f"{len(failures)} crowd screenshot check(s) failed")
 
 
+def check_maps(folder):
+    """Maps at run time (tests/scripts/maps.txt): ] opened the tutorial map, Shift+R a maze."""
+    failures = []
+
+    def check(ok, message):
+        print(("ok   " if ok else "FAIL ") + message)
+        if not ok:
+            failures.append(message)
+
+    nxt = Shot(os.path.join(folder, "maps-next.png"))
+    check(nxt.layout["map"] == {"width": 10, "height": 10}, f"] opened the 10x10 tutorial map: {nxt.layout['map']}")
+    check(tuple(nxt.layout["start"]) == (1, 1), f"with its own start S at (1, 1): {nxt.layout['start']}")
+    for cell in [(4, 1), (4, 5), (5, 6)]:     # the tutorial's walls (assets/maps/tutorial.txt)
+        rgb = nxt.mean(cell, 0.5)
+        check(is_wall(rgb), f"tutorial wall drawn at {cell}: rgb {tuple(round(c) for c in rgb)}")
+    rgb = nxt.mean((0, 9), 0.5)
+    check(not is_wall(rgb), f"tutorial floor at (0, 9): rgb {tuple(round(c) for c in rgb)}")
+
+    maze = Shot(os.path.join(folder, "maze.png"))
+    check(maze.layout["map"] == {"width": 40, "height": 30}, f"the maze has the built-in map's size: {maze.layout['map']}")
+    # Corridors one cell wide on a pitch of two: where two wall lines cross, (odd, odd), is always
+    # wall; the maze's cells, (even, even), are always open.
+    crossings = [(x, y) for x in range(1, 39, 6) for y in range(1, 29, 6)]
+    walls = sum(is_wall(maze.mean(c, 0.5)) for c in crossings)
+    check(walls == len(crossings), f"maze wall crossings drawn as walls: {walls}/{len(crossings)}")
+    rooms = [(x, y) for x in range(0, 38, 6) for y in range(0, 28, 6)]
+    open_cells = sum(not is_wall(maze.mean(c, 0.5)) for c in rooms)
+    check(open_cells == len(rooms), f"maze cells drawn open: {open_cells}/{len(rooms)}")
+    path = maze.layout["path"]
+    check(len(path) > 20, f"a route through the maze was planned: {len(path)} cells")
+    if failures:
+        sys.exit(f"{len(failures)} maps screenshot check(s) failed")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--maps":
+        check_maps(sys.argv[2])
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--lab":
         check_lab(sys.argv[2])
         return

@@ -2,7 +2,8 @@
 # Real-window test: plays tests/scripts/demo.txt in the real binary under Xvfb (Mesa's software
 # Vulkan), saves a screenshot with Bevy's screenshot API and checks pixel colours at known cells;
 # then plays the search lab's scripts (search.txt; tutorial.txt on the tutorial map), which save
-# animation.png, race.png, flow.png and tutorial-flow.png in OUT_DIR, and checks those.
+# animation.png, race.png, flow.png and tutorial-flow.png in OUT_DIR, and checks those; then
+# crowd.txt (crowd.png) and maps.txt (maps-next.png, maze.png: maps opened at run time).
 #
 #   tests/window.sh [OUT_DIR]      (default OUT_DIR: $CARGO_TARGET_DIR/window-test)
 #
@@ -19,7 +20,7 @@ if [ -z "${TILEPATH_BIN:-}" ]; then
     TILEPATH_BIN="$CARGO_TARGET_DIR/debug/tilepath"
 fi
 
-rm -f "$out"/*.png "$out"/*.json
+rm -rf "$out"/*.png "$out"/*.json "$out/saves"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 # Start outside the repository: the binary must not need an assets/ folder.
 scratch="$(mktemp -d)"
@@ -54,4 +55,7 @@ run_lab tutorial.log --map "$repo/assets/maps/tutorial.txt" --script "$repo/test
 python3 "$repo/tests/check_screenshot.py" --lab "$out"
 run_lab crowd.log --script "$repo/tests/scripts/crowd.txt"
 python3 "$repo/tests/check_screenshot.py" --crowd "$out"
-echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png)"
+# Maps at run time: ] opens the next embedded map, Shift+R a generated maze. Saves go to $out.
+run_lab maps.log --save-dir "$out/saves" --script "$repo/tests/scripts/maps.txt"
+python3 "$repo/tests/check_screenshot.py" --maps "$out"
+echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, maps-next.png, maze.png)"
