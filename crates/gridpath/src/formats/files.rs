@@ -247,10 +247,14 @@ fn tmx_from_memory(name: &Path, _bytes: &[u8]) -> Result<ParsedMap, LoadError> {
 /// UTF-8 or a NUL byte (valid UTF-8, but no text map has one: a sure sign of a binary file).
 fn check_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, LoadError> {
     let not_text = |offset| LoadError::NotText { path: path.to_path_buf(), offset };
-    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+    let nul = bytes.iter().position(|&b| b == 0);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return Err(not_text(nul.map_or(e.valid_up_to(), |n| n.min(e.valid_up_to())))),
+    };
+    if let Some(offset) = nul {
         return Err(not_text(offset));
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| not_text(e.valid_up_to()))?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }
 

@@ -87,6 +87,15 @@ enum Command {
         #[arg(long)]
         field: bool,
     },
+    /// Convert a map between formats; the output format comes from OUT's extension: .map
+    /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
+    /// .csv (digit grid). The output is replaced atomically.
+    Convert {
+        /// Map to read (any format `solve` reads, plus .tpmap and .tmx).
+        input: PathBuf,
+        /// File to write.
+        output: PathBuf,
+    },
 }
 
 #[derive(clap::Args, Clone, Copy)]
@@ -230,6 +239,7 @@ fn main() -> ExitCode {
         Command::Bench { scen, peers, runs, max_queries, field } => {
             bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field })
         }
+        Command::Convert { input, output } => convert(&input, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -241,8 +251,34 @@ fn main() -> ExitCode {
 }
 
 pub(crate) fn load_map(path: &Path) -> Result<ParsedMap, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))?;
-    formats::parse_map_bytes(&bytes).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
+    formats::load_map(path).map_err(|e| Failure(e.to_string(), 2))
+}
+
+fn convert(input: &Path, output: &Path) -> Result<(), Failure> {
+    let format = formats::MapFormat::from_path(output).ok_or_else(|| {
+        Failure(
+            format!(
+                "{}: unknown output format: use .map, .tpmap, .tmx, .txt (ASCII) or .csv (digits)",
+                output.display()
+            ),
+            2,
+        )
+    })?;
+    let map = load_map(input)?;
+    let write = |path: &Path, text: &str| {
+        formats::write_atomic(path, text.as_bytes())
+            .map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
+    };
+    write(output, &format.write(&map))?;
+    if format == formats::MapFormat::Tmx {
+        // The map names its tileset relative to itself: put one beside it unless one is there.
+        let tsx = output.with_file_name("tilepath.tsx");
+        if !tsx.exists() {
+            write(&tsx, formats::TILESET_TSX)?;
+            eprintln!("wrote {} (its image is ../tiles.png, as in tilepath's assets/maps/)", tsx.display());
+        }
+    }
+    Ok(())
 }
 
 fn solve(
