@@ -207,7 +207,7 @@ fn load_tmx_file(path: &Path, bytes: &[u8]) -> Result<ParsedMap, LoadError> {
 
 /// Parses map bytes already in memory; `name` is the file name (its extension chooses the format
 /// as in [`load_map`]) and is named in errors. A `.tmx` can use only tilesets embedded in it:
-/// for external ones call [`parse_tmx`](super::parse_tmx) with a reader.
+/// for external ones call `parse_tmx` (`tiled` feature) with a reader.
 ///
 /// ```
 /// use gridpath::formats::{load_map_bytes, LoadError};
