@@ -112,3 +112,17 @@ fn convert_round_trips_through_every_format() {
     assert_eq!(code, 2);
     assert!(err.contains("missing.map"), "{err}");
 }
+
+#[test]
+fn generate_prints_a_seeded_map_with_endpoints() {
+    let (a, err, code) = gridpath(&["generate", "maze", "21", "11", "--seed", "5", "--corridor", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let (b, _, _) = gridpath(&["generate", "maze", "21", "11", "--seed", "5", "--corridor", "2"]);
+    assert_eq!(a, b, "the same seed prints the same map");
+    let map = gridpath::formats::parse_tilepath(&a).unwrap();
+    assert_eq!((map.grid.width(), map.grid.height()), (21, 11));
+    assert_eq!((map.start, map.goal), (Some(gridpath::Pos::new(0, 0)), Some(gridpath::Pos::new(19, 10))));
+    let (_, err, code) = gridpath(&["generate", "caves", "0", "5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not allowed"), "{err}");
+}
