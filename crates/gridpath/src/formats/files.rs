@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use super::{ParseError, ParseErrorKind, ParsedMap, TmxError};
 
 /// Largest map file [`load_map`] reads: 96 MiB. Enough for an 8192 × 8192 map (the largest
-/// grid, [`MAX_SIDE`](crate::MAX_SIDE)) in any one-character-per-cell format, even with CRLF
-/// line ends; anything bigger is refused before a byte of it is read.
+/// grid, [`MAX_SIDE`](crate::MAX_SIDE)) at one byte per cell (Moving AI, ASCII, `.tpmap` with
+/// ASCII cells), even with CRLF line ends; a Tiled CSV layer needs 2–3 bytes a cell, so Tiled maps
+/// up to about 5000 × 5000 fit. Anything bigger is refused before a byte of it is read.
 pub const MAX_FILE_BYTES: u64 = 96 * 1024 * 1024;
 
 /// Why a map file could not be loaded. Each kind of bad file has its own variant, and every
