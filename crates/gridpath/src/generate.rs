@@ -265,8 +265,8 @@ fn caves(w: usize, h: usize, rng: &mut ChaCha8Rng) -> Vec<bool> {
         std::mem::swap(&mut wall, &mut next);
     }
     let mut open: Vec<bool> = wall.iter().map(|w| !w).collect();
-    let label = largest_region(&open, w, h);
-    match label {
+    let classes: Vec<u8> = open.iter().map(|&o| u8::from(o)).collect();
+    match largest_region(&classes, w, h) {
         Some(keep) => {
             for (o, k) in open.iter_mut().zip(keep) {
                 *o = *o && k;
@@ -278,24 +278,31 @@ fn caves(w: usize, h: usize, rng: &mut ChaCha8Rng) -> Vec<bool> {
     open
 }
 
-/// The cells of the largest 4-connected region of `open` cells, or `None` when none is open.
-fn largest_region(open: &[bool], w: usize, h: usize) -> Option<Vec<bool>> {
-    let mut region = vec![usize::MAX; w * h];
+/// The cells of the largest 4-connected region of cells of one class (`class[i] != 0`; cells join
+/// only cells of the same class), or `None` when every class is 0. Ties go to the region found
+/// first in row-major order.
+fn largest_region(class: &[u8], w: usize, h: usize) -> Option<Vec<bool>> {
+    const UNSEEN: u32 = u32::MAX;
+    // Region labels are the seed's index: below 8192² < u32::MAX.
+    let mut region = vec![UNSEEN; w * h];
     let (mut best, mut best_size) = (None, 0);
     let mut queue = VecDeque::new();
     for seed in 0..w * h {
-        if !open[seed] || region[seed] != usize::MAX {
+        let c = class[seed];
+        if c == 0 || region[seed] != UNSEEN {
             continue;
         }
-        region[seed] = seed;
+        #[expect(clippy::cast_possible_truncation, reason = "at most 8192 * 8192 cells")]
+        let label = seed as u32;
+        region[seed] = label;
         queue.push_back(seed);
         let mut size = 0;
         while let Some(i) = queue.pop_front() {
             size += 1;
             let (x, y) = (i % w, i / w);
             let mut visit = |j: usize| {
-                if open[j] && region[j] == usize::MAX {
-                    region[j] = seed;
+                if class[j] == c && region[j] == UNSEEN {
+                    region[j] = label;
                     queue.push_back(j);
                 }
             };
@@ -313,7 +320,7 @@ fn largest_region(open: &[bool], w: usize, h: usize) -> Option<Vec<bool>> {
             }
         }
         if size > best_size {
-            (best, best_size) = (Some(seed), size);
+            (best, best_size) = (Some(label), size);
         }
     }
     best.map(|b| region.iter().map(|r| *r == b).collect())
@@ -339,18 +346,7 @@ pub fn pick_endpoints(grid: &Grid) -> Option<(Pos, Pos)> {
         }
     };
     let classes: Vec<u8> = (0..w * h).map(class).collect();
-    let mut best: Option<Vec<bool>> = None;
-    let mut best_size = 0;
-    for c in 1..=3u8 {
-        let open: Vec<bool> = classes.iter().map(|k| *k == c).collect();
-        if let Some(region) = largest_region(&open, w, h) {
-            let size = region.iter().filter(|r| **r).count();
-            if size > best_size {
-                (best, best_size) = (Some(region), size);
-            }
-        }
-    }
-    let region = best?;
+    let region = largest_region(&classes, w, h)?;
     let cells = || region.iter().enumerate().filter(|(_, r)| **r).map(|(i, _)| (i % w, i / w));
     let start = cells().min_by_key(|&(x, y)| x + y)?;
     let goal = cells().min_by_key(|&(x, y)| (w - 1 - x) + (h - 1 - y))?;

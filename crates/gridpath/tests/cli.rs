@@ -83,3 +83,46 @@ fn scen_checks_arena_and_prints_the_summary_line() {
     let (out, _, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "greedy"]);
     assert_eq!(code, 0, "greedy is not expected to be optimal: {out}");
 }
+
+#[test]
+fn convert_round_trips_through_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let source = "tilepath 1\nwidth 5\nheight 3\nstart 0 0\ngoal 4 2\nmap\n..#..\n.2#5.\n.....\n";
+    std::fs::write(path("a.tpmap"), source).unwrap();
+    for (from, to) in [("a.tpmap", "b.tmx"), ("b.tmx", "c.tpmap")] {
+        let (_, err, code) = gridpath(&["convert", &path(from), &path(to)]);
+        assert_eq!(code, 0, "{from} -> {to}: {err}");
+    }
+    assert!(dir.path().join("tilepath.tsx").exists(), "a .tmx gets its tileset beside it");
+    assert_eq!(std::fs::read_to_string(path("c.tpmap")).unwrap(), source, "tpmap -> tmx -> tpmap");
+    let (_, err, code) = gridpath(&["convert", &path("c.tpmap"), &path("d.txt")]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(path("d.txt")).unwrap(), "S.#..\n..#..\n....G\n");
+    let (_, err, code) = gridpath(&["convert", &path("d.txt"), &path("e.map")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(path("e.map")).unwrap().ends_with("map\n..@..\n..@..\n.....\n"));
+    let (out, _, code) = gridpath(&["solve", &path("b.tmx")]);
+    assert_eq!(code, 0, "solve reads Tiled maps");
+    assert!(out.contains("cost="), "{out}");
+    let (_, err, code) = gridpath(&["convert", &path("a.tpmap"), &path("f.png")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown output format"), "{err}");
+    let (_, err, code) = gridpath(&["convert", &path("missing.map"), &path("g.tpmap")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing.map"), "{err}");
+}
+
+#[test]
+fn generate_prints_a_seeded_map_with_endpoints() {
+    let (a, err, code) = gridpath(&["generate", "maze", "21", "11", "--seed", "5", "--corridor", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let (b, _, _) = gridpath(&["generate", "maze", "21", "11", "--seed", "5", "--corridor", "2"]);
+    assert_eq!(a, b, "the same seed prints the same map");
+    let map = gridpath::formats::parse_tilepath(&a).unwrap();
+    assert_eq!((map.grid.width(), map.grid.height()), (21, 11));
+    assert_eq!((map.start, map.goal), (Some(gridpath::Pos::new(0, 0)), Some(gridpath::Pos::new(19, 10))));
+    let (_, err, code) = gridpath(&["generate", "caves", "0", "5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not allowed"), "{err}");
+}

@@ -1,7 +1,22 @@
 //! Parsers never panic, whatever the bytes.
 
-use gridpath::formats::{parse_map_bytes, parse_scen};
+use gridpath::formats::{load_map_bytes, parse_map_bytes, parse_scen};
 use proptest::prelude::*;
+
+/// A small valid Tiled map (CSV layer, markers, the external tileset) for mutation.
+const SMALL_TMX: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
+<map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"3\" height=\"2\" \
+tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">
+ <tileset firstgid=\"1\" source=\"tilepath.tsx\"/>
+ <layer id=\"1\" name=\"terrain\" width=\"3\" height=\"2\">
+  <data encoding=\"csv\">
+1,2,8,
+9,10,11
+</data>
+ </layer>
+ <objectgroup id=\"2\" name=\"o\"><object id=\"1\" name=\"start\" x=\"4\" y=\"4\"><point/></object></objectgroup>
+</map>
+";
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
@@ -21,9 +36,54 @@ proptest! {
     }
 
     #[test]
+    fn tpmap_parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let _ = load_map_bytes("fuzz.tpmap".as_ref(), &bytes);
+    }
+
+    #[test]
+    fn tpmap_parser_never_panics_on_near_valid_text(
+        h in -3i64..12, w in -3i64..12,
+        header in prop::collection::vec("(start|goal) [0-9-]{1,3} [0-9]{1,2}|legend .{1,2} (wall|ground|water|trees|x)( [0-9]{1,3})?", 0..5),
+        rows in prop::collection::vec("[.#~T2-9a-dé ]{0,12}", 0..12),
+    ) {
+        let text = format!("tilepath 1\nwidth {w}\nheight {h}\n{}\nmap\n{}", header.join("\n"), rows.join("\n"));
+        let _ = load_map_bytes("fuzz.tpmap".as_ref(), text.as_bytes());
+    }
+
+    #[cfg(feature = "tiled")]
+    #[test]
+    fn tmx_reader_never_panics_on_mutated_maps(
+        edits in prop::collection::vec((0usize..700, 0usize..6, "[0-9a-z<>/=\" ,-]{0,6}"), 1..4),
+    ) {
+        let mut text = SMALL_TMX.as_bytes().to_vec();
+        for (at, cut, insert) in edits {
+            let at = at.min(text.len());
+            let end = (at + cut).min(text.len());
+            text.splice(at..end, insert.bytes());
+        }
+        let mut tileset = |p: &std::path::Path| -> std::io::Result<Vec<u8>> {
+            if p.ends_with("tilepath.tsx") {
+                Ok(gridpath::formats::TILESET_TSX.as_bytes().to_vec())
+            } else {
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, "not served"))
+            }
+        };
+        let _ = gridpath::formats::parse_tmx(&text, "m/fuzz.tmx".as_ref(), &mut tileset);
+    }
+
+    #[test]
     fn scen_parser_never_panics(lines in prop::collection::vec("[0-9a-z. \t-]{0,40}", 0..8)) {
         let _ = parse_scen(&format!("version 1\n{}", lines.join("\n")));
     }
+}
+
+#[cfg(feature = "tiled")]
+#[test]
+fn the_small_tmx_used_for_mutation_is_valid() {
+    let mut tileset = |_: &std::path::Path| Ok(gridpath::formats::TILESET_TSX.as_bytes().to_vec());
+    let map = gridpath::formats::parse_tmx(SMALL_TMX.as_bytes(), "m/a.tmx".as_ref(), &mut tileset).unwrap();
+    assert_eq!(map.start, Some(gridpath::Pos::new(0, 0)));
+    assert_eq!(map.grid.tile(gridpath::Pos::new(1, 0)), Some(gridpath::Tile::Wall));
 }
 
 #[test]

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use super::{ParseError, ParseErrorKind, ParsedMap, TmxError};
 
 /// Largest map file [`load_map`] reads: 96 MiB. Enough for an 8192 × 8192 map (the largest
-/// grid, [`MAX_SIDE`](crate::MAX_SIDE)) in any one-character-per-cell format, even with CRLF
-/// line ends; anything bigger is refused before a byte of it is read.
+/// grid, [`MAX_SIDE`](crate::MAX_SIDE)) at one byte per cell (Moving AI, ASCII, `.tpmap` with
+/// ASCII cells), even with CRLF line ends; a Tiled CSV layer needs 2–3 bytes a cell, so Tiled maps
+/// up to about 5000 × 5000 fit. Anything bigger is refused before a byte of it is read.
 pub const MAX_FILE_BYTES: u64 = 96 * 1024 * 1024;
 
 /// Why a map file could not be loaded. Each kind of bad file has its own variant, and every
@@ -207,7 +208,7 @@ fn load_tmx_file(path: &Path, bytes: &[u8]) -> Result<ParsedMap, LoadError> {
 
 /// Parses map bytes already in memory; `name` is the file name (its extension chooses the format
 /// as in [`load_map`]) and is named in errors. A `.tmx` can use only tilesets embedded in it:
-/// for external ones call [`parse_tmx`](super::parse_tmx) with a reader.
+/// for external ones call `parse_tmx` (`tiled` feature) with a reader.
 ///
 /// ```
 /// use gridpath::formats::{load_map_bytes, LoadError};
@@ -247,10 +248,14 @@ fn tmx_from_memory(name: &Path, _bytes: &[u8]) -> Result<ParsedMap, LoadError> {
 /// UTF-8 or a NUL byte (valid UTF-8, but no text map has one: a sure sign of a binary file).
 fn check_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, LoadError> {
     let not_text = |offset| LoadError::NotText { path: path.to_path_buf(), offset };
-    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+    let nul = bytes.iter().position(|&b| b == 0);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return Err(not_text(nul.map_or(e.valid_up_to(), |n| n.min(e.valid_up_to())))),
+    };
+    if let Some(offset) = nul {
         return Err(not_text(offset));
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| not_text(e.valid_up_to()))?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }
 

@@ -387,13 +387,14 @@ mod reader {
         let Some(cells) = layer.cells else { return Ok(()) };
         let bad = |message: String| TmxError::Layer { layer: layer.name.clone(), message };
         let text = d.text.as_deref().unwrap_or("");
+        // Tiles in the data, counted the way `tiled` decodes them.
         let count = match (d.encoding.as_deref(), d.compression.as_deref()) {
             (Some("csv"), None) => text.split(',').count() as u64,
-            (Some("base64"), compression) => {
+            (Some("base64"), compression @ (None | Some("zlib" | "gzip"))) => {
                 let raw = base64::engine::general_purpose::STANDARD
                     .decode(text.trim().as_bytes())
                     .map_err(|e| bad(format!("bad base64 data: {e}")))?;
-                // Enough to hold the expected tiles plus one byte: more means the data is too long,
+                // One byte more than the expected tiles need: more means the data is too long,
                 // and a decompression bomb stops there.
                 let limit = cells.saturating_mul(4).saturating_add(1);
                 let inflated = |r: &mut dyn Read| {
@@ -403,12 +404,12 @@ mod reader {
                 let bytes = match compression {
                     None => Ok(raw.len() as u64),
                     Some("zlib") => inflated(&mut flate2::read::ZlibDecoder::new(&raw[..])),
-                    Some("gzip") => inflated(&mut flate2::read::GzDecoder::new(&raw[..])),
-                    Some(other) => {
-                        return Err(bad(format!("{:?} compression is not supported", short(other))));
-                    }
+                    _ => inflated(&mut flate2::read::GzDecoder::new(&raw[..])),
                 }
                 .map_err(|e| bad(format!("bad compressed data: {e}")))?;
+                if bytes >= limit {
+                    return Err(bad(format!("the layer data holds more than the expected {cells} tiles")));
+                }
                 bytes / 4
             }
             (encoding, compression) => {

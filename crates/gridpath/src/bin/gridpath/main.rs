@@ -87,6 +87,46 @@ enum Command {
         #[arg(long)]
         field: bool,
     },
+    /// Convert a map between formats; the output format comes from OUT's extension: .map
+    /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
+    /// .csv (digit grid). The output is replaced atomically.
+    Convert {
+        /// Map to read (any format `solve` reads, plus .tpmap and .tmx).
+        input: PathBuf,
+        /// File to write.
+        output: PathBuf,
+    },
+    /// Generate a seeded random map with a start and goal (the same seed gives the same map on
+    /// every machine) and print it as .tpmap, or write it in OUTPUT's format.
+    Generate {
+        /// Kind of map.
+        #[arg(value_enum)]
+        kind: GeneratorArg,
+        /// Width in cells.
+        width: u32,
+        /// Height in cells.
+        height: u32,
+        /// Random seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Wall probability for `noise` (0..=1).
+        #[arg(long, default_value_t = gridpath::generate::Generator::DEFAULT_DENSITY)]
+        density: f64,
+        /// Corridor width for `maze`.
+        #[arg(long, default_value_t = gridpath::generate::Generator::DEFAULT_CORRIDOR)]
+        corridor: u32,
+        /// File to write (format from the extension); prints .tpmap text when absent.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy)]
+enum GeneratorArg {
+    Noise,
+    Maze,
+    Rooms,
+    Caves,
 }
 
 #[derive(clap::Args, Clone, Copy)]
@@ -230,6 +270,17 @@ fn main() -> ExitCode {
         Command::Bench { scen, peers, runs, max_queries, field } => {
             bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field })
         }
+        Command::Convert { input, output } => convert(&input, &output),
+        Command::Generate { kind, width, height, seed, density, corridor, output } => {
+            use gridpath::generate::Generator;
+            let generator = match kind {
+                GeneratorArg::Noise => Generator::Noise { density },
+                GeneratorArg::Maze => Generator::Maze { corridor },
+                GeneratorArg::Rooms => Generator::Rooms,
+                GeneratorArg::Caves => Generator::Caves,
+            };
+            generate(generator, width, height, seed, output.as_deref())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -241,8 +292,59 @@ fn main() -> ExitCode {
 }
 
 pub(crate) fn load_map(path: &Path) -> Result<ParsedMap, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))?;
-    formats::parse_map_bytes(&bytes).map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
+    formats::load_map(path).map_err(|e| Failure(e.to_string(), 2))
+}
+
+fn generate(
+    generator: gridpath::generate::Generator,
+    width: u32,
+    height: u32,
+    seed: u64,
+    output: Option<&Path>,
+) -> Result<(), Failure> {
+    let grid = gridpath::generate::generate(generator, width, height, seed)
+        .map_err(|e| Failure(e.to_string(), 2))?;
+    let ends = gridpath::generate::pick_endpoints(&grid);
+    let map = ParsedMap { grid, start: ends.map(|e| e.0), goal: ends.map(|e| e.1) };
+    match output {
+        None => {
+            print!("{}", formats::write_tilepath(&map.grid, map.start, map.goal));
+            Ok(())
+        }
+        Some(path) => write_map(&map, path),
+    }
+}
+
+fn convert(input: &Path, output: &Path) -> Result<(), Failure> {
+    let map = load_map(input)?;
+    write_map(&map, output)
+}
+
+/// Writes `map` in the format `output`'s extension names, atomically.
+fn write_map(map: &ParsedMap, output: &Path) -> Result<(), Failure> {
+    let format = formats::MapFormat::from_path(output).ok_or_else(|| {
+        Failure(
+            format!(
+                "{}: unknown output format: use .map, .tpmap, .tmx, .txt (ASCII) or .csv (digits)",
+                output.display()
+            ),
+            2,
+        )
+    })?;
+    let write = |path: &Path, text: &str| {
+        formats::write_atomic(path, text.as_bytes())
+            .map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
+    };
+    write(output, &format.write(map))?;
+    if format == formats::MapFormat::Tmx {
+        // The map names its tileset relative to itself: put one beside it unless one is there.
+        let tsx = output.with_file_name("tilepath.tsx");
+        if !tsx.exists() {
+            write(&tsx, formats::TILESET_TSX)?;
+            eprintln!("wrote {} (its image is ../tiles.png, as in tilepath's assets/maps/)", tsx.display());
+        }
+    }
+    Ok(())
 }
 
 fn solve(
