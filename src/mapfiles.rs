@@ -23,8 +23,12 @@ use crate::planning::{Pathfinder, cost_blind};
 
 /// The maps that come with the game, in the order `]` opens them: `assets/maps/`, embedded in
 /// the binary so it runs from any directory. The first is the built-in map.
-pub const CATALOG: [(&str, &str); 2] =
-    [("default.map", BUILTIN_MAP), ("tutorial.txt", include_str!("../assets/maps/tutorial.txt"))];
+/// The Tiled map reads its tileset (`tilepath.tsx`) from gridpath's built-in copy.
+pub const CATALOG: [(&str, &str); 3] = [
+    ("default.map", BUILTIN_MAP),
+    ("tutorial.txt", include_str!("../assets/maps/tutorial.txt")),
+    ("tutorial.tmx", include_str!("../assets/maps/tutorial.tmx")),
+];
 
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<OpenMap>();

@@ -231,12 +231,18 @@ pub fn load_map_bytes(name: &Path, bytes: &[u8]) -> Result<ParsedMap, LoadError>
     .map_err(|e| LoadError::parse(name, e))
 }
 
+/// A `.tmx` held in memory has no folder to read tilesets from, so only the shipped tileset
+/// is served (by its file name, [`TILESET_TSX`](super::TILESET_TSX)): that is what lets the game
+/// embed `assets/maps/*.tmx` and open them from any directory.
 #[cfg(feature = "tiled")]
 fn tmx_from_memory(name: &Path, bytes: &[u8]) -> Result<ParsedMap, LoadError> {
-    let mut none = |p: &Path| -> io::Result<Vec<u8>> {
+    let mut shipped_only = |p: &Path| -> io::Result<Vec<u8>> {
+        if p.file_name().is_some_and(|n| n == "tilepath.tsx") {
+            return Ok(super::TILESET_TSX.as_bytes().to_vec());
+        }
         Err(io::Error::new(io::ErrorKind::NotFound, format!("{} is not in memory", p.display())))
     };
-    super::parse_tmx(bytes, name, &mut none).map_err(|e| LoadError::tiled(name, e))
+    super::parse_tmx(bytes, name, &mut shipped_only).map_err(|e| LoadError::tiled(name, e))
 }
 
 #[cfg(not(feature = "tiled"))]
