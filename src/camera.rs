@@ -52,6 +52,25 @@ pub(super) fn plugin(app: &mut App) {
 #[derive(Component)]
 pub(crate) struct MainCamera;
 
+/// Smallest on-screen size of the start and goal markers and the lab's unit, in logical pixels:
+/// on a fitted 1024 × 1024 map a cell is under a pixel, and the player must still see where the
+/// route starts, ends and who walks it.
+const MIN_MARKER_PIXELS: f32 = 14.0;
+
+/// How much a one-tile sprite must be enlarged to stay at least [`MIN_MARKER_PIXELS`] on screen
+/// at projection scale `scale` (world units per logical pixel): 1 whenever a tile is big enough.
+pub(crate) fn marker_enlargement(scale: f32) -> f32 {
+    (MIN_MARKER_PIXELS * scale / crate::level::TILE_SIZE).max(1.0)
+}
+
+/// The main camera's current [`marker_enlargement`], if the camera has an orthographic projection.
+pub(crate) fn current_enlargement(projection: &Projection) -> Option<f32> {
+    match projection {
+        Projection::Orthographic(ortho) => Some(marker_enlargement(ortho.scale)),
+        _ => None,
+    }
+}
+
 fn spawn_camera(mut commands: Commands) {
     commands.spawn((Name::new("Camera"), Camera2d, MainCamera));
 }

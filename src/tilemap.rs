@@ -19,6 +19,7 @@ use gridpath::Pos;
 use crate::AppSystems;
 use crate::animation::SearchAnimation;
 use crate::assets::{GameAssets, TileLook};
+use crate::camera::{MainCamera, current_enlargement};
 use crate::controls::{Control, ControlSystems};
 use crate::flowview::FlowView;
 use crate::level::{Geometry, MapEdited, MapLoaded, TILE_SIZE};
@@ -60,6 +61,7 @@ pub(super) fn plugin(app: &mut App) {
                     .or_else(resource_changed::<FlowView>),
             ),
             place_markers.run_if(resource_changed::<Pathfinder>),
+            enlarge_markers_when_zoomed_out,
             mark_jump_points.run_if(search_tint_shown),
         )
             .chain()
@@ -182,6 +184,17 @@ fn place_markers(pathfinder: Res<Pathfinder>, mut markers: Query<(&Marker, &mut 
             Marker::Goal => pathfinder.goal(),
         };
         transform.translation = geometry.cell_center(cell).extend(MARKER_Z);
+    }
+}
+
+/// Keeps the start and goal readable when a big map is zoomed out ([`marker_enlargement`](crate::camera::marker_enlargement)).
+fn enlarge_markers_when_zoomed_out(
+    camera: Query<&Projection, (With<MainCamera>, Changed<Projection>)>,
+    mut markers: Query<&mut Transform, With<Marker>>,
+) {
+    let Some(enlargement) = camera.iter().find_map(current_enlargement) else { return };
+    for mut transform in &mut markers {
+        transform.scale = Vec3::new(enlargement, enlargement, 1.0);
     }
 }
 

@@ -13,6 +13,7 @@ use gridpath::{Pos, Settings};
 use crate::AppSystems;
 use crate::animation::search_shown;
 use crate::assets::{GameAssets, UNIT_FRAMES};
+use crate::camera::{MainCamera, current_enlargement};
 use crate::level::{MapEdited, MapLoaded, TILE_SIZE};
 use crate::notice::Notice;
 use crate::planning::Pathfinder;
@@ -48,7 +49,11 @@ pub(super) fn plugin(app: &mut App) {
 pub(super) fn view_plugin(app: &mut App) {
     app.add_observer(add_unit_body);
     // The route line would give the search's answer away while it is being replayed.
-    app.add_systems(Update, (animate_units, draw_routes.run_if(search_shown)).in_set(AppSystems::Present));
+    app.add_systems(
+        Update,
+        (animate_units, enlarge_lab_unit_when_zoomed_out, draw_routes.run_if(search_shown))
+            .in_set(AppSystems::Present),
+    );
 }
 
 /// A unit: the lab's unit or a crowd unit.
@@ -377,6 +382,26 @@ fn animate_units(
         let target = Quat::from_rotation_z(unit.heading.to_angle());
         let blend = 1.0 - (-TURN_RATE * time.delta_secs()).exp();
         transform.rotation = transform.rotation.slerp(target, blend);
+    }
+}
+
+/// Keeps the lab's unit readable when a big map is zoomed out (crowd units stay true to size:
+/// thousands of enlarged sprites would hide the map).
+fn enlarge_lab_unit_when_zoomed_out(
+    camera: Query<&Projection, With<MainCamera>>,
+    lab_units: Query<(Option<&UnitLook>, &Children), With<LabUnit>>,
+    mut bodies: Query<&mut Transform, With<UnitBody>>,
+) {
+    let Some(enlargement) = camera.iter().find_map(current_enlargement) else { return };
+    for (look, children) in &lab_units {
+        for &child in children {
+            if let Ok(mut transform) = bodies.get_mut(child) {
+                let scale = look.copied().unwrap_or_default().scale * enlargement;
+                if transform.scale.x != scale {
+                    transform.scale = Vec3::new(scale, scale, 1.0);
+                }
+            }
+        }
     }
 }
 
