@@ -100,7 +100,8 @@ impl ScenarioRun {
         Some(ours.is_some_and(|length| (length - query.optimal).abs() <= TOLERANCE))
     }
 
-    /// One line for the HUD: the query, our length against the optimum, the running counts.
+    /// Two lines for the HUD: the query and its keys; our length against the optimum and the
+    /// running counts. (Two short lines, so the box stays left of the controls panel.)
     pub fn summary(&self) -> String {
         let total = self.queries.len();
         let counts = format!("{} match, {} differ", self.matches, self.mismatches);
@@ -119,7 +120,8 @@ impl ScenarioRun {
             None => "",
         };
         format!(
-            "{}: query {}/{total}  {} -> {}  ours {ours} vs optimum {:.4}{verdict}  |  done: {counts}",
+            "{}: query {}/{total}  {} -> {}  (Q next, B next {BATCH_SIZE} as a crowd)\n\
+             ours {ours} vs optimum {:.4}{verdict}  |  done: {counts}",
             self.name,
             k + 1,
             query.start,
