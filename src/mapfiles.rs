@@ -271,11 +271,24 @@ fn file_stem(name: &str) -> String {
     if clean.is_empty() { "map".to_owned() } else { clean }
 }
 
-/// Writes the map to `autosave-<name>.tpmap` in `dir`; returns the path.
+/// Writes the map to `autosave-<name>.tpmap` in `dir` (`autosave-<name>-2.tpmap` and so on
+/// when taken: an older autosave is the only copy of older edits); returns the path.
 fn autosave(pathfinder: &Pathfinder, info: &MapInfo, dir: &Path) -> Result<PathBuf, String> {
-    let path = dir.join(format!("autosave-{}.tpmap", file_stem(&info.name)));
+    let path = unused_path(dir, &format!("autosave-{}", file_stem(&info.name)));
     write_map(pathfinder, &path)?;
     Ok(path)
+}
+
+/// `<stem>.tpmap` in `dir`, or `<stem>-2.tpmap`, `<stem>-3.tpmap`... the first that does not exist.
+fn unused_path(dir: &Path, stem: &str) -> PathBuf {
+    (1..)
+        .map(
+            |n| {
+                if n == 1 { dir.join(format!("{stem}.tpmap")) } else { dir.join(format!("{stem}-{n}.tpmap")) }
+            },
+        )
+        .find(|path| !path.exists())
+        .unwrap_or_else(|| dir.join(format!("{stem}.tpmap")))
 }
 
 /// Writes the map, its terrain and its endpoints to `path` in the `.tpmap` format, atomically
@@ -297,15 +310,7 @@ pub fn save_target(info: &MapInfo, dir: &Path) -> PathBuf {
     {
         return path.clone();
     }
-    let stem = file_stem(&info.name);
-    (1..)
-        .map(
-            |n| {
-                if n == 1 { dir.join(format!("{stem}.tpmap")) } else { dir.join(format!("{stem}-{n}.tpmap")) }
-            },
-        )
-        .find(|path| !path.exists())
-        .unwrap_or_else(|| dir.join(format!("{stem}.tpmap")))
+    unused_path(dir, &file_stem(&info.name))
 }
 
 /// `Ctrl+S`: saves the map with its terrain, start and goal; the HUD and stderr say where.
@@ -337,7 +342,7 @@ fn save_map(
 
 /// On quit (window closed, `AppExit`, Ctrl+C in the terminal): unsaved edits or an unsaved
 /// generated map go to `autosave-<name>.tpmap` in the save folder — never over the player's
-/// own file — and the path is printed on stderr.
+/// own file nor an older autosave — and the path is printed on stderr.
 fn autosave_on_exit(
     mut exits: MessageReader<AppExit>,
     mut closes: MessageReader<WindowCloseRequested>,

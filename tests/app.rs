@@ -1847,6 +1847,15 @@ mod maps_in_and_out {
         app.world_mut().write_message(bevy::window::WindowCloseRequested { window: Entity::PLACEHOLDER });
         app.update();
         assert!(save_dir(&app).join("autosave-default.tpmap").exists(), "closing the window autosaves");
+
+        // A second session's edits of the same map never replace the first session's autosave.
+        let first = std::fs::read(save_dir(&app).join("autosave-default.tpmap")).expect("first autosave");
+        drag(&mut app, MouseButton::Left, &[Pos::new(8, 3)]);
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        let second = load_map(&save_dir(&app).join("autosave-default-2.tpmap")).expect("second autosave");
+        assert_eq!(second.grid.tile(Pos::new(8, 3)), Some(Tile::Wall), "with the new edit");
+        assert_eq!(std::fs::read(save_dir(&app).join("autosave-default.tpmap")).ok(), Some(first));
     }
 
     #[test]
