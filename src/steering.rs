@@ -66,32 +66,71 @@ struct Agent {
 #[derive(Default)]
 struct Scratch {
     agents: Vec<Agent>,
-    /// Per map cell: index into `order` of its first unit; one extra entry at the end.
-    cell_start: Vec<u32>,
     /// Agent indices sorted by cell.
     order: Vec<u32>,
+    /// Dense bucketing: per map cell, index into `order` of its first unit; one extra entry at
+    /// the end. Empty when the bucketing is sparse.
+    cell_start: Vec<u32>,
+    /// Sparse bucketing: the cell index of each entry of `order` (sorted). Empty when dense.
+    sorted_cells: Vec<u32>,
+    /// Counting-sort cursors (dense) or packed (cell, agent) keys (sparse).
+    work: Vec<u64>,
 }
 
+/// Maps with more cells than this per unit (plus a floor) bucket units by sorting them instead
+/// of counting per cell: on a 1024 x 1024 map a per-cell pass would cost more than steering a
+/// few hundred units does.
+const DENSE_CELLS_PER_AGENT: usize = 8;
+
 impl Scratch {
-    /// Buckets the agents by cell (a counting sort: two passes, no hashing).
+    /// Buckets the agents by cell: a counting sort (two passes, no hashing) when the map is
+    /// small for the crowd, else a sort of the units by cell, so the cost follows the crowd, not
+    /// the map.
     fn bucket(&mut self, width: u32, height: u32) {
         let cells = width as usize * height as usize;
-        self.cell_start.clear();
-        self.cell_start.resize(cells + 1, 0);
-        for agent in &self.agents {
-            self.cell_start[cell_index(agent.cell, width) + 1] += 1;
-        }
-        for i in 0..cells {
-            self.cell_start[i + 1] += self.cell_start[i];
-        }
+        let n = self.agents.len();
         self.order.clear();
-        self.order.resize(self.agents.len(), 0);
-        let mut fill = self.cell_start.clone();
-        for (i, agent) in self.agents.iter().enumerate() {
-            let slot = &mut fill[cell_index(agent.cell, width)];
-            // Fewer than 2^32 units: the casts are exact.
-            self.order[*slot as usize] = i as u32;
-            *slot += 1;
+        self.cell_start.clear();
+        self.sorted_cells.clear();
+        self.work.clear();
+        if cells <= n * DENSE_CELLS_PER_AGENT + 4096 {
+            self.cell_start.resize(cells + 1, 0);
+            for agent in &self.agents {
+                self.cell_start[cell_index(agent.cell, width) + 1] += 1;
+            }
+            for i in 0..cells {
+                self.cell_start[i + 1] += self.cell_start[i];
+            }
+            self.order.resize(n, 0);
+            self.work.extend(self.cell_start.iter().map(|&s| u64::from(s)));
+            for (i, agent) in self.agents.iter().enumerate() {
+                let slot = &mut self.work[cell_index(agent.cell, width)];
+                // Fewer than 2^32 units and cells: the casts are exact.
+                self.order[*slot as usize] = i as u32;
+                *slot += 1;
+            }
+        } else {
+            // Cell index in the high half, agent in the low half: one sort orders both.
+            self.work.extend(
+                self.agents
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (cell_index(a.cell, width) as u64) << 32 | i as u64),
+            );
+            self.work.sort_unstable();
+            self.sorted_cells.extend(self.work.iter().map(|&k| (k >> 32) as u32));
+            self.order.extend(self.work.iter().map(|&k| k as u32));
+        }
+    }
+
+    /// The entries of `order` whose cells lie in `first..=last` (cell indices of one row).
+    fn range(&self, first: usize, last: usize) -> std::ops::Range<usize> {
+        if self.cell_start.is_empty() {
+            let from = self.sorted_cells.partition_point(|&c| (c as usize) < first);
+            let to = from + self.sorted_cells[from..].partition_point(|&c| (c as usize) <= last);
+            from..to
+        } else {
+            self.cell_start[first] as usize..self.cell_start[last + 1] as usize
         }
     }
 
@@ -100,9 +139,8 @@ impl Scratch {
         let xs = cell.x.saturating_sub(1)..=(cell.x + 1).min(width - 1);
         (cell.y.saturating_sub(1)..=(cell.y + 1).min(height - 1)).flat_map(move |y| {
             let row = y as usize * width as usize;
-            let (first, last) = (row + *xs.start() as usize, row + *xs.end() as usize);
-            let (from, to) = (self.cell_start[first] as usize, self.cell_start[last + 1] as usize);
-            self.order[from..to].iter().map(|&i| i as usize)
+            let range = self.range(row + *xs.start() as usize, row + *xs.end() as usize);
+            self.order[range].iter().map(|&i| i as usize)
         })
     }
 }

@@ -1242,6 +1242,26 @@ mod crowd {
         panic!("every unit should arrive within {max_frames} frames; still going: {left:?}");
     }
 
+    /// Two units on one cell push each other apart whether steering buckets the crowd per cell
+    /// (a small map) or sorts it (a map with far more cells than units): without finding each
+    /// other they would follow the same flow and stay on one point.
+    #[test]
+    fn units_on_one_cell_separate_on_small_and_big_maps() {
+        for side in [30usize, 400] {
+            let row = ".".repeat(side);
+            let text = vec![row; side].join("\n");
+            let mut app = test_app(MapSource::Text { name: format!("open{side}"), text });
+            let cell = Pos::new(3, 3);
+            spawn(&mut app, &[cell, cell]);
+            for _ in 0..10 {
+                app.update();
+            }
+            let units = crowd(&mut app);
+            let gap = units[0].at.distance(units[1].at) / TILE_SIZE;
+            assert!(gap > 0.3, "{side}x{side}: two units on one cell must separate, {gap} tiles apart");
+        }
+    }
+
     /// A `width` × `height` maze (odd sides) carved by a seeded depth-first search, start
     /// top-left, goal bottom-right.
     fn maze(width: usize, height: usize, seed: u64) -> MapSource {
