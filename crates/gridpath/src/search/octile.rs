@@ -104,7 +104,10 @@ pub(crate) fn run<O: Observer>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as u32, row as u32)
         };
-        for k in DirSet(legal_moves(cells, i, s, class)) {
+        // Directions pointing back (against the step that entered `i`) lead to cells the
+        // parent has already reached at least as cheaply; see [`FORWARD`].
+        let moves = legal_moves(cells, i, s, class) & FORWARD[nodes.dir(i) as usize];
+        for k in DirSet(moves) {
             let k = k & 7; // (tells the compiler the tables below need no bounds checks)
             let j = i.wrapping_add_signed(offset[k]);
             let c = u64::from(cells[j] & 63);
@@ -164,6 +167,32 @@ pub(crate) fn legal_moves(cells: &[u8], i: usize, s: isize, class: u8) -> u32 {
     let nw = n & w & open(-s - 1);
     n | e << 1 | so << 2 | w << 3 | ne << 4 | se << 5 | sw << 6 | nw << 7
 }
+
+/// For each direction `d` of the step that entered a cell (and [`NO_DIR`] at the origin), the
+/// directions worth trying from it: those not pointing back, i.e. with a dot product ≥ 0 with
+/// `d`. The others are never better through the cell: the parent `p` reached each of them
+/// directly (a cardinal step from `p`, always legal when the cell is open), so its cost is at
+/// most `g(p) + c`, while through the cell it is `g(p) + step(d) + (1 or √2)·c > g(p) + c` for
+/// the entered cost `c ≥ 1`. Pruning them changes no cost and no expansion, and saves about three
+/// of the seven neighbour tests per expansion (the ones that were nearly always closed).
+pub(crate) const FORWARD: [u32; 9] = {
+    let mut keep = [0u32; 9];
+    let mut d = 0;
+    while d < 8 {
+        let (dx, dy) = DIRS[d];
+        let mut k = 0;
+        while k < 8 {
+            let (kx, ky) = DIRS[k];
+            if dx * kx + dy * ky >= 0 {
+                keep[d] |= 1 << k;
+            }
+            k += 1;
+        }
+        d += 1;
+    }
+    keep[NO_DIR as usize] = 0xff;
+    keep
+};
 
 /// A set of direction indices, iterated in increasing order.
 pub(crate) struct DirSet(pub(crate) u32);
