@@ -15,7 +15,7 @@ use crate::heuristic::Heuristic;
 use crate::trace::{NoTrace, Observer};
 
 pub(crate) use heap::{BucketQueue, OpenList};
-pub(crate) use octile::{DirSet, legal_moves as legal_octile_moves};
+pub(crate) use octile::{DirSet, FORWARD, legal_moves as legal_octile_moves, uniform_moves};
 
 /// Which search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
