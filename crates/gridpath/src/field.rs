@@ -231,11 +231,11 @@ impl FlowField {
     /// mispredicted branches on it were most of the field's time.)
     fn fill_uniform_octile(&mut self, grid: &Grid) {
         const BASE: [f64; 8] = [1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2];
-        let cells = grid.cells();
+        // Every reached cell has the goal's class, so its own move mask is the one to use.
+        let masks = grid.octile_moves();
         let stride = grid.stride().cast_signed();
         let offset: [isize; 8] = DIRS.map(|(dx, dy)| dy as isize * stride + dx as isize);
         let goal = grid.index(self.goal);
-        let class = grid.class_at(goal);
         let (dist, back, slots) = (&mut self.dist, &mut self.back, &mut self.slots);
         // Bucket `k & 3` lives in `slots[(k & 3) * cap..][..len[k & 3]]`.
         let mut cap = 1024;
@@ -280,10 +280,7 @@ impl FlowField {
                 reached += 1;
                 // The directions pointing back at the cell `v` was reached from lead to cells
                 // that one reached at least as cheaply (see `FORWARD`).
-                let moves = crate::search::uniform_moves(
-                    crate::search::legal_octile_moves(cells, v, stride, class),
-                    u32::from(back[v]).min(8),
-                );
+                let moves = crate::search::uniform_moves(u32::from(masks[v]), u32::from(back[v]).min(8));
                 for d in crate::search::DirSet(moves) {
                     let d = d & 7; // (no bounds checks on the tables below)
                     let u = v.wrapping_add_signed(offset[d]);

@@ -231,6 +231,11 @@ pub struct Grid {
     revision: u64,
     /// Bit copies of the cells' classes for bit-parallel scans, kept in step by every edit.
     planes: Planes,
+    /// Per padded cell: its legal octile moves without corner cutting for a mover of the cell's
+    /// own class (bit `k`: direction `k` of [`DIRS`]); 0 on walls and the border. Kept in step
+    /// by every edit (an edit changes the masks of the cell and its eight neighbours), so the
+    /// searches and fields read one byte per expansion instead of testing eight neighbours.
+    moves: Vec<u8>,
 }
 
 /// Passability bit planes for bit-parallel scans (JPS): for each terrain class, one bit per
@@ -323,7 +328,28 @@ impl Grid {
                 planes.set(x, y, 0, byte >> 6);
             }
         }
-        Ok(Self { width, height, stride, cells, cost_counts, revision: 0, planes })
+        let mut grid =
+            Self { width, height, stride, cells, cost_counts, revision: 0, planes, moves: Vec::new() };
+        grid.moves = vec![0; grid.cells.len()];
+        for y in 1..=height as usize {
+            for x in 1..=width as usize {
+                grid.update_moves(y * stride + x);
+            }
+        }
+        Ok(grid)
+    }
+
+    /// Recomputes the move mask of padded cell `i`.
+    fn update_moves(&mut self, i: usize) {
+        let class = self.cells[i] >> 6;
+        self.moves[i] = if class == 0 {
+            0 // walls and the border (whose neighbours may lie outside the array)
+        } else {
+            #[expect(clippy::cast_possible_truncation, reason = "an 8-bit mask")]
+            {
+                crate::search::legal_octile_moves(&self.cells, i, self.stride.cast_signed(), class) as u8
+            }
+        };
     }
 
     /// Number of columns.
@@ -390,6 +416,14 @@ impl Grid {
             self.cost_counts[usize::from(byte & 63)] += 1;
             self.cells[i] = byte;
             self.planes.set(pos.x as usize + 1, pos.y as usize + 1, old >> 6, byte >> 6);
+            if old >> 6 != byte >> 6 {
+                // The class decides the moves of this cell and of its neighbours.
+                for dy in [-1, 0, 1] {
+                    for dx in [-1, 0, 1] {
+                        self.update_moves(i.wrapping_add_signed(self.offset(dx, dy)));
+                    }
+                }
+            }
             self.revision += 1;
         }
         Ok(Tile::decode(old))
@@ -552,6 +586,12 @@ impl Grid {
         &self.cells
     }
 
+    /// The per-cell masks of legal octile moves (see the field `moves`).
+    #[inline]
+    pub(crate) fn octile_moves(&self) -> &[u8] {
+        &self.moves
+    }
+
     #[inline]
     pub(crate) fn planes(&self) -> &Planes {
         &self.planes
@@ -618,5 +658,47 @@ impl Neighbours {
             Corners::AllowOne => a || b,
             Corners::Allow => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_masks_follow_random_edits() {
+        let mut grid = Grid::new(67, 65).unwrap();
+        let mut state = 5u64;
+        for step in 0..6000 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let pos = Pos::new(((state >> 20) % 67) as u32, ((state >> 40) % 65) as u32);
+            let tile = match (state >> 60) % 4 {
+                0 => Tile::Wall,
+                1 => Tile::Water { cost: 1 },
+                2 => Tile::Ground { cost: 4 },
+                _ => Tile::FLOOR,
+            };
+            grid.set_tile(pos, tile).unwrap();
+            if step % 500 == 0 || step == 5999 {
+                let s = grid.stride().cast_signed();
+                for p in grid.positions() {
+                    let i = grid.index(p);
+                    let class = grid.class_at(i);
+                    let want = if class == 0 {
+                        0
+                    } else {
+                        crate::search::legal_octile_moves(&grid.cells, i, s, class)
+                    };
+                    assert_eq!(
+                        u32::from(grid.octile_moves()[i]),
+                        want,
+                        "move mask at {p} after {step} edits"
+                    );
+                }
+            }
+        }
+        let filled = Grid::filled(5, 4, Tile::Water { cost: 1 }).unwrap();
+        assert_eq!(filled.octile_moves()[filled.index(Pos::new(2, 2))], 0xff, "inner cell: every move");
+        assert_eq!(filled.octile_moves()[filled.index(Pos::new(0, 0))], 0b0010_0110, "corner: E, S, SE");
     }
 }

@@ -70,6 +70,8 @@ fn search<O: Observer, const UNIFORM: bool>(
 ) -> Result<(Stats, f64), Stats> {
     let grid = q.grid;
     let cells = grid.cells();
+    // Every cell of the search has the mover's class, so its own move mask is the one to use.
+    let masks = grid.octile_moves();
     let stride = grid.stride();
     let s = stride.cast_signed();
     let Searcher { fwd: nodes, buckets, .. } = searcher;
@@ -78,7 +80,6 @@ fn search<O: Observer, const UNIFORM: bool>(
     buckets.reset(SQRT2 * f64::from(grid.max_cost()) + 2.0);
     let start = grid.index(q.start);
     let goal = grid.index(q.goal);
-    let class = grid.class_at(start);
     // Padded coordinates (one more than real ones; only differences matter).
     let (gx, gy) = (q.goal.x + 1, q.goal.y + 1);
     // row = (i · magic) >> 40, exact for every padded index (see `Estimator`).
@@ -121,7 +122,7 @@ fn search<O: Observer, const UNIFORM: bool>(
         };
         // Directions pointing back (against the step that entered `i`) lead to cells the
         // parent has already reached at least as cheaply; see [`FORWARD`].
-        let legal = legal_moves(cells, i, s, class);
+        let legal = u32::from(masks[i]);
         let moves =
             if UNIFORM { uniform_moves(legal, nodes.dir(i)) } else { legal & FORWARD[nodes.dir(i) as usize] };
         for k in DirSet(moves) {
