@@ -120,8 +120,7 @@ fn search<O: Observer, const UNIFORM: bool>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as u32, row as u32)
         };
-        // Directions pointing back (against the step that entered `i`) lead to cells the
-        // parent has already reached at least as cheaply; see [`FORWARD`].
+        // Only the moves that can end a least-cost path: see `uniform_moves` and `FORWARD`.
         let legal = u32::from(masks[i]);
         let moves =
             if UNIFORM { uniform_moves(legal, nodes.dir(i)) } else { legal & FORWARD[nodes.dir(i) as usize] };
