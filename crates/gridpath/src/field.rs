@@ -266,29 +266,27 @@ impl FlowField {
             }
             let (base1, base2) = (t1 * cap, t2 * cap);
             let (mut n1, mut n2) = (len[t1], len[t2]);
+            // Bucket of a distance: its integer part. Compares with these bounds replace float to
+            // integer conversions (a relaxation from bucket k lands in k+1 or k+2).
+            #[expect(clippy::cast_precision_loss, reason = "bucket numbers are far below 2^52")]
+            let (this, second) = (k as f64, (k + 2) as f64);
             for idx in t * cap..t * cap + len[t] {
                 let v = slots[idx] as usize;
                 let dv = dist[v];
-                #[expect(
-                    clippy::cast_possible_truncation,
-                    clippy::cast_sign_loss,
-                    reason = "finite and >= 0"
-                )]
-                if dv as i64 as usize != k {
+                if dv < this {
                     continue; // stale: the cell improved into an earlier bucket
                 }
                 reached += 1;
-                // The directions pointing back at the cell `v` was reached from lead to cells
-                // that one reached at least as cheaply (see `FORWARD`).
+                // Only the moves that can end a least-cost path (see `uniform_moves`).
                 let moves = crate::search::uniform_moves(u32::from(masks[v]), u32::from(back[v]).min(8));
                 for d in crate::search::DirSet(moves) {
                     let d = d & 7; // (no bounds checks on the tables below)
                     let u = v.wrapping_add_signed(offset[d]);
                     let new = dv + BASE[d];
                     // An unreached cell's distance is not loaded (see `dist`).
-                    let old = if back[u] == NONE { f64::INFINITY } else { dist[u] };
-                    let better = new < old;
-                    if !better {
+                    let first = back[u] == NONE;
+                    let old = if first { f64::INFINITY } else { dist[u] };
+                    if new >= old {
                         continue;
                     }
                     dist[u] = new;
@@ -296,23 +294,18 @@ impl FlowField {
                     {
                         back[u] = d as u8;
                     }
-                    // Push unless it already waits in the same bucket (infinity saturates).
-                    #[expect(
-                        clippy::cast_possible_truncation,
-                        clippy::cast_sign_loss,
-                        reason = "finite and >= 0"
-                    )]
-                    let (bn, bo) = (new as i64 as usize, old as i64 as usize);
+                    // Push unless it already waits in the same bucket: a reached cell waits in
+                    // k+1 or k+2 (old < k+1+√2), so only a move from k+2 down to k+1 needs one.
+                    let late = new >= second;
                     #[expect(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
-                    let push = better & (bn != bo);
-                    let second = bn != k + 1;
-                    let at = if second { base2 + n2 } else { base1 + n1 };
+                    let push = first | (!late & (old >= second));
+                    let at = if late { base2 + n2 } else { base1 + n1 };
                     #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
                     {
                         slots[at] = u as u32;
                     }
-                    n1 += usize::from(push) & usize::from(!second);
-                    n2 += usize::from(push) & usize::from(second);
+                    n1 += usize::from(push) & usize::from(!late);
+                    n2 += usize::from(push) & usize::from(late);
                 }
             }
             (len[t], len[t1], len[t2]) = (0, n1, n2);

@@ -279,17 +279,40 @@ const SIDES: [[(u32, u32); 2]; 4] = {
 ///   "forced" neighbour, as in Jump Point Search, and kept).
 ///
 /// On open ground this leaves three moves of the eight.
+///
+/// A table lookup: [`UNIFORM_MOVES`] holds the answer for every entering direction and mask.
 #[inline(always)]
 pub(crate) fn uniform_moves(legal: u32, dir: u32) -> u32 {
-    let dir = dir as usize;
-    let mut keep = legal & AHEAD[dir];
-    if dir < 4 {
-        for (side, diagonal) in SIDES[dir] {
-            keep |= legal & (1 << side) & !((legal >> diagonal & 1) << side);
-        }
-    }
-    keep
+    u32::from(UNIFORM_MOVES[dir as usize][legal as usize & 0xff])
 }
+
+/// [`uniform_moves`] for every entering direction (and [`NO_DIR`]) and every legal mask
+/// (2.3 KB, computed at compile time).
+const UNIFORM_MOVES: [[u8; 256]; 9] = {
+    let mut table = [[0u8; 256]; 9];
+    let mut dir = 0;
+    while dir < 9 {
+        let mut legal = 0u32;
+        while legal < 256 {
+            let mut keep = legal & AHEAD[dir];
+            if dir < 4 {
+                let mut n = 0;
+                while n < 2 {
+                    let (side, diagonal) = SIDES[dir][n];
+                    keep |= legal & (1 << side) & !((legal >> diagonal & 1) << side);
+                    n += 1;
+                }
+            }
+            #[expect(clippy::cast_possible_truncation, reason = "an 8-bit mask")]
+            {
+                table[dir][legal as usize] = keep as u8;
+            }
+            legal += 1;
+        }
+        dir += 1;
+    }
+    table
+};
 
 /// A set of direction indices, iterated in increasing order.
 pub(crate) struct DirSet(pub(crate) u32);
