@@ -331,11 +331,7 @@ impl Grid {
         let mut grid =
             Self { width, height, stride, cells, cost_counts, revision: 0, planes, moves: Vec::new() };
         grid.moves = vec![0; grid.cells.len()];
-        for y in 1..=height as usize {
-            for x in 1..=width as usize {
-                grid.update_moves(y * stride + x);
-            }
-        }
+        grid.refresh_moves();
         Ok(grid)
     }
 
@@ -405,6 +401,25 @@ impl Grid {
     /// # Errors
     /// [`GridError::OutOfBounds`] or [`GridError::BadCost`]; the grid is unchanged then.
     pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
+        self.set_tile_with(pos, tile, true)
+    }
+
+    /// [`Grid::set_tile`] without updating the move masks: for parsers that set every cell and
+    /// then call [`Grid::refresh_moves`] once (nine mask updates per changed cell otherwise).
+    pub(crate) fn set_tile_unmasked(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
+        self.set_tile_with(pos, tile, false)
+    }
+
+    /// Recomputes every move mask (after [`Grid::set_tile_unmasked`]).
+    pub(crate) fn refresh_moves(&mut self) {
+        for y in 1..=self.height as usize {
+            for x in 1..=self.width as usize {
+                self.update_moves(y * self.stride + x);
+            }
+        }
+    }
+
+    fn set_tile_with(&mut self, pos: Pos, tile: Tile, masks: bool) -> Result<Tile, GridError> {
         if !self.in_bounds(pos) {
             return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
         }
@@ -416,7 +431,7 @@ impl Grid {
             self.cost_counts[usize::from(byte & 63)] += 1;
             self.cells[i] = byte;
             self.planes.set(pos.x as usize + 1, pos.y as usize + 1, old >> 6, byte >> 6);
-            if old >> 6 != byte >> 6 {
+            if masks && old >> 6 != byte >> 6 {
                 // The class decides the moves of this cell and of its neighbours.
                 for dy in [-1, 0, 1] {
                     for dx in [-1, 0, 1] {
@@ -697,6 +712,18 @@ mod tests {
                 }
             }
         }
+        // Parsers set cells without the masks and compute them once at the end.
+        let text = "type octile\nheight 4\nwidth 5\nmap\n..@..\n.@@WW\n..@WW\n@T...\n";
+        let map = crate::formats::parse_map_bytes(text.as_bytes()).unwrap().grid;
+        let s = map.stride().cast_signed();
+        for p in map.positions() {
+            let i = map.index(p);
+            let class = map.class_at(i);
+            let want =
+                if class == 0 { 0 } else { crate::search::legal_octile_moves(&map.cells, i, s, class) };
+            assert_eq!(u32::from(map.octile_moves()[i]), want, "parsed map's move mask at {p}");
+        }
+        assert_eq!(map.octile_moves()[map.index(Pos::new(3, 1))], 0b0010_0110, "water: E, S, SE");
         let filled = Grid::filled(5, 4, Tile::Water { cost: 1 }).unwrap();
         assert_eq!(filled.octile_moves()[filled.index(Pos::new(2, 2))], 0xff, "inner cell: every move");
         assert_eq!(filled.octile_moves()[filled.index(Pos::new(0, 0))], 0b0010_0110, "corner: E, S, SE");
