@@ -197,20 +197,27 @@ impl<'a> View<'a> {
             (false, true) => 6,
             (false, false) => 7,
         };
+        // The straight components' indices into `DIRS` (N, E, S, W are 0 to 3).
+        let (across, down) = (if EAST { 1 } else { 3 }, if SOUTH { 2 } else { 0 });
+        let mut mask = self.masks[y * self.stride + x];
         loop {
             let nx = if EAST { x + 1 } else { x - 1 };
             let ny = if SOUTH { y + 1 } else { y - 1 };
             // One byte says whether the diagonal step is legal (both sides and the target open).
-            if self.masks[y * self.stride + x] >> diagonal & 1 == 0 {
+            if mask >> diagonal & 1 == 0 {
                 return None;
             }
             if nx == gx && ny == gy {
                 return Some((nx, ny));
             }
+            // A straight scan whose first step is blocked finds nothing: skip it.
+            mask = self.masks[ny * self.stride + nx];
             let row_goal = if ny == gy { gx } else { NO_GOAL };
             let col_goal = if nx == gx { gy } else { NO_GOAL };
-            if scan::<EAST>(self.rows, self.row_words, ny, nx, row_goal).is_some()
-                || scan::<SOUTH>(self.cols, self.col_words, nx, ny, col_goal).is_some()
+            if (mask >> across & 1 == 1
+                && scan::<EAST>(self.rows, self.row_words, ny, nx, row_goal).is_some())
+                || (mask >> down & 1 == 1
+                    && scan::<SOUTH>(self.cols, self.col_words, nx, ny, col_goal).is_some())
             {
                 return Some((nx, ny));
             }
