@@ -240,7 +240,10 @@ pub struct Grid {
 
 /// Passability bit planes for bit-parallel scans (JPS): for each terrain class, one bit per
 /// padded cell, both row by row and column by column (the transposed copy serves vertical
-/// scans). An edit flips at most two bits in each copy; 6 bits per cell in all.
+/// scans), plus the forced-neighbour bits of each scan direction, so that a scan step loads two
+/// words (the line and its forced bits) instead of the line, both side lines and their carries.
+/// An edit flips at most two bits in each class copy and recomputes a few forced bits next to
+/// the cell; 18 bits per cell in all.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Planes {
     /// `u64` words per padded row.
@@ -252,6 +255,32 @@ pub(crate) struct Planes {
     pub(crate) rows: [Vec<u64>; 3],
     /// `cols[c - 1][x * col_words + y / 64]`, bit `y % 64`: the transposed copy.
     pub(crate) cols: [Vec<u64>; 3],
+    /// Forced-neighbour bits of a scan towards higher bit indices, laid out like `rows` and
+    /// `cols`: bit `p` of line `l` is set when a side line `l ± 1` is open at `p` but not at
+    /// `p − 1` (the cell beside the previous one), for the class of the plane.
+    pub(crate) rows_fwd: [Vec<u64>; 3],
+    /// As `rows_fwd`, for scans towards lower indices (side open at `p`, not at `p + 1`).
+    pub(crate) rows_bwd: [Vec<u64>; 3],
+    /// `rows_fwd` of the columns.
+    pub(crate) cols_fwd: [Vec<u64>; 3],
+    /// `rows_bwd` of the columns.
+    pub(crate) cols_bwd: [Vec<u64>; 3],
+}
+
+/// The forced-neighbour words of line `l` of `plane` (`lines` lines of `wpl` words) for a scan
+/// towards higher bit indices and one towards lower ones, word `w`. Outside the plane is 0.
+fn forced_words(plane: &[u64], wpl: usize, lines: usize, l: usize, w: usize) -> (u64, u64) {
+    let word = |l: usize, w: usize| if l < lines && w < wpl { plane[l * wpl + w] } else { 0 };
+    let (mut fwd, mut bwd) = (0, 0);
+    for side in [l.wrapping_sub(1), l + 1] {
+        let here = word(side, w);
+        // Bit p of `before` is side cell p − 1; of `after`, p + 1.
+        let before = here << 1 | word(side, w.wrapping_sub(1)) >> 63;
+        let after = here >> 1 | word(side, w + 1) << 63;
+        fwd |= here & !before;
+        bwd |= here & !after;
+    }
+    (fwd, bwd)
 }
 
 impl Planes {
@@ -260,7 +289,66 @@ impl Planes {
         let col_words = padded_height.div_ceil(64);
         let rows = std::array::from_fn(|_| vec![0; row_words * padded_height]);
         let cols = std::array::from_fn(|_| vec![0; col_words * stride]);
-        Self { row_words, col_words, rows, cols }
+        Self {
+            row_words,
+            col_words,
+            rows_fwd: rows.clone(),
+            rows_bwd: rows.clone(),
+            cols_fwd: cols.clone(),
+            cols_bwd: cols.clone(),
+            rows,
+            cols,
+        }
+    }
+
+    /// Recomputes every forced-neighbour word.
+    fn refresh_forced(&mut self) {
+        let (rw, cw) = (self.row_words, self.col_words);
+        for c in 0..3 {
+            let lines = self.rows[c].len() / rw;
+            for l in 0..lines {
+                for w in 0..rw {
+                    (self.rows_fwd[c][l * rw + w], self.rows_bwd[c][l * rw + w]) =
+                        forced_words(&self.rows[c], rw, lines, l, w);
+                }
+            }
+            let lines = self.cols[c].len() / cw;
+            for l in 0..lines {
+                for w in 0..cw {
+                    (self.cols_fwd[c][l * cw + w], self.cols_bwd[c][l * cw + w]) =
+                        forced_words(&self.cols[c], cw, lines, l, w);
+                }
+            }
+        }
+    }
+
+    /// Recomputes the forced-neighbour words that padded cell `(x, y)` of class `c` (1-based)
+    /// is a side cell of: lines `y ± 1` of the rows and `x ± 1` of the columns, the words of
+    /// `x` and `x ± 1` (or `y`, `y ± 1`).
+    fn refresh_forced_near(&mut self, x: usize, y: usize, c: u8) {
+        if c == 0 {
+            return;
+        }
+        let c = usize::from(c - 1);
+        let (rw, cw) = (self.row_words, self.col_words);
+        let row_lines = self.rows[c].len() / rw;
+        for l in [y.wrapping_sub(1), y + 1] {
+            for w in [(x.wrapping_sub(1)) / 64, x / 64, (x + 1) / 64] {
+                if l < row_lines && w < rw {
+                    (self.rows_fwd[c][l * rw + w], self.rows_bwd[c][l * rw + w]) =
+                        forced_words(&self.rows[c], rw, row_lines, l, w);
+                }
+            }
+        }
+        let col_lines = self.cols[c].len() / cw;
+        for l in [x.wrapping_sub(1), x + 1] {
+            for w in [(y.wrapping_sub(1)) / 64, y / 64, (y + 1) / 64] {
+                if l < col_lines && w < cw {
+                    (self.cols_fwd[c][l * cw + w], self.cols_bwd[c][l * cw + w]) =
+                        forced_words(&self.cols[c], cw, col_lines, l, w);
+                }
+            }
+        }
     }
 
     /// Moves padded cell `(x, y)` from class `old` to class `new` (0 = wall, in no plane).
@@ -404,14 +492,15 @@ impl Grid {
         self.set_tile_with(pos, tile, true)
     }
 
-    /// [`Grid::set_tile`] without updating the move masks: for parsers that set every cell and
-    /// then call [`Grid::refresh_moves`] once (nine mask updates per changed cell otherwise).
+    /// [`Grid::set_tile`] without updating the move masks and forced-neighbour bits: for parsers
+    /// that set every cell and then call [`Grid::refresh_moves`] once.
     pub(crate) fn set_tile_unmasked(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
         self.set_tile_with(pos, tile, false)
     }
 
-    /// Recomputes every move mask (after [`Grid::set_tile_unmasked`]).
+    /// Recomputes every move mask and forced-neighbour bit (after [`Grid::set_tile_unmasked`]).
     pub(crate) fn refresh_moves(&mut self) {
+        self.planes.refresh_forced();
         for y in 1..=self.height as usize {
             for x in 1..=self.width as usize {
                 self.update_moves(y * self.stride + x);
@@ -432,6 +521,9 @@ impl Grid {
             self.cells[i] = byte;
             self.planes.set(pos.x as usize + 1, pos.y as usize + 1, old >> 6, byte >> 6);
             if masks && old >> 6 != byte >> 6 {
+                let (x, y) = (pos.x as usize + 1, pos.y as usize + 1);
+                self.planes.refresh_forced_near(x, y, old >> 6);
+                self.planes.refresh_forced_near(x, y, byte >> 6);
                 // The class decides the moves of this cell and of its neighbours.
                 for dy in [-1, 0, 1] {
                     for dx in [-1, 0, 1] {

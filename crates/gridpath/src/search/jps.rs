@@ -25,18 +25,21 @@ const NO_GOAL: usize = usize::MAX;
 /// side line that is open while the side cell one step back is not), or the goal bit `goal`,
 /// gives its bit index. Lines are `wpl` words long; `line ± 1` are the side lines.
 #[inline(always)]
-fn scan_forward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize) -> Option<usize> {
+fn scan_forward(
+    plane: &[u64],
+    forced: &[u64],
+    wpl: usize,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
     let base = line * wpl;
     let mut w = (from + 1) / 64;
     let mut keep = !0u64 << ((from + 1) % 64);
     loop {
         let here = plane[base + w];
-        let (a, b) = (plane[base - wpl + w], plane[base + wpl + w]);
-        let (a_carry, b_carry) =
-            if w > 0 { (plane[base - wpl + w - 1] >> 63, plane[base + wpl + w - 1] >> 63) } else { (0, 0) };
-        // Bit x of `a << 1 | carry` is side cell x − 1: the one beside the previous cell.
-        let forced = (a & !(a << 1 | a_carry)) | (b & !(b << 1 | b_carry));
-        let mut stop = (!here | forced) & keep;
+        // Precomputed (`Planes::rows_fwd`): side cell open where the one before it is not.
+        let mut stop = (!here | forced[base + w]) & keep;
         if goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -52,20 +55,20 @@ fn scan_forward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize
 
 /// [`scan_forward`] towards lower bit indices.
 #[inline(always)]
-fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize) -> Option<usize> {
+fn scan_backward(
+    plane: &[u64],
+    forced: &[u64],
+    wpl: usize,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
     let base = line * wpl;
     let mut w = (from - 1) / 64;
     let mut keep = !0u64 >> (63 - (from - 1) % 64);
     loop {
         let here = plane[base + w];
-        let (a, b) = (plane[base - wpl + w], plane[base + wpl + w]);
-        let (a_carry, b_carry) = if w + 1 < wpl {
-            (plane[base - wpl + w + 1] << 63, plane[base + wpl + w + 1] << 63)
-        } else {
-            (0, 0)
-        };
-        let forced = (a & !(a >> 1 | a_carry)) | (b & !(b >> 1 | b_carry));
-        let mut stop = (!here | forced) & keep;
+        let mut stop = (!here | forced[base + w]) & keep;
         if goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -80,18 +83,22 @@ fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usiz
 
 /// [`scan_forward`] or [`scan_backward`], chosen at compile time.
 #[inline(always)]
-fn scan<const FORWARD: bool>(
-    plane: &[u64],
-    wpl: usize,
-    line: usize,
-    from: usize,
-    goal: usize,
-) -> Option<usize> {
+fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
     if FORWARD {
-        scan_forward(plane, wpl, line, from, goal)
+        scan_forward(lines.open, lines.fwd, lines.wpl, line, from, goal)
     } else {
-        scan_backward(plane, wpl, line, from, goal)
+        scan_backward(lines.open, lines.bwd, lines.wpl, line, from, goal)
     }
+}
+
+/// One orientation's bit planes (rows or columns) of one class.
+pub(crate) struct Lines<'a> {
+    open: &'a [u64],
+    /// Forced-neighbour bits of forward and backward scans.
+    fwd: &'a [u64],
+    bwd: &'a [u64],
+    /// Words per line.
+    wpl: usize,
 }
 
 /// The passability view of one query: cells of the mover's terrain class are open.
@@ -104,10 +111,8 @@ pub(crate) struct View<'a> {
     #[cfg(test)]
     class: u8,
     stride: usize,
-    rows: &'a [u64],
-    row_words: usize,
-    cols: &'a [u64],
-    col_words: usize,
+    rows: Lines<'a>,
+    cols: Lines<'a>,
     /// The goal's padded coordinates.
     gx: usize,
     gy: usize,
@@ -132,10 +137,18 @@ impl<'a> View<'a> {
             #[cfg(test)]
             class,
             stride,
-            rows: &planes.rows[c],
-            row_words: planes.row_words,
-            cols: &planes.cols[c],
-            col_words: planes.col_words,
+            rows: Lines {
+                open: &planes.rows[c],
+                fwd: &planes.rows_fwd[c],
+                bwd: &planes.rows_bwd[c],
+                wpl: planes.row_words,
+            },
+            cols: Lines {
+                open: &planes.cols[c],
+                fwd: &planes.cols_fwd[c],
+                bwd: &planes.cols_bwd[c],
+                wpl: planes.col_words,
+            },
             gx: goal.0,
             gy: goal.1,
         }
@@ -153,17 +166,17 @@ impl<'a> View<'a> {
         if dy == 0 {
             let goal = if y == self.gy { self.gx } else { NO_GOAL };
             let found = if dx > 0 {
-                scan_forward(self.rows, self.row_words, y, x, goal)
+                scan::<true>(&self.rows, y, x, goal)
             } else {
-                scan_backward(self.rows, self.row_words, y, x, goal)
+                scan::<false>(&self.rows, y, x, goal)
             };
             found.map(|x| (x, y))
         } else {
             let goal = if x == self.gx { self.gy } else { NO_GOAL };
             let found = if dy > 0 {
-                scan_forward(self.cols, self.col_words, x, y, goal)
+                scan::<true>(&self.cols, x, y, goal)
             } else {
-                scan_backward(self.cols, self.col_words, x, y, goal)
+                scan::<false>(&self.cols, x, y, goal)
             };
             found.map(|y| (x, y))
         }
@@ -214,10 +227,8 @@ impl<'a> View<'a> {
             mask = self.masks[ny * self.stride + nx];
             let row_goal = if ny == gy { gx } else { NO_GOAL };
             let col_goal = if nx == gx { gy } else { NO_GOAL };
-            if (mask >> across & 1 == 1
-                && scan::<EAST>(self.rows, self.row_words, ny, nx, row_goal).is_some())
-                || (mask >> down & 1 == 1
-                    && scan::<SOUTH>(self.cols, self.col_words, nx, ny, col_goal).is_some())
+            if (mask >> across & 1 == 1 && scan::<EAST>(&self.rows, ny, nx, row_goal).is_some())
+                || (mask >> down & 1 == 1 && scan::<SOUTH>(&self.cols, nx, ny, col_goal).is_some())
             {
                 return Some((nx, ny));
             }
@@ -517,6 +528,11 @@ mod tests {
             };
             grid.set_tile(pos, tile).unwrap();
         }
+        // The forced-neighbour bits kept up by the edits equal freshly computed ones (and so do
+        // the move masks).
+        let mut fresh = grid.clone();
+        fresh.refresh_moves();
+        assert!(fresh == grid, "forced-neighbour bits and move masks must follow the edits");
         let planes = grid.planes();
         for y in 0..grid.height() as usize + 2 {
             for x in 0..grid.stride() {
