@@ -6,8 +6,10 @@ use std::collections::VecDeque;
 use crate::grid::{DIRS, Grid, Neighbours, Pos, Rules, SQRT2};
 use crate::search::{Endpoint, SearchError, check_endpoint};
 
-/// No next step: unreached, or the goal.
+/// `back` of a cell not reached (its distance is then not meaningful).
 const NONE: u8 = u8::MAX;
+/// `back` of the goal: reached, no next step.
+const GOAL: u8 = 8;
 
 /// How a [`FlowField`] measures distance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,15 +41,20 @@ pub struct FlowField {
     height: u32,
     stride: usize,
     revision: u64,
-    /// Per padded cell: distance to the goal, infinity where unreached.
+    /// Per padded cell: distance to the goal; only meaningful where `back` is not `NONE` (it is
+    /// not reset between builds: a 512×512 map's distances are 2 MB, more than the L2 cache, and
+    /// the first look at an unreached cell would otherwise fetch a line from further out).
     dist: Vec<f64>,
     /// Per padded cell: the direction (index into [`DIRS`]) of the step that reached it from
-    /// the cell nearer the goal, so its next step is the opposite one; `NONE` where unreached
-    /// and at the goal. One byte a cell, which keeps the relaxations' writes cache-friendly.
+    /// the cell nearer the goal, so its next step is the opposite one; `NONE` where unreached,
+    /// `GOAL` at the goal. One byte a cell, which keeps the relaxations' writes cache-friendly.
     back: Vec<u8>,
     reached: usize,
     /// Dial's circular buckets of padded indices (kept to reuse their memory).
     buckets: Vec<Vec<u32>>,
+    /// The four circular buckets of the uniform octile case, in one array (see
+    /// [`FlowField::fill_uniform_octile`]).
+    slots: Vec<u32>,
 }
 
 impl FlowField {
@@ -84,6 +91,7 @@ impl FlowField {
             back: Vec::new(),
             reached: 0,
             buckets: Vec::new(),
+            slots: Vec::new(),
         }
     }
 
@@ -98,8 +106,10 @@ impl FlowField {
         self.height = grid.height();
         self.stride = grid.stride();
         self.revision = grid.revision();
-        self.dist.clear();
-        self.dist.resize(len, f64::INFINITY);
+        if self.dist.len() != len {
+            self.dist.clear();
+            self.dist.resize(len, f64::INFINITY);
+        }
         self.back.clear();
         self.back.resize(len, NONE);
         self.reached = 0;
@@ -117,6 +127,18 @@ impl FlowField {
     /// buckets need no order inside, and the distances are exactly Dijkstra's. A circular array
     /// of buckets spans the largest step (√2 × the largest terrain cost).
     fn fill_dijkstra(&mut self, grid: &Grid) {
+        // Uniform cost (every step 1 or √2) needs no cost load per cell.
+        if grid.has_uniform_cost() && self.rules == Rules::OCTILE {
+            self.fill_uniform_octile(grid);
+        } else if grid.has_uniform_cost() {
+            self.fill_dial::<true>(grid);
+        } else {
+            self.fill_dial::<false>(grid);
+        }
+    }
+
+    /// [`FlowField::fill_dijkstra`], for a grid whose passable cells all cost 1 when `UNIFORM`.
+    fn fill_dial<const UNIFORM: bool>(&mut self, grid: &Grid) {
         let cells = grid.cells();
         let nb = Neighbours::new(grid, self.rules);
         let octile = self.rules == Rules::OCTILE;
@@ -134,6 +156,7 @@ impl FlowField {
         }
         let (dist, back, buckets) = (&mut self.dist, &mut self.back, &mut self.buckets);
         dist[goal] = 0.0;
+        back[goal] = GOAL;
         #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
         buckets[0].push(goal as u32);
         let mut pending = 1usize;
@@ -154,16 +177,21 @@ impl FlowField {
                 }
                 reached += 1;
                 // Stepping u -> v enters v, so it costs base × cost(v) whichever u it comes from.
-                let enter = f64::from(grid.cost_at(v));
+                let enter = if UNIFORM { 1.0 } else { f64::from(grid.cost_at(v)) };
                 let moves = if octile {
+                    // As in the octile A*: the directions pointing back at the cell `v` was
+                    // reached from lead to cells that one reached at least as cheaply (moves are
+                    // symmetric under these rules, and every step costs at least 1).
                     crate::search::legal_octile_moves(cells, v, stride, class)
+                        & crate::search::FORWARD[usize::from(back[v]).min(8)]
                 } else {
                     (0..nb.count).filter(|&k| nb.legal(cells, v, k, class)).fold(0, |m, k| m | 1 << k)
                 };
                 for k in crate::search::DirSet(moves) {
+                    let k = k & 7; // (no bounds checks on the tables below)
                     let u = v.wrapping_add_signed(nb.offset[k]);
-                    let d = dv + nb.base[k] * enter;
-                    let old = dist[u];
+                    let d = dv + if UNIFORM { nb.base[k] } else { nb.base[k] * enter };
+                    let old = if back[u] == NONE { f64::INFINITY } else { dist[u] };
                     if d < old {
                         dist[u] = d;
                         #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
@@ -194,6 +222,98 @@ impl FlowField {
         self.reached = reached;
     }
 
+    /// Dial's algorithm for the Moving AI case: octile moves without corner cutting, every
+    /// passable cell of cost 1. A cell popped from bucket `k` (distance in `[k, k+1)`) pushes
+    /// only into buckets `k+1` and `k+2`, never into its own, so a bucket is read front to back
+    /// while the next two fill, and each relaxation is branch-free: the distance is a `min`,
+    /// the direction a select, and the push a write at the end of one of the two next buckets
+    /// whose length grows by 0 or 1. (Whether a neighbour improves is close to random, and
+    /// mispredicted branches on it were most of the field's time.)
+    fn fill_uniform_octile(&mut self, grid: &Grid) {
+        const BASE: [f64; 8] = [1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2];
+        // Every reached cell has the goal's class, so its own move mask is the one to use.
+        let masks = grid.octile_moves();
+        let stride = grid.stride().cast_signed();
+        let offset: [isize; 8] = DIRS.map(|(dx, dy)| dy as isize * stride + dx as isize);
+        let goal = grid.index(self.goal);
+        let (dist, back, slots) = (&mut self.dist, &mut self.back, &mut self.slots);
+        // Bucket `k & 3` lives in `slots[(k & 3) * cap..][..len[k & 3]]`.
+        let mut cap = 1024;
+        slots.clear();
+        slots.resize(4 * cap, 0);
+        let mut len = [0usize; 4];
+        dist[goal] = 0.0;
+        back[goal] = GOAL;
+        #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+        {
+            slots[0] = goal as u32;
+        }
+        len[0] = 1;
+        let mut reached = 0;
+        let mut k = 0usize;
+        while len.iter().any(|&n| n > 0) {
+            let (t, t1, t2) = (k & 3, (k + 1) & 3, (k + 2) & 3);
+            // Each cell of this bucket pushes at most 8 entries into the next two.
+            let need = len[t1].max(len[t2]) + 8 * len[t];
+            if need > cap {
+                let new_cap = need.next_power_of_two();
+                let mut grown = vec![0; 4 * new_cap];
+                for b in 0..4 {
+                    grown[b * new_cap..][..len[b]].copy_from_slice(&slots[b * cap..][..len[b]]);
+                }
+                *slots = grown;
+                cap = new_cap;
+            }
+            let (base1, base2) = (t1 * cap, t2 * cap);
+            let (mut n1, mut n2) = (len[t1], len[t2]);
+            // Bucket of a distance: its integer part. Compares with these bounds replace float to
+            // integer conversions (a relaxation from bucket k lands in k+1 or k+2).
+            #[expect(clippy::cast_precision_loss, reason = "bucket numbers are far below 2^52")]
+            let (this, second) = (k as f64, (k + 2) as f64);
+            for idx in t * cap..t * cap + len[t] {
+                let v = slots[idx] as usize;
+                let dv = dist[v];
+                if dv < this {
+                    continue; // stale: the cell improved into an earlier bucket
+                }
+                reached += 1;
+                // Only the moves that can end a least-cost path (see `uniform_moves`).
+                let moves = crate::search::uniform_moves(u32::from(masks[v]), u32::from(back[v]).min(8));
+                for d in crate::search::DirSet(moves) {
+                    let d = d & 7; // (no bounds checks on the tables below)
+                    let u = v.wrapping_add_signed(offset[d]);
+                    let new = dv + BASE[d];
+                    // An unreached cell's distance is not loaded (see `dist`).
+                    let first = back[u] == NONE;
+                    let old = if first { f64::INFINITY } else { dist[u] };
+                    if new >= old {
+                        continue;
+                    }
+                    dist[u] = new;
+                    #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
+                    {
+                        back[u] = d as u8;
+                    }
+                    // Push unless it already waits in the same bucket: a reached cell waits in
+                    // k+1 or k+2 (old < k+1+√2), so only a move from k+2 down to k+1 needs one.
+                    let late = new >= second;
+                    #[expect(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
+                    let push = first | (!late & (old >= second));
+                    let at = if late { base2 + n2 } else { base1 + n1 };
+                    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+                    {
+                        slots[at] = u as u32;
+                    }
+                    n1 += usize::from(push) & usize::from(!late);
+                    n2 += usize::from(push) & usize::from(late);
+                }
+            }
+            (len[t], len[t1], len[t2]) = (0, n1, n2);
+            k += 1;
+        }
+        self.reached = reached;
+    }
+
     fn fill_bfs(&mut self, grid: &Grid) {
         let cells = grid.cells();
         let nb = Neighbours::new(grid, self.rules);
@@ -201,13 +321,14 @@ impl FlowField {
         let class = grid.class_at(goal);
         let mut queue = VecDeque::new();
         self.dist[goal] = 0.0;
+        self.back[goal] = GOAL;
         queue.push_back(goal);
         while let Some(v) = queue.pop_front() {
             self.reached += 1;
             let d = self.dist[v] + 1.0;
             for k in 0..nb.count {
                 let u = v.wrapping_add_signed(nb.offset[k]);
-                if self.dist[u].is_finite() || !nb.legal(cells, v, k, class) {
+                if self.back[u] != NONE || !nb.legal(cells, v, k, class) {
                     continue;
                 }
                 self.dist[u] = d;
@@ -270,7 +391,7 @@ impl FlowField {
     /// Distance from `pos` to the goal (cost or steps), `None` if unreached or off the map.
     #[must_use]
     pub fn distance(&self, pos: Pos) -> Option<f64> {
-        self.index(pos).map(|i| self.dist[i]).filter(|d| d.is_finite())
+        self.index(pos).filter(|&i| self.back[i] != NONE).map(|i| self.dist[i])
     }
 
     /// The wavefront number of `pos`: the goal is 1 and each step away adds 1 (for a
@@ -290,7 +411,7 @@ impl FlowField {
     pub fn next_step(&self, pos: Pos) -> Option<Pos> {
         let i = self.index(pos)?;
         let k = self.back[i];
-        (k != NONE).then(|| {
+        (k < GOAL).then(|| {
             let (dx, dy) = DIRS[usize::from(k)];
             Pos::new(pos.x.wrapping_add_signed(-dx), pos.y.wrapping_add_signed(-dy))
         })

@@ -84,7 +84,7 @@ pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
                 }
             };
             // In bounds by construction: x < width, y < height.
-            let _ = grid.set_tile(Pos::new(x, y), tile);
+            let _ = grid.set_tile_unmasked(Pos::new(x, y), tile);
             x += 1;
         }
         if x < width {
@@ -100,6 +100,7 @@ pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
             return Err(ParseError::new(n, 1, format!("more than {height} map rows")));
         }
     }
+    grid.refresh_moves();
     Ok(grid)
 }
 

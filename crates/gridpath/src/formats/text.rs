@@ -116,9 +116,10 @@ fn build(
                 None => return Err(ParseError::new(*n, col, format!("unknown cell {c:?}: {expected}"))),
             };
             // In bounds by construction.
-            let _ = grid.set_tile(pos, tile);
+            let _ = grid.set_tile_unmasked(pos, tile);
         }
     }
+    grid.refresh_moves();
     Ok(ParsedMap { grid, start, goal })
 }
 

@@ -21,11 +21,11 @@ impl Entry {
         self.f < other.f || (self.f == other.f && self.h < other.h)
     }
 
-    /// The `(f, h)` order as one integer: the bits of non-negative floats order like their
-    /// values.
+    /// The `(f, h)` order, best last (the order of a bucket turned into the stack): the bits
+    /// of non-negative floats order like their values, so two integer compares suffice.
     #[inline(always)]
-    fn key(&self) -> u128 {
-        u128::from(self.f.to_bits()) << 32 | u128::from(self.h.to_bits())
+    fn worse_first(&self, other: &Entry) -> std::cmp::Ordering {
+        (other.f.to_bits(), other.h.to_bits()).cmp(&(self.f.to_bits(), self.h.to_bits()))
     }
 }
 
@@ -279,7 +279,7 @@ impl BucketQueue {
                     let before = next.len();
                     next.retain(&live);
                     self.len -= before - next.len();
-                    next.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+                    next.sort_unstable_by(Entry::worse_first);
                     // Copied rather than swapped, so that every vector keeps its capacity
                     // and repeated queries allocate nothing.
                     self.stack.extend_from_slice(next);

@@ -25,18 +25,21 @@ const NO_GOAL: usize = usize::MAX;
 /// side line that is open while the side cell one step back is not), or the goal bit `goal`,
 /// gives its bit index. Lines are `wpl` words long; `line ± 1` are the side lines.
 #[inline(always)]
-fn scan_forward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize) -> Option<usize> {
+fn scan_forward(
+    plane: &[u64],
+    forced: &[u64],
+    wpl: usize,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
     let base = line * wpl;
     let mut w = (from + 1) / 64;
     let mut keep = !0u64 << ((from + 1) % 64);
     loop {
         let here = plane[base + w];
-        let (a, b) = (plane[base - wpl + w], plane[base + wpl + w]);
-        let (a_carry, b_carry) =
-            if w > 0 { (plane[base - wpl + w - 1] >> 63, plane[base + wpl + w - 1] >> 63) } else { (0, 0) };
-        // Bit x of `a << 1 | carry` is side cell x − 1: the one beside the previous cell.
-        let forced = (a & !(a << 1 | a_carry)) | (b & !(b << 1 | b_carry));
-        let mut stop = (!here | forced) & keep;
+        // Precomputed (`Planes::rows_fwd`): side cell open where the one before it is not.
+        let mut stop = (!here | forced[base + w]) & keep;
         if goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -52,20 +55,20 @@ fn scan_forward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize
 
 /// [`scan_forward`] towards lower bit indices.
 #[inline(always)]
-fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usize) -> Option<usize> {
+fn scan_backward(
+    plane: &[u64],
+    forced: &[u64],
+    wpl: usize,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
     let base = line * wpl;
     let mut w = (from - 1) / 64;
     let mut keep = !0u64 >> (63 - (from - 1) % 64);
     loop {
         let here = plane[base + w];
-        let (a, b) = (plane[base - wpl + w], plane[base + wpl + w]);
-        let (a_carry, b_carry) = if w + 1 < wpl {
-            (plane[base - wpl + w + 1] << 63, plane[base + wpl + w + 1] << 63)
-        } else {
-            (0, 0)
-        };
-        let forced = (a & !(a >> 1 | a_carry)) | (b & !(b >> 1 | b_carry));
-        let mut stop = (!here | forced) & keep;
+        let mut stop = (!here | forced[base + w]) & keep;
         if goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -80,29 +83,36 @@ fn scan_backward(plane: &[u64], wpl: usize, line: usize, from: usize, goal: usiz
 
 /// [`scan_forward`] or [`scan_backward`], chosen at compile time.
 #[inline(always)]
-fn scan<const FORWARD: bool>(
-    plane: &[u64],
-    wpl: usize,
-    line: usize,
-    from: usize,
-    goal: usize,
-) -> Option<usize> {
+fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
     if FORWARD {
-        scan_forward(plane, wpl, line, from, goal)
+        scan_forward(lines.open, lines.fwd, lines.wpl, line, from, goal)
     } else {
-        scan_backward(plane, wpl, line, from, goal)
+        scan_backward(lines.open, lines.bwd, lines.wpl, line, from, goal)
     }
+}
+
+/// One orientation's bit planes (rows or columns) of one class.
+pub(crate) struct Lines<'a> {
+    open: &'a [u64],
+    /// Forced-neighbour bits of forward and backward scans.
+    fwd: &'a [u64],
+    bwd: &'a [u64],
+    /// Words per line.
+    wpl: usize,
 }
 
 /// The passability view of one query: cells of the mover's terrain class are open.
 pub(crate) struct View<'a> {
+    /// The cells and the mover's class, for the cell-by-cell reference jumps of the tests.
+    #[cfg(test)]
     cells: &'a [u8],
+    /// The grid's legal-move masks (see `Grid::octile_moves`).
+    masks: &'a [u8],
+    #[cfg(test)]
     class: u8,
     stride: usize,
-    rows: &'a [u64],
-    row_words: usize,
-    cols: &'a [u64],
-    col_words: usize,
+    rows: Lines<'a>,
+    cols: Lines<'a>,
     /// The goal's padded coordinates.
     gx: usize,
     gy: usize,
@@ -111,26 +121,40 @@ pub(crate) struct View<'a> {
 impl<'a> View<'a> {
     pub(crate) fn new(
         cells: &'a [u8],
+        masks: &'a [u8],
         planes: &'a Planes,
         stride: usize,
         class: u8,
         goal: (usize, usize),
     ) -> Self {
         let c = usize::from(class - 1);
+        #[cfg(not(test))]
+        let _ = cells;
         Self {
+            #[cfg(test)]
             cells,
+            masks,
+            #[cfg(test)]
             class,
             stride,
-            rows: &planes.rows[c],
-            row_words: planes.row_words,
-            cols: &planes.cols[c],
-            col_words: planes.col_words,
+            rows: Lines {
+                open: &planes.rows[c],
+                fwd: &planes.rows_fwd[c],
+                bwd: &planes.rows_bwd[c],
+                wpl: planes.row_words,
+            },
+            cols: Lines {
+                open: &planes.cols[c],
+                fwd: &planes.cols_fwd[c],
+                bwd: &planes.cols_bwd[c],
+                wpl: planes.col_words,
+            },
             gx: goal.0,
             gy: goal.1,
         }
     }
 
-    #[inline(always)]
+    #[cfg(test)]
     fn open(&self, x: usize, y: usize) -> bool {
         self.cells[y * self.stride + x] >> 6 == self.class
     }
@@ -142,17 +166,17 @@ impl<'a> View<'a> {
         if dy == 0 {
             let goal = if y == self.gy { self.gx } else { NO_GOAL };
             let found = if dx > 0 {
-                scan_forward(self.rows, self.row_words, y, x, goal)
+                scan::<true>(&self.rows, y, x, goal)
             } else {
-                scan_backward(self.rows, self.row_words, y, x, goal)
+                scan::<false>(&self.rows, y, x, goal)
             };
             found.map(|x| (x, y))
         } else {
             let goal = if x == self.gx { self.gy } else { NO_GOAL };
             let found = if dy > 0 {
-                scan_forward(self.cols, self.col_words, x, y, goal)
+                scan::<true>(&self.cols, x, y, goal)
             } else {
-                scan_backward(self.cols, self.col_words, x, y, goal)
+                scan::<false>(&self.cols, x, y, goal)
             };
             found.map(|y| (x, y))
         }
@@ -179,19 +203,32 @@ impl<'a> View<'a> {
     ) -> Option<(usize, usize)> {
         // The goal's row and column: a scan along them also stops at the goal.
         let (gx, gy) = (self.gx, self.gy);
+        // The diagonal's index into `DIRS` (NE, SE, SW, NW are 4 to 7).
+        let diagonal = match (EAST, SOUTH) {
+            (true, false) => 4,
+            (true, true) => 5,
+            (false, true) => 6,
+            (false, false) => 7,
+        };
+        // The straight components' indices into `DIRS` (N, E, S, W are 0 to 3).
+        let (across, down) = (if EAST { 1 } else { 3 }, if SOUTH { 2 } else { 0 });
+        let mut mask = self.masks[y * self.stride + x];
         loop {
             let nx = if EAST { x + 1 } else { x - 1 };
             let ny = if SOUTH { y + 1 } else { y - 1 };
-            if !(self.open(nx, y) && self.open(x, ny) && self.open(nx, ny)) {
+            // One byte says whether the diagonal step is legal (both sides and the target open).
+            if mask >> diagonal & 1 == 0 {
                 return None;
             }
             if nx == gx && ny == gy {
                 return Some((nx, ny));
             }
+            // A straight scan whose first step is blocked finds nothing: skip it.
+            mask = self.masks[ny * self.stride + nx];
             let row_goal = if ny == gy { gx } else { NO_GOAL };
             let col_goal = if nx == gx { gy } else { NO_GOAL };
-            if scan::<EAST>(self.rows, self.row_words, ny, nx, row_goal).is_some()
-                || scan::<SOUTH>(self.cols, self.col_words, nx, ny, col_goal).is_some()
+            if (mask >> across & 1 == 1 && scan::<EAST>(&self.rows, ny, nx, row_goal).is_some())
+                || (mask >> down & 1 == 1 && scan::<SOUTH>(&self.cols, nx, ny, col_goal).is_some())
             {
                 return Some((nx, ny));
             }
@@ -214,21 +251,6 @@ fn octile(x: usize, y: usize, gx: usize, gy: usize) -> (u64, u64) {
     (hi as u64 - lo as u64, lo as u64)
 }
 
-/// The index into [`DIRS`] of a unit direction.
-#[inline(always)]
-fn dir_index(dx: isize, dy: isize) -> u32 {
-    match (dx, dy) {
-        (0, -1) => 0,
-        (1, 0) => 1,
-        (0, 1) => 2,
-        (-1, 0) => 3,
-        (1, -1) => 4,
-        (1, 1) => 5,
-        (-1, 1) => 6,
-        _ => 7,
-    }
-}
-
 pub(crate) fn run<O: Observer>(
     searcher: &mut Searcher,
     q: &Query<'_>,
@@ -240,7 +262,8 @@ pub(crate) fn run<O: Observer>(
     let start = grid.index(q.start);
     let goal = grid.index(q.goal);
     let (gx, gy) = (q.goal.x as usize + 1, q.goal.y as usize + 1);
-    let view = View::new(grid.cells(), grid.planes(), stride, grid.class_at(start), (gx, gy));
+    let masks = grid.octile_moves();
+    let view = View::new(grid.cells(), masks, grid.planes(), stride, grid.class_at(start), (gx, gy));
     let stride64 = stride as u64;
     let magic = (1u64 << 40).div_ceil(stride64);
     let Searcher { fwd: nodes, buckets: open, .. } = searcher;
@@ -258,7 +281,6 @@ pub(crate) fn run<O: Observer>(
     if O::ENABLED {
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
-    let mut dirs: [(isize, isize); 8] = [(0, 0); 8];
     while let Some(top) = open.pop_live(|e| !nodes.closed(e.cell as usize)) {
         let i = top.cell as usize;
         if nodes.closed(i) {
@@ -280,10 +302,12 @@ pub(crate) fn run<O: Observer>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        let count = successors(&view, x, y, nodes.dir(i), &mut dirs);
+        let moves = u32::from(JPS_MOVES[nodes.dir(i) as usize][usize::from(masks[i])]);
         let (ga, gb) = nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
-        for &(dx, dy) in &dirs[..count] {
+        for k in super::DirSet(moves) {
+            let (dx, dy) = DIRS[k & 7];
+            let (dx, dy) = (dx as isize, dy as isize);
             let Some((jx, jy)) = view.jump(x, y, dx, dy) else { continue };
             let j = jy * stride + jx;
             let len = jx.abs_diff(x).max(jy.abs_diff(y)) as u64;
@@ -298,7 +322,7 @@ pub(crate) fn run<O: Observer>(
             let (ha, hb) = octile(jx, jy, gx, gy);
             let (h, f) = (value(ha, hb), value(na + ha, nb + hb));
             #[expect(clippy::cast_possible_truncation, reason = "a path's cost parts fit in u32")]
-            nodes.open_lattice(j, na as u32, nb as u32, dir_index(dx, dy));
+            nodes.open_lattice(j, na as u32, nb as u32, (k & 7) as u32);
             nodes.set_far(j, i);
             open.push(entry(f, h, j));
             stats.generated += 1;
@@ -319,49 +343,67 @@ pub(crate) fn run<O: Observer>(
 /// Buckets per unit of `f` in JPS's open list.
 const JPS_BUCKETS_PER_UNIT: f64 = 1.0;
 
-/// The pruned directions to jump in from `(x, y)`, entered by a jump in direction `dir` (an
-/// index into [`DIRS`], or [`NO_DIR`] at the start); returns how many were written to `dirs`.
-fn successors(view: &View<'_>, x: usize, y: usize, dir: u32, dirs: &mut [(isize, isize); 8]) -> usize {
-    let mut n = 0;
-    let mut add = |d: (isize, isize)| {
-        dirs[n] = d;
-        n += 1;
-    };
-    if dir == NO_DIR {
-        // The start: every direction.
-        for (dx, dy) in DIRS {
-            add((dx as isize, dy as isize));
-        }
-        return n;
-    }
-    let (dx, dy) = DIRS[dir as usize];
-    let (dx, dy) = (dx as isize, dy as isize);
-    let open = |dx: isize, dy: isize| view.open(x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
-    if dx != 0 && dy != 0 {
-        // Diagonal: the two straight components and the diagonal itself.
-        add((dx, 0));
-        add((0, dy));
-        add((dx, dy));
-    } else if dx != 0 {
-        add((dx, 0));
-        for sy in [-1, 1] {
-            // Forced: the side cell is open but was not reachable from the cell behind.
-            if open(0, sy) && !open(-dx, sy) {
-                add((0, sy));
-                add((dx, sy));
+/// The pruned directions to jump in from a jump point entered by a jump in direction `dir` (an
+/// index into [`DIRS`], or [`NO_DIR`] at the start), for each mask of its legal moves
+/// (`Grid::octile_moves`); 2.3 KB, computed at compile time. At the start every legal move; after
+/// a diagonal jump the diagonal and its two components; after a straight jump straight on, plus
+/// for each side that is *forced* (the side cell open while the one behind it is blocked: the
+/// side move is legal, the back diagonal towards it is not, the cell behind being open) the side
+/// move and the diagonal towards it. Moves that are not legal are dropped: their jump would
+/// stop at once.
+const JPS_MOVES: [[u8; 256]; 9] = {
+    let mut table = [[0u8; 256]; 9];
+    let mut dir = 0;
+    while dir < 9 {
+        let mut legal = 0usize;
+        while legal < 256 {
+            let mut keep = 0usize;
+            if dir == NO_DIR as usize {
+                keep = legal;
+            } else {
+                let (dx, dy) = DIRS[dir];
+                let mut k = 0;
+                while k < 8 {
+                    let (kx, ky) = DIRS[k];
+                    if dx != 0 && dy != 0 {
+                        // Diagonal: itself and its two components.
+                        if (kx == dx || kx == 0) && (ky == dy || ky == 0) {
+                            keep |= 1 << k;
+                        }
+                    } else if kx == dx && ky == dy {
+                        keep |= 1 << k;
+                    } else if kx * dx + ky * dy == 0 {
+                        // A side (perpendicular) move: forced when the back diagonal towards it
+                        // is not legal; then the side and the diagonal ahead towards it.
+                        let mut back = 0;
+                        let mut ahead = 0;
+                        let mut m = 0;
+                        while m < 8 {
+                            if DIRS[m].0 == kx - dx && DIRS[m].1 == ky - dy {
+                                back = m;
+                            }
+                            if DIRS[m].0 == kx + dx && DIRS[m].1 == ky + dy {
+                                ahead = m;
+                            }
+                            m += 1;
+                        }
+                        if legal >> k & 1 == 1 && legal >> back & 1 == 0 {
+                            keep |= 1 << k | 1 << ahead;
+                        }
+                    }
+                    k += 1;
+                }
             }
-        }
-    } else {
-        add((0, dy));
-        for sx in [-1, 1] {
-            if open(sx, 0) && !open(sx, -dy) {
-                add((sx, 0));
-                add((sx, dy));
+            #[expect(clippy::cast_possible_truncation, reason = "an 8-bit mask")]
+            {
+                table[dir][legal] = (keep & legal) as u8;
             }
+            legal += 1;
         }
+        dir += 1;
     }
-    n
-}
+    table
+};
 
 /// Writes the full cell path: the jump points from start to goal with the cells between them.
 fn unwind_jumps(nodes: &super::Nodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
@@ -444,7 +486,14 @@ mod tests {
                 let grid = random_grid(width, height, seed * 100 + walls, walls);
                 let goal = (width as usize / 2 + 1, height as usize / 3 + 1);
                 for class in [1, 2] {
-                    let view = View::new(grid.cells(), grid.planes(), grid.stride(), class, goal);
+                    let view = View::new(
+                        grid.cells(),
+                        grid.octile_moves(),
+                        grid.planes(),
+                        grid.stride(),
+                        class,
+                        goal,
+                    );
                     for y in 1..=height as usize {
                         for x in 1..=width as usize {
                             if !view.open(x, y) {
@@ -479,6 +528,11 @@ mod tests {
             };
             grid.set_tile(pos, tile).unwrap();
         }
+        // The forced-neighbour bits kept up by the edits equal freshly computed ones (and so do
+        // the move masks).
+        let mut fresh = grid.clone();
+        fresh.refresh_moves();
+        assert!(fresh == grid, "forced-neighbour bits and move masks must follow the edits");
         let planes = grid.planes();
         for y in 0..grid.height() as usize + 2 {
             for x in 0..grid.stride() {

@@ -180,13 +180,14 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             println!("median field ratio dijkstra_all / gridpath: {:.1}x", median(&mut ratios));
         }
     }
-    // The grid: 1 byte per cell plus the bit rows and columns of its 3 terrain classes.
-    let grid_bytes = 1.0 + 6.0 / 8.0;
+    // The grid: 1 byte per cell, 1 byte of legal-move mask, and for its 3 terrain classes the
+    // bit rows and columns (6 bits) and their forced-neighbour bits (12 bits).
+    let grid_bytes = 2.0 + 18.0 / 8.0;
     #[expect(clippy::cast_precision_loss, reason = "a few bytes")]
     let (astar, jps) =
         (Searcher::bytes_per_cell(Algorithm::AStar) as f64, Searcher::bytes_per_cell(Algorithm::Jps) as f64);
     println!(
-        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 0.75 B bit planes); \
+        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 2.25 B bit planes); \
          A* {} B total ({astar} B workspace); JPS {} B total ({jps} B workspace)",
         grid_bytes + astar,
         grid_bytes + jps
