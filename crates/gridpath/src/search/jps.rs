@@ -182,25 +182,37 @@ impl<'a> View<'a> {
         }
     }
 
-    /// Jumps diagonally from `(x, y)` by `(dx, dy)`; stops at a cell from which a straight
-    /// jump along either component finds a jump point.
+    /// Walks the whole diagonal ray from the node `(x, y)` (cost `(ga, gb)`) by `(dx, dy)` and
+    /// offers to `relax`, for every cell on it whose straight scans along the two components
+    /// find jump points, those jump points, entered straight from that cell: the diagonal cell
+    /// itself is not made a node ("pruned intermediate jump points", Harabor & Grastien 2014),
+    /// so it is never pushed, popped or expanded, and its scans are not repeated. The ray stops
+    /// at the goal (offered as a diagonal jump point) or where the next diagonal step is not
+    /// legal.
     #[inline(always)]
-    pub(crate) fn jump_diagonal(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
+    fn diagonal_ray<O: Observer>(
+        &self,
+        node: (usize, usize, u64, u64),
+        (dx, dy): (isize, isize),
+        relax: &mut Relax<'_, O>,
+    ) {
         match (dx > 0, dy > 0) {
-            (true, true) => self.jump_diagonal_in::<true, true>(x, y),
-            (true, false) => self.jump_diagonal_in::<true, false>(x, y),
-            (false, true) => self.jump_diagonal_in::<false, true>(x, y),
-            (false, false) => self.jump_diagonal_in::<false, false>(x, y),
+            (true, true) => self.diagonal_ray_in::<O, true, true>(node, relax),
+            (true, false) => self.diagonal_ray_in::<O, true, false>(node, relax),
+            (false, true) => self.diagonal_ray_in::<O, false, true>(node, relax),
+            (false, false) => self.diagonal_ray_in::<O, false, false>(node, relax),
         }
     }
 
-    /// [`View::jump_diagonal`] with the direction fixed at compile time (east or west, south
+    /// [`View::diagonal_ray`] with the direction fixed at compile time (east or west, south
     /// or north), so the two scans per step carry no direction branches.
-    fn jump_diagonal_in<const EAST: bool, const SOUTH: bool>(
+    #[inline(always)]
+    fn diagonal_ray_in<O: Observer, const EAST: bool, const SOUTH: bool>(
         &self,
-        mut x: usize,
-        mut y: usize,
-    ) -> Option<(usize, usize)> {
+        (mut x, mut y, ga, gb): (usize, usize, u64, u64),
+        relax: &mut Relax<'_, O>,
+    ) {
+        let parent = y * self.stride + x;
         // The goal's row and column: a scan along them also stops at the goal.
         let (gx, gy) = (self.gx, self.gy);
         // The diagonal's index into `DIRS` (NE, SE, SW, NW are 4 to 7).
@@ -212,34 +224,36 @@ impl<'a> View<'a> {
         };
         // The straight components' indices into `DIRS` (N, E, S, W are 0 to 3).
         let (across, down) = (if EAST { 1 } else { 3 }, if SOUTH { 2 } else { 0 });
-        let mut mask = self.masks[y * self.stride + x];
+        let mut mask = self.masks[parent];
+        let mut steps = 0u64;
         loop {
-            let nx = if EAST { x + 1 } else { x - 1 };
-            let ny = if SOUTH { y + 1 } else { y - 1 };
             // One byte says whether the diagonal step is legal (both sides and the target open).
             if mask >> diagonal & 1 == 0 {
-                return None;
+                return;
             }
+            let nx = if EAST { x + 1 } else { x - 1 };
+            let ny = if SOUTH { y + 1 } else { y - 1 };
+            steps += 1;
             if nx == gx && ny == gy {
-                return Some((nx, ny));
+                relax.relax(parent, nx, ny, diagonal, ga, gb + steps);
+                return;
             }
             // A straight scan whose first step is blocked finds nothing: skip it.
             mask = self.masks[ny * self.stride + nx];
-            let row_goal = if ny == gy { gx } else { NO_GOAL };
-            let col_goal = if nx == gx { gy } else { NO_GOAL };
-            if (mask >> across & 1 == 1 && scan::<EAST>(&self.rows, ny, nx, row_goal).is_some())
-                || (mask >> down & 1 == 1 && scan::<SOUTH>(&self.cols, nx, ny, col_goal).is_some())
-            {
-                return Some((nx, ny));
+            if mask >> across & 1 == 1 {
+                let row_goal = if ny == gy { gx } else { NO_GOAL };
+                if let Some(jx) = scan::<EAST>(&self.rows, ny, nx, row_goal) {
+                    relax.relax(parent, jx, ny, across, ga + jx.abs_diff(nx) as u64, gb + steps);
+                }
+            }
+            if mask >> down & 1 == 1 {
+                let col_goal = if nx == gx { gy } else { NO_GOAL };
+                if let Some(jy) = scan::<SOUTH>(&self.cols, nx, ny, col_goal) {
+                    relax.relax(parent, nx, jy, down, ga + jy.abs_diff(ny) as u64, gb + steps);
+                }
             }
             (x, y) = (nx, ny);
         }
-    }
-
-    /// Jumps from `(x, y)` in direction `(dx, dy)`.
-    #[inline(always)]
-    pub(crate) fn jump(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
-        if dx != 0 && dy != 0 { self.jump_diagonal(x, y, dx, dy) } else { self.jump_straight(x, y, dx, dy) }
     }
 }
 
@@ -269,9 +283,10 @@ pub(crate) fn run<O: Observer>(
     let Searcher { fwd: nodes, buckets: open, .. } = searcher;
     nodes.reset_far(grid.padded_len(), stride);
     // f never decreases along a jump (the octile estimate is consistent) and grows by at most
-    // twice the jump's cost, at most √2 × the longer side; wide buckets keep their number low.
+    // twice the jump's cost, at most (√2 + 1) × the longer side (a diagonal ray and a straight
+    // scan off it); wide buckets keep their number low.
     let side = f64::from(grid.width().max(grid.height()));
-    open.reset_with(2.0 * SQRT2 * side + 2.0, JPS_BUCKETS_PER_UNIT);
+    open.reset_with(2.0 * (SQRT2 + 1.0) * side + 2.0, JPS_BUCKETS_PER_UNIT);
     let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open_lattice(start, 0, 0, NO_DIR);
     nodes.set_far(start, start);
@@ -305,39 +320,68 @@ pub(crate) fn run<O: Observer>(
         let moves = u32::from(JPS_MOVES[nodes.dir(i) as usize][usize::from(masks[i])]);
         let (ga, gb) = nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
+        let mut relax = Relax { nodes, open, stats: &mut stats, obs, grid, stride, gx, gy };
         for k in super::DirSet(moves) {
             let (dx, dy) = DIRS[k & 7];
             let (dx, dy) = (dx as isize, dy as isize);
-            let Some((jx, jy)) = view.jump(x, y, dx, dy) else { continue };
-            let j = jy * stride + jx;
-            let len = jx.abs_diff(x).max(jy.abs_diff(y)) as u64;
-            let (na, nb) = if dx != 0 && dy != 0 { (ga, gb + len) } else { (ga + len, gb) };
-            let seen = nodes.seen(j);
-            if seen {
-                let (oa, ob) = nodes.lattice(j);
-                if nodes.closed(j) || value(na, nb) >= value(u64::from(oa), u64::from(ob)) {
-                    continue;
-                }
-            }
-            let (ha, hb) = octile(jx, jy, gx, gy);
-            let (h, f) = (value(ha, hb), value(na + ha, nb + hb));
-            #[expect(clippy::cast_possible_truncation, reason = "a path's cost parts fit in u32")]
-            nodes.open_lattice(j, na as u32, nb as u32, (k & 7) as u32);
-            nodes.set_far(j, i);
-            open.push(entry(f, h, j));
-            stats.generated += 1;
-            if O::ENABLED {
-                let pos = grid.pos_of(j);
-                let g = value(na, nb);
-                if !seen {
-                    obs.event(TraceEvent::JumpPoint { pos });
-                }
-                obs.event(TraceEvent::pushed(seen, pos, g, h, f));
+            #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
+            let dir = (k & 7) as u32;
+            if dx != 0 && dy != 0 {
+                // Every straight jump point off the whole diagonal ray.
+                view.diagonal_ray((x, y, ga, gb), (dx, dy), &mut relax);
+            } else if let Some((jx, jy)) = view.jump_straight(x, y, dx, dy) {
+                let len = (jx.abs_diff(x) + jy.abs_diff(y)) as u64;
+                relax.relax(i, jx, jy, dir, ga + len, gb);
             }
         }
     }
     stats.peak_open = open.peak() as u64;
     Err(stats)
+}
+
+/// What relaxing a jump point touches.
+struct Relax<'a, O> {
+    nodes: &'a mut super::Nodes,
+    open: &'a mut super::BucketQueue,
+    stats: &'a mut Stats,
+    obs: &'a mut O,
+    grid: &'a crate::Grid,
+    stride: usize,
+    gx: usize,
+    gy: usize,
+}
+
+impl<O: Observer> Relax<'_, O> {
+    /// Offers the jump point `(jx, jy)`, entered in direction `dir` on a jump from the node
+    /// `parent`, at the cost `(na, nb)`: opened, or updated when cheaper than before. Not
+    /// inlined: it is called from the straight jumps and from the four diagonal rays.
+    #[inline(never)]
+    fn relax(&mut self, parent: usize, jx: usize, jy: usize, dir: u32, na: u64, nb: u64) {
+        let nodes = &mut *self.nodes;
+        let j = jy * self.stride + jx;
+        let seen = nodes.seen(j);
+        if seen {
+            let (oa, ob) = nodes.lattice(j);
+            if nodes.closed(j) || value(na, nb) >= value(u64::from(oa), u64::from(ob)) {
+                return;
+            }
+        }
+        let (ha, hb) = octile(jx, jy, self.gx, self.gy);
+        let (h, f) = (value(ha, hb), value(na + ha, nb + hb));
+        #[expect(clippy::cast_possible_truncation, reason = "a path's cost parts fit in u32")]
+        nodes.open_lattice(j, na as u32, nb as u32, dir);
+        nodes.set_far(j, parent);
+        self.open.push(entry(f, h, j));
+        self.stats.generated += 1;
+        if O::ENABLED {
+            let pos = self.grid.pos_of(j);
+            let g = value(na, nb);
+            if !seen {
+                self.obs.event(TraceEvent::JumpPoint { pos });
+            }
+            self.obs.event(TraceEvent::pushed(seen, pos, g, h, f));
+        }
+    }
 }
 
 /// Buckets per unit of `f` in JPS's open list.
@@ -406,17 +450,26 @@ const JPS_MOVES: [[u8; 256]; 9] = {
 };
 
 /// Writes the full cell path: the jump points from start to goal with the cells between them.
+/// A jump point found off a diagonal ray was entered straight from a turning cell on its
+/// parent's diagonal: walking back, the path turns onto the diagonal where it meets it.
 fn unwind_jumps(nodes: &super::Nodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
     let mut i = goal;
     let mut pos = grid.pos_of(goal);
     out.push(pos);
     while i != start {
         let p = nodes.far_parent(i);
-        // Walk back from i to its parent against the direction of the jump.
-        let (dx, dy) = DIRS[nodes.dir(i) as usize];
         let target = grid.pos_of(p);
-        while pos != target {
+        let (ox, oy) = (target.x.abs_diff(pos.x), target.y.abs_diff(pos.y));
+        // Against the direction of the jump up to the parent's diagonal (all the way for a jump
+        // along a line), then diagonally to the parent.
+        let (dx, dy) = DIRS[nodes.dir(i) as usize];
+        for _ in 0..ox.abs_diff(oy) {
             pos = Pos::new(pos.x.wrapping_add_signed(-dx), pos.y.wrapping_add_signed(-dy));
+            out.push(pos);
+        }
+        let (sx, sy) = (if target.x > pos.x { 1 } else { -1 }, if target.y > pos.y { 1 } else { -1 });
+        for _ in 0..ox.min(oy) {
+            pos = Pos::new(pos.x.wrapping_add_signed(sx), pos.y.wrapping_add_signed(sy));
             out.push(pos);
         }
         i = p;
