@@ -23,9 +23,10 @@ const NO_GOAL: usize = usize::MAX;
 /// The first stop scanning a line of `plane` towards higher bit indices from bit `from`
 /// (excluded): a blocked cell gives `None`; an open cell with a forced neighbour (a cell on a
 /// side line that is open while the side cell one step back is not), or the goal bit `goal`,
-/// gives its bit index. Lines are `wpl` words long; `line ± 1` are the side lines.
+/// gives its bit index. Lines are `wpl` words long; `line ± 1` are the side lines. `GOAL`:
+/// whether `goal` may be on the line (a scan off the goal's line skips the test per word).
 #[inline(always)]
-fn scan_forward(
+fn scan_forward<const GOAL: bool>(
     plane: &[u64],
     forced: &[u64],
     wpl: usize,
@@ -40,7 +41,7 @@ fn scan_forward(
         let here = plane[base + w];
         // Precomputed (`Planes::rows_fwd`): side cell open where the one before it is not.
         let mut stop = (!here | forced[base + w]) & keep;
-        if goal / 64 == w {
+        if GOAL && goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
         if stop != 0 {
@@ -55,7 +56,7 @@ fn scan_forward(
 
 /// [`scan_forward`] towards lower bit indices.
 #[inline(always)]
-fn scan_backward(
+fn scan_backward<const GOAL: bool>(
     plane: &[u64],
     forced: &[u64],
     wpl: usize,
@@ -69,7 +70,7 @@ fn scan_backward(
     loop {
         let here = plane[base + w];
         let mut stop = (!here | forced[base + w]) & keep;
-        if goal / 64 == w {
+        if GOAL && goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
         if stop != 0 {
@@ -81,13 +82,15 @@ fn scan_backward(
     }
 }
 
-/// [`scan_forward`] or [`scan_backward`], chosen at compile time.
+/// [`scan_forward`] or [`scan_backward`], chosen at compile time; `goal` is [`NO_GOAL`] or the
+/// goal's bit on this line.
 #[inline(always)]
 fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
-    if FORWARD {
-        scan_forward(lines.open, lines.fwd, lines.wpl, line, from, goal)
-    } else {
-        scan_backward(lines.open, lines.bwd, lines.wpl, line, from, goal)
+    match (FORWARD, goal == NO_GOAL) {
+        (true, true) => scan_forward::<false>(lines.open, lines.fwd, lines.wpl, line, from, goal),
+        (true, false) => scan_forward::<true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
+        (false, true) => scan_backward::<false>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (false, false) => scan_backward::<true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
     }
 }
 
