@@ -290,7 +290,7 @@ pub(crate) fn run<O: Observer>(
     // scan off it); wide buckets keep their number low.
     let side = f64::from(grid.width().max(grid.height()));
     open.reset_with(2.0 * (SQRT2 + 1.0) * side + 2.0, JPS_BUCKETS_PER_UNIT);
-    let mut stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
+    let stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open_lattice(start, 0, 0, NO_DIR);
     nodes.set_far(start, start);
     let (ha, hb) = octile(q.start.x as usize + 1, q.start.y as usize + 1, gx, gy);
@@ -299,31 +299,32 @@ pub(crate) fn run<O: Observer>(
     if O::ENABLED {
         obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
     }
-    while let Some(top) = open.pop_live(|e| !nodes.closed(e.cell as usize)) {
+    // Built once: what the loop and every relaxation touch.
+    let mut r = Relax { nodes, open, stats, obs, grid, stride, gx, gy };
+    while let Some(top) = r.open.pop_live(|e| !r.nodes.closed(e.cell as usize)) {
         let i = top.cell as usize;
-        if nodes.closed(i) {
+        if r.nodes.closed(i) {
             continue;
         }
-        nodes.close(i);
-        stats.expanded += 1;
+        r.nodes.close(i);
+        r.stats.expanded += 1;
         if O::ENABLED {
-            obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
+            r.obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
         }
         if i == goal {
-            unwind_jumps(nodes, grid, start, goal, out);
-            let (a, b) = nodes.lattice(goal);
-            stats.peak_open = open.peak() as u64;
-            return Ok((stats, value(u64::from(a), u64::from(b))));
+            unwind_jumps(r.nodes, grid, start, goal, out);
+            let (a, b) = r.nodes.lattice(goal);
+            r.stats.peak_open = r.open.peak() as u64;
+            return Ok((r.stats, value(u64::from(a), u64::from(b))));
         }
         #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
         let (x, y) = {
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        let moves = u32::from(JPS_MOVES[nodes.dir(i) as usize][usize::from(masks[i])]);
-        let (ga, gb) = nodes.lattice(i);
+        let moves = u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])]);
+        let (ga, gb) = r.nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
-        let mut relax = Relax { nodes, open, stats: &mut stats, obs, grid, stride, gx, gy };
         for k in super::DirSet(moves) {
             let (dx, dy) = DIRS[k & 7];
             let (dx, dy) = (dx as isize, dy as isize);
@@ -331,22 +332,22 @@ pub(crate) fn run<O: Observer>(
             let dir = (k & 7) as u32;
             if dx != 0 && dy != 0 {
                 // Every straight jump point off the whole diagonal ray.
-                view.diagonal_ray((x, y, ga, gb), (dx, dy), &mut relax);
+                view.diagonal_ray((x, y, ga, gb), (dx, dy), &mut r);
             } else if let Some((jx, jy)) = view.jump_straight(x, y, dx, dy) {
                 let len = (jx.abs_diff(x) + jy.abs_diff(y)) as u64;
-                relax.relax(i, jx, jy, dir, ga + len, gb);
+                r.relax(i, jx, jy, dir, ga + len, gb);
             }
         }
     }
-    stats.peak_open = open.peak() as u64;
-    Err(stats)
+    r.stats.peak_open = r.open.peak() as u64;
+    Err(r.stats)
 }
 
 /// What relaxing a jump point touches.
 struct Relax<'a, O> {
     nodes: &'a mut super::Nodes,
     open: &'a mut super::BucketQueue,
-    stats: &'a mut Stats,
+    stats: Stats,
     obs: &'a mut O,
     grid: &'a crate::Grid,
     stride: usize,
