@@ -8,8 +8,10 @@
 //! cells' classes as bit rows and bit columns ([`Planes`]), and one step of a scan looks at 64
 //! cells of the line and of its two neighbour lines at once, finding the first blocked cell or
 //! forced neighbour with one `trailing_zeros` / `leading_zeros`. Diagonal jumps step cell by
-//! cell and launch the two straight scans from each cell. Costs are exact `a + b·√2` pairs as in
-//! the octile A* (see `octile.rs`).
+//! cell and launch the two straight scans from each cell; the jump points those scans find are
+//! pushed directly, entered straight from the turning cell, and the ray goes on to its end, so
+//! the turning cells are never nodes (the paper's pruning of intermediate jump points). Costs
+//! are exact `a + b·√2` pairs as in the octile A* (see `octile.rs`).
 
 use super::octile::{entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
@@ -568,6 +570,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_jump_point_off_a_diagonal_ray_is_reached_through_the_turn() {
+        // Open ground: the diagonal ray from the start meets the goal's row after two steps and
+        // the row scan from there finds the goal, pushed straight away; the turning cell (2, 2)
+        // is no node, and the path is unwound through it.
+        let grid = Grid::new(8, 6).unwrap();
+        let mut searcher = crate::Searcher::new();
+        let settings = crate::Settings::with_algorithm(crate::Algorithm::Jps);
+        let path = searcher.find_path(&grid, Pos::new(0, 0), Pos::new(5, 2), &settings).unwrap();
+        let cells: Vec<(u32, u32)> = path.cells.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(cells, [(0, 0), (1, 1), (2, 2), (3, 2), (4, 2), (5, 2)]);
+        assert!((path.cost - (3.0 + 2.0 * SQRT2)).abs() < 1e-9, "cost {}", path.cost);
+        assert_eq!(path.stats.expanded, 2, "the start and the goal only");
+        // And backwards, up and to the left.
+        let path = searcher.find_path(&grid, Pos::new(7, 5), Pos::new(6, 0), &settings).unwrap();
+        let cells: Vec<(u32, u32)> = path.cells.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(cells, [(7, 5), (6, 4), (6, 3), (6, 2), (6, 1), (6, 0)]);
+        assert_eq!(path.stats.expanded, 2);
     }
 
     #[test]
