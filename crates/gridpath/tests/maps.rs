@@ -400,6 +400,27 @@ mod tiled {
     }
 
     #[test]
+    fn deeply_nested_groups_are_refused_not_a_stack_overflow() {
+        let depth = 100_000;
+        let body = format!(
+            "{}{}{}",
+            "<group id=\"9\" name=\"g\">".repeat(depth),
+            csv_layer("t", "1,1,1,1,1,1"),
+            "</group>".repeat(depth)
+        );
+        let e = parse(&tmx("", &body)).unwrap_err();
+        assert!(matches!(&e, TmxError::Xml(m) if m.contains("nested")), "{e:?}");
+        // A few levels are fine.
+        let body = format!(
+            "{}{}{}",
+            "<group id=\"9\" name=\"g\">".repeat(5),
+            csv_layer("t", "1,1,1,1,1,1"),
+            "</group>".repeat(5)
+        );
+        assert!(parse(&tmx("", &body)).is_ok());
+    }
+
+    #[test]
     fn a_bad_tile_property_is_named() {
         let tileset = "<tileset firstgid=\"1\" name=\"mine\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
              <tile id=\"0\"><properties><property name=\"cost\" type=\"int\" value=\"99\"/></properties></tile></tileset>\n";

@@ -292,11 +292,13 @@ mod reader {
         text: Option<String>,
     }
 
-    /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, and that every
-    /// tile layer's data holds exactly width × height tiles (`tiled` indexes its tile vector
-    /// without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
+    /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, that elements
+    /// nest at most 64 deep, and that every tile layer's data holds exactly width × height tiles
+    /// (`tiled` indexes its tile vector without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
     /// directly inside it.
     fn guard(bytes: &[u8]) -> Result<(), TmxError> {
+        /// Deeper than any map Tiled writes (map, groups, layer, data; properties of classes).
+        const MAX_DEPTH: usize = 64;
         let mut xml = quick_xml::Reader::from_reader(bytes);
         let mut buf = Vec::new();
         let mut depth = 0usize;
@@ -336,6 +338,11 @@ mod reader {
                     }
                     if !empty {
                         depth += 1;
+                        // `tiled` parses group layers and class properties recursively: a deep
+                        // enough nest would overflow the stack (an abort, not an error).
+                        if depth > MAX_DEPTH {
+                            return Err(TmxError::Xml(format!("elements nested more than {MAX_DEPTH} deep")));
+                        }
                     }
                 }
                 Event::End(_) => {
