@@ -410,6 +410,21 @@ mod tiled {
         );
         let e = parse(&tmx("", &body)).unwrap_err();
         assert!(matches!(&e, TmxError::Xml(m) if m.contains("nested")), "{e:?}");
+        // The same in an external tileset: class properties nest too.
+        let deep_tsx = format!(
+            "<tileset version=\"1.10\" name=\"t\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
+             <tile id=\"0\">{}{}</tile></tileset>",
+            "<properties><property name=\"p\" type=\"class\">".repeat(depth / 10),
+            "</property></properties>".repeat(depth / 10)
+        );
+        let mut serve = |_: &Path| Ok(deep_tsx.clone().into_bytes());
+        let e = formats::parse_tmx(
+            tmx("", &csv_layer("t", "1,1,1,1,1,1")).as_bytes(),
+            "m/a.tmx".as_ref(),
+            &mut serve,
+        )
+        .unwrap_err();
+        assert!(matches!(&e, TmxError::Resource { message, .. } if message.contains("nested")), "{e:?}");
         // A few levels are fine.
         let body = format!(
             "{}{}{}",

@@ -244,8 +244,41 @@ mod reader {
             if path == self.map_path {
                 return Ok(Cursor::new(self.map.to_vec()));
             }
-            (self.read)(path).map(Cursor::new)
+            let bytes = (self.read)(path)?;
+            // Tilesets and templates are parsed by `tiled` as recursively as maps are.
+            nesting(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+            Ok(Cursor::new(bytes))
         }
+    }
+
+    /// Deeper than any file Tiled writes (map, groups, layer, data; properties of classes).
+    const MAX_DEPTH: usize = 64;
+
+    /// Refuses XML nested deeper than [`MAX_DEPTH`]: `tiled` parses group layers and class
+    /// properties recursively, and a deep enough nest would overflow the stack (an abort, not an
+    /// error). Malformed XML passes here; `tiled` reports it.
+    fn nesting(bytes: &[u8]) -> Result<(), TmxError> {
+        let mut xml = quick_xml::Reader::from_reader(bytes);
+        let mut buf = Vec::new();
+        let mut depth = 0usize;
+        loop {
+            match xml.read_event_into(&mut buf) {
+                Ok(Event::Start(_)) => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err(too_deep());
+                    }
+                }
+                Ok(Event::End(_)) => depth = depth.saturating_sub(1),
+                Ok(Event::Eof) | Err(_) => return Ok(()),
+                Ok(_) => {}
+            }
+            buf.clear();
+        }
+    }
+
+    fn too_deep() -> TmxError {
+        TmxError::Xml(format!("elements nested more than {MAX_DEPTH} deep"))
     }
 
     fn xml_error(e: &quick_xml::Error) -> TmxError {
@@ -297,8 +330,6 @@ mod reader {
     /// (`tiled` indexes its tile vector without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
     /// directly inside it.
     fn guard(bytes: &[u8]) -> Result<(), TmxError> {
-        /// Deeper than any map Tiled writes (map, groups, layer, data; properties of classes).
-        const MAX_DEPTH: usize = 64;
         let mut xml = quick_xml::Reader::from_reader(bytes);
         let mut buf = Vec::new();
         let mut depth = 0usize;
@@ -338,10 +369,9 @@ mod reader {
                     }
                     if !empty {
                         depth += 1;
-                        // `tiled` parses group layers and class properties recursively: a deep
-                        // enough nest would overflow the stack (an abort, not an error).
+                        // See `nesting`.
                         if depth > MAX_DEPTH {
-                            return Err(TmxError::Xml(format!("elements nested more than {MAX_DEPTH} deep")));
+                            return Err(too_deep());
                         }
                     }
                 }
