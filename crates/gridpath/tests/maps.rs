@@ -436,6 +436,21 @@ mod tiled {
     }
 
     #[test]
+    fn a_tileset_declaring_billions_of_tiles_is_refused_not_an_out_of_memory() {
+        // tiled would reserve and fill a table of `tilecount` tiles: 4 billion, about 800 GB.
+        let huge = formats::TILESET_TSX.replace("tilecount=\"11\"", "tilecount=\"4000000000\"");
+        let mut serve = |_: &Path| Ok(huge.clone().into_bytes());
+        let map = tmx("", &csv_layer("t", "1,1,1,1,1,1"));
+        let e = formats::parse_tmx(map.as_bytes(), "m/a.tmx".as_ref(), &mut serve).unwrap_err();
+        assert!(matches!(&e, TmxError::Resource { message, .. } if message.contains("4000000000")), "{e:?}");
+        let embedded = map.replace(
+            "<tileset firstgid=\"1\" source=\"tilepath.tsx\"/>",
+            "<tileset firstgid=\"1\" name=\"x\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"99999999999999999999999\" columns=\"1\"><image source=\"x.png\" width=\"32\" height=\"32\"/></tileset>",
+        );
+        assert!(matches!(parse(&embedded), Err(TmxError::Xml(m)) if m.contains("tiles")));
+    }
+
+    #[test]
     fn a_bad_tile_property_is_named() {
         let tileset = "<tileset firstgid=\"1\" name=\"mine\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
              <tile id=\"0\"><properties><property name=\"cost\" type=\"int\" value=\"99\"/></properties></tile></tileset>\n";

@@ -245,8 +245,7 @@ mod reader {
                 return Ok(Cursor::new(self.map.to_vec()));
             }
             let bytes = (self.read)(path)?;
-            // Tilesets and templates are parsed by `tiled` as recursively as maps are.
-            nesting(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+            check_resource(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
             Ok(Cursor::new(bytes))
         }
     }
@@ -254,27 +253,55 @@ mod reader {
     /// Deeper than any file Tiled writes (map, groups, layer, data; properties of classes).
     const MAX_DEPTH: usize = 64;
 
-    /// Refuses XML nested deeper than [`MAX_DEPTH`]: `tiled` parses group layers and class
-    /// properties recursively, and a deep enough nest would overflow the stack (an abort, not an
-    /// error). Malformed XML passes here; `tiled` reports it.
-    fn nesting(bytes: &[u8]) -> Result<(), TmxError> {
+    /// Most tiles a tileset may declare: `tiled` reserves and fills a tile table of `tilecount`
+    /// entries (about 200 bytes each) before looking at the tiles. 2¹⁸ covers a 4096 × 4096
+    /// pixel image cut into 8 × 8 tiles.
+    const MAX_TILECOUNT: u64 = 1 << 18;
+
+    /// Checks a tileset, template or map before `tiled` parses it: XML nested deeper than
+    /// [`MAX_DEPTH`] (`tiled` parses group layers and class properties recursively, and a deep
+    /// enough nest would overflow the stack: an abort, not an error) and tilesets declaring more
+    /// than [`MAX_TILECOUNT`] tiles are refused. Malformed XML passes here; `tiled` reports it.
+    fn check_resource(bytes: &[u8]) -> Result<(), TmxError> {
         let mut xml = quick_xml::Reader::from_reader(bytes);
         let mut buf = Vec::new();
         let mut depth = 0usize;
         loop {
             match xml.read_event_into(&mut buf) {
-                Ok(Event::Start(_)) => {
+                Ok(Event::Start(ref e)) => {
+                    check_tileset(e)?;
                     depth += 1;
                     if depth > MAX_DEPTH {
                         return Err(too_deep());
                     }
                 }
+                Ok(Event::Empty(ref e)) => check_tileset(e)?,
                 Ok(Event::End(_)) => depth = depth.saturating_sub(1),
                 Ok(Event::Eof) | Err(_) => return Ok(()),
                 Ok(_) => {}
             }
             buf.clear();
         }
+    }
+
+    /// A `<tileset>` element's `tilecount` must be at most [`MAX_TILECOUNT`].
+    fn check_tileset(e: &BytesStart<'_>) -> Result<(), TmxError> {
+        if e.local_name().as_ref() != b"tileset" {
+            return Ok(());
+        }
+        let Some(count) = attr(e, b"tilecount")? else { return Ok(()) };
+        // Too many digits for a u64 is too many tiles too; other junk is for `tiled` to report.
+        let too_many = match count.parse::<u64>() {
+            Ok(n) => n > MAX_TILECOUNT,
+            Err(_) => !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()),
+        };
+        if too_many {
+            return Err(TmxError::Xml(format!(
+                "a tileset declares {} tiles; at most {MAX_TILECOUNT} are supported",
+                short(&count)
+            )));
+        }
+        Ok(())
     }
 
     fn too_deep() -> TmxError {
@@ -325,8 +352,8 @@ mod reader {
         text: Option<String>,
     }
 
-    /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, that elements
-    /// nest at most 64 deep, and that every tile layer's data holds exactly width × height tiles
+    /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, what
+    /// [`check_resource`] checks, and that every tile layer's data holds exactly width × height tiles
     /// (`tiled` indexes its tile vector without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
     /// directly inside it.
     fn guard(bytes: &[u8]) -> Result<(), TmxError> {
@@ -341,6 +368,7 @@ mod reader {
                 Event::Eof => return Ok(()),
                 Event::Start(ref e) | Event::Empty(ref e) => {
                     let empty = matches!(event, Event::Empty(_));
+                    check_tileset(e)?;
                     match e.local_name().as_ref() {
                         b"map" if depth == 0 => check_map(e)?,
                         b"layer" => {
@@ -369,7 +397,7 @@ mod reader {
                     }
                     if !empty {
                         depth += 1;
-                        // See `nesting`.
+                        // See `check_resource`.
                         if depth > MAX_DEPTH {
                             return Err(too_deep());
                         }
