@@ -451,6 +451,20 @@ mod tiled {
     }
 
     #[test]
+    fn layers_together_hold_at_most_one_full_size_grid() {
+        // tiled keeps 24 bytes per tile and layer: five 8192 × 4096 layers (small files when
+        // compressed) would take 4 GB. Declared sizes are counted before any data is read.
+        let layer = "<layer id=\"1\" name=\"t\" width=\"8192\" height=\"4096\"/>\n";
+        let text = tmx("", &layer.repeat(5))
+            .replace("width=\"3\" height=\"2\" tilewidth", "width=\"8192\" height=\"4096\" tilewidth");
+        let e = parse(&text).unwrap_err();
+        assert!(matches!(&e, TmxError::Xml(m) if m.contains("in all")), "{e:?}");
+        // Two such layers are within the limit (and, holding no tiles, say nothing about walls).
+        let e = parse(&text.replacen(layer, "", 3)).unwrap_err();
+        assert!(matches!(&e, TmxError::NoTerrain), "{e:?}");
+    }
+
+    #[test]
     fn a_bad_tile_property_is_named() {
         let tileset = "<tileset firstgid=\"1\" name=\"mine\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
              <tile id=\"0\"><properties><property name=\"cost\" type=\"int\" value=\"99\"/></properties></tile></tileset>\n";

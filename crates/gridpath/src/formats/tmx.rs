@@ -22,6 +22,12 @@
 //!
 //! Unsupported, with an error saying so: isometric, staggered and hexagonal maps, infinite
 //! maps, zstd-compressed layers. CSV, base64, zlib and gzip layer data are read.
+//!
+//! Limits, checked before the `tiled` crate parses anything, since it would otherwise overflow
+//! its stack, index past its data or allocate without bound: elements nest at most 64 deep;
+//! each layer's data holds exactly width × height tiles (compressed data is inflated only that
+//! far); all layers together declare at most 8192 × 8192 tiles; a tileset declares at most
+//! 2¹⁸ tiles.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -250,6 +256,9 @@ mod reader {
         }
     }
 
+    /// Most tiles all layers together may hold: one layer of the largest grid.
+    const MAX_TILES: u64 = (MAX_SIDE as u64) * (MAX_SIDE as u64);
+
     /// Deeper than any file Tiled writes (map, groups, layer, data; properties of classes).
     const MAX_DEPTH: usize = 64;
 
@@ -362,6 +371,8 @@ mod reader {
         let mut depth = 0usize;
         let mut layer: Option<LayerScan> = None;
         let mut data: Option<DataScan> = None;
+        // Tiles in all layers together: `tiled` keeps 24 bytes per tile.
+        let mut total = 0u64;
         loop {
             let event = xml.read_event_into(&mut buf).map_err(|e| xml_error(&e))?;
             match event {
@@ -375,7 +386,10 @@ mod reader {
                             let w = side_attr(e, b"width")?;
                             let h = side_attr(e, b"height")?;
                             let name = attr(e, b"name")?.unwrap_or_default();
-                            let scan = LayerScan { name, cells: w.zip(h).map(|(w, h)| w * h), depth };
+                            let cells = w.zip(h).map(|(w, h)| w * h);
+                            // Counted as declared, before the data: `tiled` fills that many.
+                            total = add_tiles(total, cells.unwrap_or(0))?;
+                            let scan = LayerScan { name, cells, depth };
                             if !empty {
                                 layer = Some(scan);
                             }
@@ -447,6 +461,17 @@ mod reader {
         Ok(())
     }
 
+    fn add_tiles(total: u64, more: u64) -> Result<u64, TmxError> {
+        let total = total.saturating_add(more);
+        if total > MAX_TILES {
+            return Err(TmxError::Xml(format!(
+                "the layers hold more than {MAX_TILES} tiles in all (8192 × 8192)"
+            )));
+        }
+        Ok(total)
+    }
+
+    /// Checks that one layer's data holds the layer's width × height tiles.
     fn check_data(layer: Option<&LayerScan>, d: &DataScan) -> Result<(), TmxError> {
         let Some(layer) = layer else { return Ok(()) };
         let Some(cells) = layer.cells else { return Ok(()) };
