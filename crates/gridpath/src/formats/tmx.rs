@@ -26,7 +26,7 @@
 //! Limits, checked before the `tiled` crate parses anything, since it would otherwise overflow
 //! its stack, index past its data or allocate without bound: elements nest at most 64 deep;
 //! each layer's data holds exactly width × height tiles (compressed data is inflated only that
-//! far); all layers together declare at most 8192 × 8192 tiles; a tileset declares at most
+//! far); all layers together declare at most 2 × 8192 × 8192 tiles; a tileset declares at most
 //! 2¹⁸ tiles.
 
 use std::fmt::Write as _;
@@ -256,8 +256,9 @@ mod reader {
         }
     }
 
-    /// Most tiles all layers together may hold: one layer of the largest grid.
-    const MAX_TILES: u64 = (MAX_SIDE as u64) * (MAX_SIDE as u64);
+    /// Most tiles all layers together may declare: two layers of the largest grid (the terrain
+    /// and markers layers [`write_tmx`](super::write_tmx) writes).
+    const MAX_TILES: u64 = 2 * (MAX_SIDE as u64) * (MAX_SIDE as u64);
 
     /// Deeper than any file Tiled writes (map, groups, layer, data; properties of classes).
     const MAX_DEPTH: usize = 64;
@@ -465,7 +466,7 @@ mod reader {
         let total = total.saturating_add(more);
         if total > MAX_TILES {
             return Err(TmxError::Xml(format!(
-                "the layers hold more than {MAX_TILES} tiles in all (8192 × 8192)"
+                "the layers declare more than {MAX_TILES} tiles in all (two 8192 × 8192 layers)"
             )));
         }
         Ok(total)
