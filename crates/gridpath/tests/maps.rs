@@ -451,8 +451,8 @@ mod tiled {
     }
 
     #[test]
-    fn layers_together_hold_at_most_one_full_size_grid() {
-        // tiled keeps 24 bytes per tile and layer: five 8192 × 4096 layers (small files when
+    fn layers_together_declare_at_most_two_full_size_grids() {
+        // tiled keeps 24 bytes per tile and layer: five 8192 × 4096 layers (tiny files when
         // compressed) would take 4 GB. Declared sizes are counted before any data is read.
         let layer = "<layer id=\"1\" name=\"t\" width=\"8192\" height=\"4096\"/>\n";
         let text = tmx("", &layer.repeat(5))
