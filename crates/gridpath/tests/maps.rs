@@ -623,6 +623,28 @@ fn write_atomic_replaces_the_whole_file() {
     assert_eq!(leftovers, ["save.tpmap"], "no temporary file is left behind");
 }
 
+#[cfg(unix)]
+#[test]
+fn write_atomic_keeps_the_mode_of_the_file_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir();
+    let path = dir.path().join("shared.tpmap");
+    fs::write(&path, "old").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+    write_atomic(&path, b"new").unwrap();
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+    // A new file is not private to its owner the way temporary files are (0600).
+    let fresh = dir.path().join("fresh.tpmap");
+    write_atomic(&fresh, b"new").unwrap();
+    let plain = dir.path().join("plain.tpmap");
+    fs::write(&plain, "x").unwrap();
+    assert_eq!(
+        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+        fs::metadata(&plain).unwrap().permissions().mode() & 0o777,
+        "a saved file gets the mode fs::write gives"
+    );
+}
+
 #[test]
 fn a_failed_write_leaves_the_old_file_intact() {
     let dir = temp_dir();
