@@ -28,7 +28,7 @@ pub enum LoadError {
         source: io::Error,
     },
     /// The file is larger than [`MAX_FILE_BYTES`] (checked before reading it).
-    #[error("{} is {size} bytes: map files are limited to {limit} bytes", path.display())]
+    #[error("{} is {}: map files are limited to {}", path.display(), mib(*size), mib(*limit))]
     TooLarge {
         /// The file.
         path: PathBuf,
@@ -71,6 +71,13 @@ pub enum LoadError {
         #[source]
         source: TmxError,
     },
+}
+
+/// A byte count for people: `200.0 MiB`.
+fn mib(bytes: u64) -> String {
+    #[expect(clippy::cast_precision_loss, reason = "one decimal is all that is shown")]
+    let m = bytes as f64 / (1024.0 * 1024.0);
+    format!("{m:.1} MiB")
 }
 
 impl LoadError {
