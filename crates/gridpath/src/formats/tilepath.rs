@@ -388,13 +388,16 @@ mod tests {
 
     #[test]
     fn the_documented_example_parses() {
-        let example: String = include_str!("tilepath.rs")
+        let mut example = String::new();
+        for line in include_str!("tilepath.rs")
             .lines()
             .skip_while(|l| *l != "//! ```text")
             .skip(1)
             .take_while(|l| *l != "//! ```")
-            .map(|l| format!("{}\n", l.trim_start_matches("//! ")))
-            .collect();
+        {
+            example.push_str(line.trim_start_matches("//! "));
+            example.push('\n');
+        }
         let map = parse_tilepath(&example).unwrap();
         assert_eq!((map.start, map.goal), (Some(Pos::new(0, 0)), Some(Pos::new(5, 2))));
         assert_eq!(map.grid.tile(Pos::new(5, 1)), Some(Tile::Ground { cost: 12 }));
