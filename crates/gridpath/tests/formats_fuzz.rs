@@ -4,6 +4,7 @@ use gridpath::formats::{load_map_bytes, parse_map_bytes, parse_scen};
 use proptest::prelude::*;
 
 /// A small valid Tiled map (CSV layer, markers, the external tileset) for mutation.
+#[cfg(feature = "tiled")]
 const SMALL_TMX: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
 <map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"3\" height=\"2\" \
 tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">
