@@ -4,6 +4,7 @@ use gridpath::formats::{load_map_bytes, parse_map_bytes, parse_scen};
 use proptest::prelude::*;
 
 /// A small valid Tiled map (CSV layer, markers, the external tileset) for mutation.
+#[cfg(feature = "tiled")]
 const SMALL_TMX: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>
 <map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"3\" height=\"2\" \
 tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">
@@ -84,6 +85,33 @@ fn the_small_tmx_used_for_mutation_is_valid() {
     let map = gridpath::formats::parse_tmx(SMALL_TMX.as_bytes(), "m/a.tmx".as_ref(), &mut tileset).unwrap();
     assert_eq!(map.start, Some(gridpath::Pos::new(0, 0)));
     assert_eq!(map.grid.tile(gridpath::Pos::new(1, 0)), Some(gridpath::Tile::Wall));
+}
+
+/// Found by `cargo fuzz run tmx` within about 1 100 runs with the guard's layer-length check
+/// switched off (a check that the harness finds what the guard exists for): a gzip layer of 8
+/// tiles in a 6 × 4 layer made `tiled` index past its tile vector
+/// (`index out of bounds: the len is 8 but the index is 8`, tiled 0.16 `finite.rs:69`).
+#[cfg(feature = "tiled")]
+#[test]
+fn regression_tmx_short_gzip_layer_is_an_error_not_a_panic() {
+    let crash = r##"<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" tiledversion="1.10.2" orientation="orthogonal" renderorder="right-down" width="6" height="4" tilewidth="32" tileheight="32" infinite="0" nextlayerid="5" nextobjectid="3">
+ <tileset firstgid="1" name="inline" tilewidth="32" tileheight="32" tilecount="3" columns="3">
+  <image source="t.png" width="96" height="32"/>
+  <tile id="0"><properties><property name="walkable" type="bool" value="true"/></properties></tile>
+  <tile id="1"><properties><property name="cost" type="int" value="7"/><property name="terrain" value="water"/></properties></tile>
+  <tile id="4"><properties><property name="walkable" type="bool" value="false"/></properties></tile>
+ </tileset>
+ <layer id="1" name="zlibground" width="6" height="4">
+  <data encoding="base64"`compression="gzip">
+   H4sIAAAAAAACA2NkYGBgAmJmIGZEw9QQBwDFAelOYAAAAA==
+  </data>
+ </layer>
+</map>
+"##;
+    let mut none = |_: &std::path::Path| Err(std::io::Error::other("no files"));
+    let e = gridpath::formats::parse_tmx(crash.as_bytes(), "m/crash.tmx".as_ref(), &mut none).unwrap_err();
+    assert!(e.to_string().contains("has 8 tiles, expected 24"), "{e}");
 }
 
 #[test]

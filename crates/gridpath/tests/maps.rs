@@ -400,6 +400,71 @@ mod tiled {
     }
 
     #[test]
+    fn deeply_nested_groups_are_refused_not_a_stack_overflow() {
+        let depth = 100_000;
+        let body = format!(
+            "{}{}{}",
+            "<group id=\"9\" name=\"g\">".repeat(depth),
+            csv_layer("t", "1,1,1,1,1,1"),
+            "</group>".repeat(depth)
+        );
+        let e = parse(&tmx("", &body)).unwrap_err();
+        assert!(matches!(&e, TmxError::Xml(m) if m.contains("nested")), "{e:?}");
+        // The same in an external tileset: class properties nest too.
+        let deep_tsx = format!(
+            "<tileset version=\"1.10\" name=\"t\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
+             <tile id=\"0\">{}{}</tile></tileset>",
+            "<properties><property name=\"p\" type=\"class\">".repeat(depth / 10),
+            "</property></properties>".repeat(depth / 10)
+        );
+        let mut serve = |_: &Path| Ok(deep_tsx.clone().into_bytes());
+        let e = formats::parse_tmx(
+            tmx("", &csv_layer("t", "1,1,1,1,1,1")).as_bytes(),
+            "m/a.tmx".as_ref(),
+            &mut serve,
+        )
+        .unwrap_err();
+        assert!(matches!(&e, TmxError::Resource { message, .. } if message.contains("nested")), "{e:?}");
+        // A few levels are fine.
+        let body = format!(
+            "{}{}{}",
+            "<group id=\"9\" name=\"g\">".repeat(5),
+            csv_layer("t", "1,1,1,1,1,1"),
+            "</group>".repeat(5)
+        );
+        assert!(parse(&tmx("", &body)).is_ok());
+    }
+
+    #[test]
+    fn a_tileset_declaring_billions_of_tiles_is_refused_not_an_out_of_memory() {
+        // tiled would reserve and fill a table of `tilecount` tiles: 4 billion, about 800 GB.
+        let huge = formats::TILESET_TSX.replace("tilecount=\"11\"", "tilecount=\"4000000000\"");
+        let mut serve = |_: &Path| Ok(huge.clone().into_bytes());
+        let map = tmx("", &csv_layer("t", "1,1,1,1,1,1"));
+        let e = formats::parse_tmx(map.as_bytes(), "m/a.tmx".as_ref(), &mut serve).unwrap_err();
+        assert!(matches!(&e, TmxError::Resource { message, .. } if message.contains("4000000000")), "{e:?}");
+        let embedded = map.replace(
+            "<tileset firstgid=\"1\" source=\"tilepath.tsx\"/>",
+            "<tileset firstgid=\"1\" name=\"x\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"99999999999999999999999\" columns=\"1\"><image source=\"x.png\" width=\"32\" height=\"32\"/></tileset>",
+        );
+        assert!(matches!(parse(&embedded), Err(TmxError::Xml(m)) if m.contains("tiles")));
+    }
+
+    #[test]
+    fn layers_together_declare_at_most_two_full_size_grids() {
+        // tiled keeps 24 bytes per tile and layer: five 8192 × 4096 layers (tiny files when
+        // compressed) would take 4 GB. Declared sizes are counted before any data is read.
+        let layer = "<layer id=\"1\" name=\"t\" width=\"8192\" height=\"4096\"/>\n";
+        let text = tmx("", &layer.repeat(5))
+            .replace("width=\"3\" height=\"2\" tilewidth", "width=\"8192\" height=\"4096\" tilewidth");
+        let e = parse(&text).unwrap_err();
+        assert!(matches!(&e, TmxError::Xml(m) if m.contains("in all")), "{e:?}");
+        // Two such layers are within the limit (and, holding no tiles, say nothing about walls).
+        let e = parse(&text.replacen(layer, "", 3)).unwrap_err();
+        assert!(matches!(&e, TmxError::NoTerrain), "{e:?}");
+    }
+
+    #[test]
     fn a_bad_tile_property_is_named() {
         let tileset = "<tileset firstgid=\"1\" name=\"mine\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
              <tile id=\"0\"><properties><property name=\"cost\" type=\"int\" value=\"99\"/></properties></tile></tileset>\n";
@@ -556,6 +621,28 @@ fn write_atomic_replaces_the_whole_file() {
     assert_eq!(fs::read(&path).unwrap(), b"short", "nothing of the longer old file may remain");
     let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(leftovers, ["save.tpmap"], "no temporary file is left behind");
+}
+
+#[cfg(unix)]
+#[test]
+fn write_atomic_keeps_the_mode_of_the_file_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir();
+    let path = dir.path().join("shared.tpmap");
+    fs::write(&path, "old").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+    write_atomic(&path, b"new").unwrap();
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+    // A new file is not private to its owner the way temporary files are (0600).
+    let fresh = dir.path().join("fresh.tpmap");
+    write_atomic(&fresh, b"new").unwrap();
+    let plain = dir.path().join("plain.tpmap");
+    fs::write(&plain, "x").unwrap();
+    assert_eq!(
+        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+        fs::metadata(&plain).unwrap().permissions().mode() & 0o777,
+        "a saved file gets the mode fs::write gives"
+    );
 }
 
 #[test]

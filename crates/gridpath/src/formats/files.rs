@@ -28,7 +28,7 @@ pub enum LoadError {
         source: io::Error,
     },
     /// The file is larger than [`MAX_FILE_BYTES`] (checked before reading it).
-    #[error("{} is {size} bytes: map files are limited to {limit} bytes", path.display())]
+    #[error("{} is {}: map files are limited to {}", path.display(), mib(*size), mib(*limit))]
     TooLarge {
         /// The file.
         path: PathBuf,
@@ -71,6 +71,13 @@ pub enum LoadError {
         #[source]
         source: TmxError,
     },
+}
+
+/// A byte count for people: `200.0 MiB`.
+fn mib(bytes: u64) -> String {
+    #[expect(clippy::cast_precision_loss, reason = "one decimal is all that is shown")]
+    let m = bytes as f64 / (1024.0 * 1024.0);
+    format!("{m:.1} MiB")
 }
 
 impl LoadError {
@@ -300,7 +307,8 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Limited> 
 /// Replaces the file at `path` with `bytes` atomically: the bytes go to a temporary file in the
 /// same folder, are flushed to disk (`sync_all`), and the temporary file is renamed over
 /// `path`. Readers see the old file or the new one, never a part; on any failure the old file
-/// is left as it was and the temporary file is removed.
+/// is left as it was and the temporary file is removed. A replaced file keeps its permissions;
+/// a new one gets the usual mode for new files.
 ///
 /// # Errors
 /// Any I/O error: the folder is missing or read-only, the disk is full, the rename fails.
@@ -309,9 +317,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tilepath-save-").suffix(".tmp");
+    // tempfile makes private (0600) files; a saved map should get the mode any new file gets
+    // (0666 less the umask), and a replaced one keeps its own mode, set below.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     // In the target's own folder: a rename is atomic only within one file system.
-    let mut tmp = tempfile::Builder::new().prefix(".tilepath-save-").suffix(".tmp").tempfile_in(dir)?;
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
+    if let Ok(old) = std::fs::metadata(path) {
+        // Best effort: a mode we may not set (another owner's file) is no reason to lose the save.
+        let _ = tmp.as_file().set_permissions(old.permissions());
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     // Make the rename itself durable; some platforms cannot open a folder, which is no failure.

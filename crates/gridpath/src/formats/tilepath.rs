@@ -387,6 +387,25 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_example_parses() {
+        let mut example = String::new();
+        for line in include_str!("tilepath.rs")
+            .lines()
+            .skip_while(|l| *l != "//! ```text")
+            .skip(1)
+            .take_while(|l| *l != "//! ```")
+        {
+            example.push_str(line.trim_start_matches("//! "));
+            example.push('\n');
+        }
+        let map = parse_tilepath(&example).unwrap();
+        assert_eq!((map.start, map.goal), (Some(Pos::new(0, 0)), Some(Pos::new(5, 2))));
+        assert_eq!(map.grid.tile(Pos::new(5, 1)), Some(Tile::Ground { cost: 12 }));
+        assert_eq!(map.grid.tile(Pos::new(5, 2)), Some(Tile::Water { cost: 3 }));
+        assert_eq!(map.grid.tile(Pos::new(3, 1)), Some(Tile::Trees { cost: 1 }));
+    }
+
+    #[test]
     fn errors_name_line_and_column() {
         let e = parse_tilepath(
             "tilepath 2

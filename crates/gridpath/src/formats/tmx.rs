@@ -22,6 +22,12 @@
 //!
 //! Unsupported, with an error saying so: isometric, staggered and hexagonal maps, infinite
 //! maps, zstd-compressed layers. CSV, base64, zlib and gzip layer data are read.
+//!
+//! Limits, checked before the `tiled` crate parses anything, since it would otherwise overflow
+//! its stack, index past its data or allocate without bound: elements nest at most 64 deep;
+//! each layer's data holds exactly width × height tiles (compressed data is inflated only that
+//! far); all layers together declare at most 2 × 8192 × 8192 tiles; a tileset declares at most
+//! 2¹⁸ tiles.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -244,8 +250,72 @@ mod reader {
             if path == self.map_path {
                 return Ok(Cursor::new(self.map.to_vec()));
             }
-            (self.read)(path).map(Cursor::new)
+            let bytes = (self.read)(path)?;
+            check_resource(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+            Ok(Cursor::new(bytes))
         }
+    }
+
+    /// Most tiles all layers together may declare: two layers of the largest grid (the terrain
+    /// and markers layers [`write_tmx`](super::write_tmx) writes).
+    const MAX_TILES: u64 = 2 * (MAX_SIDE as u64) * (MAX_SIDE as u64);
+
+    /// Deeper than any file Tiled writes (map, groups, layer, data; properties of classes).
+    const MAX_DEPTH: usize = 64;
+
+    /// Most tiles a tileset may declare: `tiled` reserves and fills a tile table of `tilecount`
+    /// entries (about 200 bytes each) before looking at the tiles. 2¹⁸ covers a 4096 × 4096
+    /// pixel image cut into 8 × 8 tiles.
+    const MAX_TILECOUNT: u64 = 1 << 18;
+
+    /// Checks a tileset, template or map before `tiled` parses it: XML nested deeper than
+    /// [`MAX_DEPTH`] (`tiled` parses group layers and class properties recursively, and a deep
+    /// enough nest would overflow the stack: an abort, not an error) and tilesets declaring more
+    /// than [`MAX_TILECOUNT`] tiles are refused. Malformed XML passes here; `tiled` reports it.
+    fn check_resource(bytes: &[u8]) -> Result<(), TmxError> {
+        let mut xml = quick_xml::Reader::from_reader(bytes);
+        let mut buf = Vec::new();
+        let mut depth = 0usize;
+        loop {
+            match xml.read_event_into(&mut buf) {
+                Ok(Event::Start(ref e)) => {
+                    check_tileset(e)?;
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err(too_deep());
+                    }
+                }
+                Ok(Event::Empty(ref e)) => check_tileset(e)?,
+                Ok(Event::End(_)) => depth = depth.saturating_sub(1),
+                Ok(Event::Eof) | Err(_) => return Ok(()),
+                Ok(_) => {}
+            }
+            buf.clear();
+        }
+    }
+
+    /// A `<tileset>` element's `tilecount` must be at most [`MAX_TILECOUNT`].
+    fn check_tileset(e: &BytesStart<'_>) -> Result<(), TmxError> {
+        if e.local_name().as_ref() != b"tileset" {
+            return Ok(());
+        }
+        let Some(count) = attr(e, b"tilecount")? else { return Ok(()) };
+        // Too many digits for a u64 is too many tiles too; other junk is for `tiled` to report.
+        let too_many = match count.parse::<u64>() {
+            Ok(n) => n > MAX_TILECOUNT,
+            Err(_) => !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()),
+        };
+        if too_many {
+            return Err(TmxError::Xml(format!(
+                "a tileset declares {} tiles; at most {MAX_TILECOUNT} are supported",
+                short(&count)
+            )));
+        }
+        Ok(())
+    }
+
+    fn too_deep() -> TmxError {
+        TmxError::Xml(format!("elements nested more than {MAX_DEPTH} deep"))
     }
 
     fn xml_error(e: &quick_xml::Error) -> TmxError {
@@ -292,9 +362,9 @@ mod reader {
         text: Option<String>,
     }
 
-    /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, and that every
-    /// tile layer's data holds exactly width × height tiles (`tiled` indexes its tile vector
-    /// without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
+    /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, what
+    /// [`check_resource`] checks, and that every tile layer's data holds exactly width × height tiles
+    /// (`tiled` indexes its tile vector without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
     /// directly inside it.
     fn guard(bytes: &[u8]) -> Result<(), TmxError> {
         let mut xml = quick_xml::Reader::from_reader(bytes);
@@ -302,19 +372,25 @@ mod reader {
         let mut depth = 0usize;
         let mut layer: Option<LayerScan> = None;
         let mut data: Option<DataScan> = None;
+        // Tiles in all layers together: `tiled` keeps 24 bytes per tile.
+        let mut total = 0u64;
         loop {
             let event = xml.read_event_into(&mut buf).map_err(|e| xml_error(&e))?;
             match event {
                 Event::Eof => return Ok(()),
                 Event::Start(ref e) | Event::Empty(ref e) => {
                     let empty = matches!(event, Event::Empty(_));
+                    check_tileset(e)?;
                     match e.local_name().as_ref() {
                         b"map" if depth == 0 => check_map(e)?,
                         b"layer" => {
                             let w = side_attr(e, b"width")?;
                             let h = side_attr(e, b"height")?;
                             let name = attr(e, b"name")?.unwrap_or_default();
-                            let scan = LayerScan { name, cells: w.zip(h).map(|(w, h)| w * h), depth };
+                            let cells = w.zip(h).map(|(w, h)| w * h);
+                            // Counted as declared, before the data: `tiled` fills that many.
+                            total = add_tiles(total, cells.unwrap_or(0))?;
+                            let scan = LayerScan { name, cells, depth };
                             if !empty {
                                 layer = Some(scan);
                             }
@@ -336,6 +412,10 @@ mod reader {
                     }
                     if !empty {
                         depth += 1;
+                        // See `check_resource`.
+                        if depth > MAX_DEPTH {
+                            return Err(too_deep());
+                        }
                     }
                 }
                 Event::End(_) => {
@@ -382,6 +462,17 @@ mod reader {
         Ok(())
     }
 
+    fn add_tiles(total: u64, more: u64) -> Result<u64, TmxError> {
+        let total = total.saturating_add(more);
+        if total > MAX_TILES {
+            return Err(TmxError::Xml(format!(
+                "the layers declare more than {MAX_TILES} tiles in all (two 8192 × 8192 layers)"
+            )));
+        }
+        Ok(total)
+    }
+
+    /// Checks that one layer's data holds the layer's width × height tiles.
     fn check_data(layer: Option<&LayerScan>, d: &DataScan) -> Result<(), TmxError> {
         let Some(layer) = layer else { return Ok(()) };
         let Some(cells) = layer.cells else { return Ok(()) };
