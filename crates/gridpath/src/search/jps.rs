@@ -231,6 +231,11 @@ impl<'a> View<'a> {
         let (across, down) = (if EAST { 1 } else { 3 }, if SOUTH { 2 } else { 0 });
         let mut mask = self.masks[parent];
         let mut steps = 0u64;
+        // The padded index of the ray's cell, moved by one diagonal step at a time.
+        let step = if SOUTH { self.stride } else { self.stride.wrapping_neg() };
+        let step = if EAST { step.wrapping_add(1) } else { step.wrapping_sub(1) };
+        let goal = gy * self.stride + gx;
+        let mut i = parent;
         loop {
             // One byte says whether the diagonal step is legal (both sides and the target open).
             if mask >> diagonal & 1 == 0 {
@@ -238,13 +243,14 @@ impl<'a> View<'a> {
             }
             let nx = if EAST { x + 1 } else { x - 1 };
             let ny = if SOUTH { y + 1 } else { y - 1 };
+            i = i.wrapping_add(step);
             steps += 1;
-            if nx == gx && ny == gy {
+            if i == goal {
                 relax.relax(parent, nx, ny, diagonal, ga, gb + steps);
                 return;
             }
             // A straight scan whose first step is blocked finds nothing: skip it.
-            mask = self.masks[ny * self.stride + nx];
+            mask = self.masks[i];
             if mask >> across & 1 == 1 {
                 let row_goal = if ny == gy { gx } else { NO_GOAL };
                 if let Some(jx) = scan::<EAST>(&self.rows, ny, nx, row_goal) {
