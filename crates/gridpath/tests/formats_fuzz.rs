@@ -114,6 +114,60 @@ fn regression_tmx_short_gzip_layer_is_an_error_not_a_panic() {
     assert!(e.to_string().contains("has 8 tiles, expected 24"), "{e}");
 }
 
+/// Found by `cargo fuzz run tmx` (second run, after 417 000 runs): a whole map pasted into a
+/// layer's CSV data. `tiled` reads the text before the nested `<map>` (4 tiles) and skips the
+/// rest, while the guard took the nested map's layers for real ones and checked those instead;
+/// `tiled` then indexed past its 4 tiles. The guard now follows `tiled`'s reading: layers only
+/// directly in the map or a group, and nothing inside a layer's data.
+#[cfg(feature = "tiled")]
+#[test]
+fn regression_tmx_map_nested_in_layer_data_is_an_error_not_a_panic() {
+    let crash = r##"<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" <tiledversion="1.10.2" orientation="orthogonal" renderorder="right-down" width="6" height="4" tilewidth="32" tileheight="32" infinite="0" nextlayerid="5" nextobjectid="3">
+ <tileset firstgid="1" source="tilepath.tsx"/>
+ <layer id="1" name="terrain" width="6" height="4">
+  <data encoding="csv">
+1,1,2,1<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" <tiledversion="1.10.2" orientation="orthogonal" renderorder="right-down" width="6" height="4" tilewidth="32" tileheight="32" infinite="0" nextlayerid="5" nextobjectid="3">
+ <tileset firstgid="1" source="tilepath.tsx"/>
+ <layer id="1" name="terrain" width="6" height="4">
+  <data encoding="csv">
+1,1,2,1,8,8,
+1,9,2,1,8,1,
+1,1,1,1,10,10,
+2,2,1,1,1,11
+</data>
+ </layer>
+ <layer id="2" name="markers" width="6" height="4">
+  <data encoding="csv">
+3,0,0,0,0,0,
+0,0,0,0,0,0,
+0,0,0,0,0,0,
+0,0,0,0,0,4
+</data>
+ </layer>
+</map>
+,8,8,
+1,9,2,1,8,1,
+1,1,1,1,10,10,
+2,2,1,1,1,11
+</data>
+ </layer>
+ <layer id="2" name="markers" width="6" height="4">
+  <data encoding="csv">
+3,0,0,0,0,0,
+0,0,0,0,0,0,
+0,0,0,0,0,0,
+0,0,0,0,0,4
+</data>
+ </layer>
+</map>
+"##;
+    let mut tileset = |_: &std::path::Path| Ok(gridpath::formats::TILESET_TSX.as_bytes().to_vec());
+    let e = gridpath::formats::parse_tmx(crash.as_bytes(), "m/crash.tmx".as_ref(), &mut tileset).unwrap_err();
+    assert!(e.to_string().contains("has 4 tiles, expected 24"), "{e}");
+}
+
 #[test]
 fn absurd_sizes_are_refused_with_a_clear_message() {
     let e = parse_map_bytes(b"type octile\nheight 100000\nwidth 100000\nmap\n").unwrap_err();

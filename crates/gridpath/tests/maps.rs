@@ -465,6 +465,15 @@ mod tiled {
     }
 
     #[test]
+    fn the_guard_reads_attributes_as_tiled_does() {
+        // tiled matches attributes by local name and keeps the last: this layer is 100 wide to it.
+        let prefixed =
+            tmx("", &csv_layer("t", "1,1,1,1,1,1").replace("height=\"2\"", "height=\"2\" a:width=\"100\""));
+        let e = parse(&prefixed).unwrap_err();
+        assert!(matches!(&e, TmxError::Layer { message, .. } if message.contains("expected 200")), "{e:?}");
+    }
+
+    #[test]
     fn a_bad_tile_property_is_named() {
         let tileset = "<tileset firstgid=\"1\" name=\"mine\" tilewidth=\"32\" tileheight=\"32\" tilecount=\"1\" columns=\"1\">\
              <tile id=\"0\"><properties><property name=\"cost\" type=\"int\" value=\"99\"/></properties></tile></tileset>\n";

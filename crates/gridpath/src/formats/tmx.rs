@@ -336,14 +336,18 @@ mod reader {
         }
     }
 
+    /// An attribute's value, read as `tiled` reads it: by local name (`x:width` is `width` too),
+    /// every attribute parsed, the last one of a name winning.
     fn attr(e: &BytesStart<'_>, name: &[u8]) -> Result<Option<String>, TmxError> {
+        let mut value = None;
         for a in e.attributes() {
             let a = a.map_err(|e| TmxError::Xml(e.to_string()))?;
-            if a.key.as_ref() == name {
-                return Ok(Some(a.unescape_value().map_err(|e| xml_error(&e))?.into_owned()));
+            let v = a.unescape_value().map_err(|e| xml_error(&e))?;
+            if a.key.local_name().as_ref() == name {
+                value = Some(v.into_owned());
             }
         }
-        Ok(None)
+        Ok(value)
     }
 
     /// The layer being scanned by [`guard`].
@@ -351,25 +355,35 @@ mod reader {
         name: String,
         /// Cells the layer's data must hold (`None`: no usable size, `tiled` will refuse it).
         cells: Option<u64>,
-        depth: usize,
     }
 
     /// A `<data>` element being scanned.
     struct DataScan {
         encoding: Option<String>,
         compression: Option<String>,
-        depth: usize,
         text: Option<String>,
     }
 
+    /// What an open element is to `tiled`: only `layer`s directly in the map or a group, and the
+    /// `data` directly in those, are read; everything else inside them is skipped unread.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Open {
+        Map,
+        Group,
+        Layer,
+        Data,
+        Other,
+    }
+
     /// Checks what `tiled` trusts: the map's orientation, `infinite` flag and size, what
-    /// [`check_resource`] checks, and that every tile layer's data holds exactly width × height tiles
-    /// (`tiled` indexes its tile vector without a bounds check). Mirrors `tiled`'s reading of `<data>`: the first text or CDATA
-    /// directly inside it.
+    /// [`check_resource`] checks, and that every tile layer `tiled` reads holds exactly
+    /// width × height tiles in its data (`tiled` indexes its tile vector without a bounds check).
+    /// Mirrors `tiled`'s reading: layers directly in the map or a group; of a `<data>`, the first
+    /// text or CDATA directly inside it.
     fn guard(bytes: &[u8]) -> Result<(), TmxError> {
         let mut xml = quick_xml::Reader::from_reader(bytes);
         let mut buf = Vec::new();
-        let mut depth = 0usize;
+        let mut open: Vec<Open> = Vec::new();
         let mut layer: Option<LayerScan> = None;
         let mut data: Option<DataScan> = None;
         // Tiles in all layers together: `tiled` keeps 24 bytes per tile.
@@ -381,25 +395,26 @@ mod reader {
                 Event::Start(ref e) | Event::Empty(ref e) => {
                     let empty = matches!(event, Event::Empty(_));
                     check_tileset(e)?;
-                    match e.local_name().as_ref() {
-                        b"map" if depth == 0 => check_map(e)?,
-                        b"layer" => {
+                    let kind = match (open.last(), e.local_name().as_ref()) {
+                        (None, b"map") => {
+                            check_map(e)?;
+                            Open::Map
+                        }
+                        (Some(Open::Map | Open::Group), b"group") => Open::Group,
+                        (Some(Open::Map | Open::Group), b"layer") => {
                             let w = side_attr(e, b"width")?;
                             let h = side_attr(e, b"height")?;
                             let name = attr(e, b"name")?.unwrap_or_default();
                             let cells = w.zip(h).map(|(w, h)| w * h);
                             // Counted as declared, before the data: `tiled` fills that many.
                             total = add_tiles(total, cells.unwrap_or(0))?;
-                            let scan = LayerScan { name, cells, depth };
-                            if !empty {
-                                layer = Some(scan);
-                            }
+                            layer = Some(LayerScan { name, cells });
+                            Open::Layer
                         }
-                        b"data" if layer.as_ref().is_some_and(|l| l.depth + 1 == depth) => {
+                        (Some(Open::Layer), b"data") => {
                             let scan = DataScan {
                                 encoding: attr(e, b"encoding")?,
                                 compression: attr(e, b"compression")?,
-                                depth,
                                 text: None,
                             };
                             if empty {
@@ -407,34 +422,38 @@ mod reader {
                             } else {
                                 data = Some(scan);
                             }
+                            Open::Data
                         }
-                        _ => {}
-                    }
+                        _ => Open::Other,
+                    };
                     if !empty {
-                        depth += 1;
+                        open.push(kind);
                         // See `check_resource`.
-                        if depth > MAX_DEPTH {
+                        if open.len() > MAX_DEPTH {
                             return Err(too_deep());
                         }
                     }
                 }
-                Event::End(_) => {
-                    depth = depth.saturating_sub(1);
-                    if data.as_ref().is_some_and(|d| d.depth == depth) {
+                Event::End(_) => match open.pop() {
+                    Some(Open::Data) => {
                         if let Some(d) = data.take() {
                             check_data(layer.as_ref(), &d)?;
                         }
-                    } else if layer.as_ref().is_some_and(|l| l.depth == depth) {
-                        layer = None;
                     }
-                }
+                    Some(Open::Layer) => layer = None,
+                    _ => {}
+                },
                 Event::Text(ref t) => {
-                    if let Some(d) = data.as_mut().filter(|d| d.depth + 1 == depth && d.text.is_none()) {
+                    if let Some(d) =
+                        data.as_mut().filter(|d| open.last() == Some(&Open::Data) && d.text.is_none())
+                    {
                         d.text = Some(t.unescape().map_err(|e| xml_error(&e))?.into_owned());
                     }
                 }
                 Event::CData(ref t) => {
-                    if let Some(d) = data.as_mut().filter(|d| d.depth + 1 == depth && d.text.is_none()) {
+                    if let Some(d) =
+                        data.as_mut().filter(|d| open.last() == Some(&Open::Data) && d.text.is_none())
+                    {
                         d.text = Some(String::from_utf8_lossy(t.as_ref()).into_owned());
                     }
                 }
