@@ -807,13 +807,17 @@ mod tests {
         // Parsers set cells without the masks and compute them once at the end.
         let text = "type octile\nheight 4\nwidth 5\nmap\n..@..\n.@@WW\n..@WW\n@T...\n";
         let map = crate::formats::parse_map_bytes(text.as_bytes()).unwrap().grid;
-        let s = map.stride().cast_signed();
-        for p in map.positions() {
-            let i = map.index(p);
-            let class = map.class_at(i);
-            let want =
-                if class == 0 { 0 } else { crate::search::legal_octile_moves(&map.cells, i, s, class) };
-            assert_eq!(u32::from(map.octile_moves()[i]), want, "parsed map's move mask at {p}");
+        let tpmap = "tilepath 1\nwidth 5\nheight 4\nmap\n..#..\n.##~~\n..#~~\n#T...\n";
+        let saved = crate::formats::parse_tilepath(tpmap).unwrap().grid;
+        for (map, format) in [(&map, "Moving AI"), (&saved, "tpmap")] {
+            let s = map.stride().cast_signed();
+            for p in map.positions() {
+                let i = map.index(p);
+                let class = map.class_at(i);
+                let want =
+                    if class == 0 { 0 } else { crate::search::legal_octile_moves(&map.cells, i, s, class) };
+                assert_eq!(u32::from(map.octile_moves()[i]), want, "parsed {format} map's move mask at {p}");
+            }
         }
         assert_eq!(map.octile_moves()[map.index(Pos::new(3, 1))], 0b0010_0110, "water: E, S, SE");
         let filled = Grid::filled(5, 4, Tile::Water { cost: 1 }).unwrap();

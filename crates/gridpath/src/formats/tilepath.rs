@@ -172,8 +172,9 @@ pub fn parse_tilepath(text: &str) -> Result<ParsedMap, ParseError> {
                     format!("unknown cell {c:?}: expected # . 2-9 ~ T or a legend character"),
                 )
             })?;
-            // In bounds by construction, and legend costs were checked.
-            let _ = grid.set_tile(Pos::new(x, y), tile);
+            // In bounds by construction, and legend costs were checked. The move masks are
+            // computed once below, not nine per cell.
+            let _ = grid.set_tile_unmasked(Pos::new(x, y), tile);
             x += 1;
         }
         if x < width {
@@ -189,6 +190,7 @@ pub fn parse_tilepath(text: &str) -> Result<ParsedMap, ParseError> {
             return Err(ParseError::new(n, 1, format!("more than {height} map rows")));
         }
     }
+    grid.refresh_moves();
     for (key, endpoint) in [("start", header.start), ("goal", header.goal)] {
         if let Some((p, line)) = endpoint
             && !grid.in_bounds(p)
