@@ -116,6 +116,30 @@ pub fn parse_map_bytes(bytes: &[u8]) -> Result<ParsedMap, ParseError> {
     parse_map(text)
 }
 
+/// Whitespace-separated words of `line` with their 1-based character columns (for error
+/// messages that point at the word).
+pub(crate) fn words_with_columns(line: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    // A trailing space closes the last word.
+    for (i, c) in line.char_indices().chain(std::iter::once((line.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.push((line[..s].chars().count() + 1, &line[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// At most 40 characters of a file's text, for quoting it in an error message.
+pub(crate) fn short(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
 /// Splits text into lines numbered from 1, without `\r` line ends.
 pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split_terminator('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))

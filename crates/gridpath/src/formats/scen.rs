@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ParseError, numbered_lines};
+use super::{ParseError, numbered_lines, short, words_with_columns};
 use crate::Pos;
 use crate::grid::MAX_SIDE;
 
@@ -43,24 +43,20 @@ pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, ParseError> {
     match lines.next() {
         Some((_, l)) if matches!(l.split_whitespace().collect::<Vec<_>>()[..], ["version", "1" | "1.0"]) => {}
         Some((n, l)) => {
-            return Err(ParseError::new(n, 1, format!("expected 'version 1', found {:?}", truncate(l))));
+            return Err(ParseError::new(n, 1, format!("expected 'version 1', found {:?}", short(l))));
         }
         None => return Err(ParseError::new(1, 0, "empty scenario file: expected 'version 1'")),
     }
     let mut out = Vec::new();
     for (n, line) in lines {
-        let fields = fields_with_columns(line);
+        let fields = words_with_columns(line);
         if fields.len() != 9 {
             return Err(ParseError::new(n, 0, format!("expected 9 fields, found {}", fields.len())));
         }
         let int = |k: usize, what: &str| -> Result<u32, ParseError> {
             let (col, raw) = fields[k];
             raw.parse::<u32>().ok().ok_or_else(|| {
-                ParseError::new(
-                    n,
-                    col,
-                    format!("{what} {:?} is not a non-negative whole number", truncate(raw)),
-                )
+                ParseError::new(n, col, format!("{what} {:?} is not a non-negative whole number", short(raw)))
             })
         };
         let coord = |k: usize, what: &str, limit: u32| -> Result<u32, ParseError> {
@@ -91,7 +87,7 @@ pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, ParseError> {
                 ParseError::new(
                     n,
                     col,
-                    format!("optimal length {:?} is not a non-negative number", truncate(raw)),
+                    format!("optimal length {:?} is not a non-negative number", short(raw)),
                 )
             })?;
         out.push(Scenario {
@@ -120,29 +116,6 @@ pub fn map_path_for_scen(scen: &Path) -> PathBuf {
         },
     );
     scen.with_file_name(map)
-}
-
-fn fields_with_columns(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        match (c.is_whitespace(), start) {
-            (false, None) => start = Some(i),
-            (true, Some(s)) => {
-                out.push((line[..s].chars().count() + 1, &line[s..i]));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((line[..s].chars().count() + 1, &line[s..]));
-    }
-    out
-}
-
-fn truncate(s: &str) -> String {
-    s.chars().take(40).collect()
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{ParseError, ParsedMap, numbered_lines};
+use super::{ParseError, ParsedMap, numbered_lines, short, words_with_columns};
 use crate::grid::{Grid, MAX_COST, MAX_SIDE, Pos, Tile};
 
 /// The format version [`write_tilepath`] writes and [`parse_tilepath`] reads.
@@ -337,28 +337,6 @@ fn coord((col, raw): (usize, &str), n: usize) -> Result<u32, ParseError> {
     raw.parse().map_err(|_| {
         ParseError::new(n, col, format!("coordinate {:?} is not a non-negative whole number", short(raw)))
     })
-}
-
-/// Whitespace-separated words with their 1-based character columns.
-fn words_with_columns(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices().chain(std::iter::once((line.len(), ' '))) {
-        match (c.is_whitespace(), start) {
-            (false, None) => start = Some(i),
-            (true, Some(s)) => {
-                out.push((line[..s].chars().count() + 1, &line[s..i]));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// At most 40 characters of user text for an error message.
-fn short(s: &str) -> String {
-    s.chars().take(40).collect()
 }
 
 #[cfg(test)]

@@ -208,6 +208,7 @@ mod reader {
     use super::TmxError;
     use crate::MAX_SIDE;
     use crate::formats::ParsedMap;
+    use crate::formats::short;
     use crate::grid::{Grid, MAX_COST, Pos, Tile};
 
     /// Parses a Tiled map (the [module docs](super) give the convention). `map_path` is the
@@ -467,7 +468,7 @@ mod reader {
         if let Some(o) = attr(e, b"orientation")?
             && o != "orthogonal"
         {
-            return Err(TmxError::Orientation(o.chars().take(40).collect()));
+            return Err(TmxError::Orientation(short(&o)));
         }
         if attr(e, b"infinite")?.is_some_and(|v| v != "0") {
             return Err(TmxError::Infinite);
@@ -536,10 +537,6 @@ mod reader {
         } else {
             Err(bad(format!("the layer data has {count} tiles, expected {cells} (width × height)")))
         }
-    }
-
-    fn short(s: &str) -> String {
-        s.chars().take(40).collect()
     }
 
     /// What a tile does to its cell.
