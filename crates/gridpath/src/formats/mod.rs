@@ -23,7 +23,7 @@ pub use tilepath::{TILEPATH_VERSION, parse_tilepath, write_tilepath};
 pub use tmx::parse_tmx;
 pub use tmx::{TILESET_TSX, TmxError, write_tmx};
 
-use crate::{Grid, Pos};
+use crate::{Grid, Pos, Tile};
 
 /// A parsed map: the grid plus the start and goal if the file marks them.
 #[derive(Clone, Debug)]
@@ -114,6 +114,51 @@ pub fn parse_map_bytes(bytes: &[u8]) -> Result<ParsedMap, ParseError> {
         ParseError::new(line, 0, "not a text file (invalid UTF-8)")
     })?;
     parse_map(text)
+}
+
+/// Reads the `height` rows of `width` cells that follow a map header (whose last line is
+/// `header_end`) into a new grid: `cell` turns a character into a tile or an error message.
+/// Wrong row counts and lengths are errors; blank lines after the rows are allowed. The move
+/// masks are computed once at the end, not nine per cell.
+pub(crate) fn read_rows<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+    width: u32,
+    height: u32,
+    header_end: usize,
+    cell: impl Fn(char) -> Result<Tile, String>,
+) -> Result<Grid, ParseError> {
+    let mut grid = Grid::new(width, height).map_err(|e| ParseError::new(header_end, 0, e.to_string()))?;
+    let mut last = header_end;
+    for y in 0..height {
+        let Some((n, row)) = lines.next() else {
+            return Err(ParseError::new(last + 1, 0, format!("expected {height} map rows, found {y}")));
+        };
+        last = n;
+        let mut x = 0u32;
+        for (col, c) in row.chars().enumerate() {
+            if x == width {
+                return Err(ParseError::new(n, col + 1, format!("row is longer than the width {width}")));
+            }
+            let tile = cell(c).map_err(|message| ParseError::new(n, col + 1, message))?;
+            // In bounds by construction: x < width, y < height.
+            let _ = grid.set_tile_unmasked(Pos::new(x, y), tile);
+            x += 1;
+        }
+        if x < width {
+            return Err(ParseError::new(
+                n,
+                row.chars().count() + 1,
+                format!("row has {x} cells, expected {width}"),
+            ));
+        }
+    }
+    for (n, rest) in lines {
+        if !rest.trim().is_empty() {
+            return Err(ParseError::new(n, 1, format!("more than {height} map rows")));
+        }
+    }
+    grid.refresh_moves();
+    Ok(grid)
 }
 
 /// Whitespace-separated words of `line` with their 1-based character columns (for error

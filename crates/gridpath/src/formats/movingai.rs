@@ -1,6 +1,6 @@
 //! The Moving AI `.map` format.
 
-use super::{ParseError, numbered_lines};
+use super::{ParseError, numbered_lines, read_rows};
 use crate::grid::{Grid, MAX_SIDE, Pos, Tile};
 
 /// Parses a Moving AI map: `type octile`, `height H`, `width W`, `map`, then H rows of W cells.
@@ -58,50 +58,14 @@ pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
     }
     let width = width.ok_or_else(|| ParseError::new(last_line, 0, "header has no 'width' line"))?;
     let height = height.ok_or_else(|| ParseError::new(last_line, 0, "header has no 'height' line"))?;
-    let mut grid = Grid::new(width, height).map_err(|e| ParseError::new(last_line, 0, e.to_string()))?;
-    for y in 0..height {
-        let Some((n, row)) = lines.next() else {
-            return Err(ParseError::new(last_line + 1, 0, format!("expected {height} map rows, found {y}")));
-        };
-        last_line = n;
-        let mut x = 0u32;
-        for (col, ch) in row.chars().enumerate() {
-            if x == width {
-                return Err(ParseError::new(n, col + 1, format!("row is longer than the width {width}")));
-            }
-            let tile = match ch {
-                '.' | 'G' | 'S' => Tile::FLOOR,
-                'W' => Tile::Water { cost: 1 },
-                'T' => Tile::Trees { cost: 1 },
-                '@' | 'O' => Tile::Wall,
-                '2'..='9' => Tile::Ground { cost: ch as u8 - b'0' },
-                other => {
-                    return Err(ParseError::new(
-                        n,
-                        col + 1,
-                        format!("unknown cell {other:?}: expected one of . G S W T @ O or 2-9"),
-                    ));
-                }
-            };
-            // In bounds by construction: x < width, y < height.
-            let _ = grid.set_tile_unmasked(Pos::new(x, y), tile);
-            x += 1;
-        }
-        if x < width {
-            return Err(ParseError::new(
-                n,
-                row.chars().count() + 1,
-                format!("row has {x} cells, expected {width}"),
-            ));
-        }
-    }
-    for (n, rest) in lines {
-        if !rest.trim().is_empty() {
-            return Err(ParseError::new(n, 1, format!("more than {height} map rows")));
-        }
-    }
-    grid.refresh_moves();
-    Ok(grid)
+    read_rows(&mut lines, width, height, last_line, |ch| match ch {
+        '.' | 'G' | 'S' => Ok(Tile::FLOOR),
+        'W' => Ok(Tile::Water { cost: 1 }),
+        'T' => Ok(Tile::Trees { cost: 1 }),
+        '@' | 'O' => Ok(Tile::Wall),
+        '2'..='9' => Ok(Tile::Ground { cost: ch as u8 - b'0' }),
+        other => Err(format!("unknown cell {other:?}: expected one of . G S W T @ O or 2-9")),
+    })
 }
 
 fn parse_side(value: Option<&str>, line: usize, column: usize, key: &str) -> Result<u32, ParseError> {

@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{ParseError, ParsedMap, numbered_lines, short, words_with_columns};
+use super::{ParseError, ParsedMap, numbered_lines, read_rows, short, words_with_columns};
 use crate::grid::{Grid, MAX_COST, MAX_SIDE, Pos, Tile};
 
 /// The format version [`write_tilepath`] writes and [`parse_tilepath`] reads.
@@ -152,45 +152,12 @@ pub fn parse_tilepath(text: &str) -> Result<ParsedMap, ParseError> {
     }
     let header = parse_header(&mut lines)?;
     let (width, height) = (header.width, header.height);
-    let mut grid =
-        Grid::new(width, height).map_err(|e| ParseError::new(header.map_line, 0, e.to_string()))?;
-    let mut last = header.map_line;
-    for y in 0..height {
-        let Some((n, row)) = lines.next() else {
-            return Err(ParseError::new(last + 1, 0, format!("expected {height} map rows, found {y}")));
-        };
-        last = n;
-        let mut x = 0u32;
-        for (col, c) in row.chars().enumerate() {
-            if x == width {
-                return Err(ParseError::new(n, col + 1, format!("row is longer than the width {width}")));
-            }
-            let tile = builtin(c).or_else(|| header.legend.get(&c).copied()).ok_or_else(|| {
-                ParseError::new(
-                    n,
-                    col + 1,
-                    format!("unknown cell {c:?}: expected # . 2-9 ~ T or a legend character"),
-                )
-            })?;
-            // In bounds by construction, and legend costs were checked. The move masks are
-            // computed once below, not nine per cell.
-            let _ = grid.set_tile_unmasked(Pos::new(x, y), tile);
-            x += 1;
-        }
-        if x < width {
-            return Err(ParseError::new(
-                n,
-                row.chars().count() + 1,
-                format!("row has {x} cells, expected {width}"),
-            ));
-        }
-    }
-    for (n, rest) in lines {
-        if !rest.trim().is_empty() {
-            return Err(ParseError::new(n, 1, format!("more than {height} map rows")));
-        }
-    }
-    grid.refresh_moves();
+    // Legend costs were checked with the header.
+    let grid = read_rows(&mut lines, width, height, header.map_line, |c| {
+        builtin(c)
+            .or_else(|| header.legend.get(&c).copied())
+            .ok_or_else(|| format!("unknown cell {c:?}: expected # . 2-9 ~ T or a legend character"))
+    })?;
     for (key, endpoint) in [("start", header.start), ("goal", header.goal)] {
         if let Some((p, line)) = endpoint
             && !grid.in_bounds(p)
