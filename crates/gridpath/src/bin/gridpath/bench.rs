@@ -16,6 +16,16 @@ pub(crate) struct BenchArgs {
     pub(crate) runs: u32,
     pub(crate) max_queries: Option<usize>,
     pub(crate) field: bool,
+    pub(crate) order: Order,
+}
+
+/// The order in which the queries and the methods are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Order {
+    /// Query by query, the methods back to back on each.
+    Query,
+    /// Method by method, each over all of the map's queries.
+    Method,
 }
 
 /// Timings of one method on one map.
@@ -89,41 +99,67 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
         let mut peer = Method::default();
         #[cfg(feature = "peers")]
         let peer_grid = gridpath::peers::PeerGrid::new(&grid);
-        for s in &picked {
-            for (method, algorithm) in [(&mut astar, Algorithm::AStar), (&mut jps, Algorithm::Jps)] {
-                let settings = Settings::with_algorithm(algorithm);
-                let mut elapsed = 0.0;
-                let mut outcome = None;
-                for _ in 0..args.runs {
-                    let began = Instant::now();
-                    let r = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
-                    elapsed += began.elapsed().as_secs_f64();
-                    outcome = Some(r);
-                }
-                method.micros.push(elapsed * 1e6 / f64::from(args.runs));
-                match outcome {
-                    Some(Ok((cost, stats))) if good(&grid, &cells, cost, s) => {
-                        method.expanded += stats.expanded;
+        let mut peer_path: Vec<Pos> = Vec::new();
+        // Times `method` (0: gridpath A*, 1: gridpath JPS, 2: the peer) on query `s`, `runs`
+        // times back to back, and checks the answer.
+        let mut measure = |method: usize, s: &Scenario| {
+            let mut elapsed = 0.0;
+            let mut answer = None;
+            for _ in 0..args.runs {
+                let began = Instant::now();
+                let r = match method {
+                    0 | 1 => {
+                        let algorithm = if method == 0 { Algorithm::AStar } else { Algorithm::Jps };
+                        let settings = Settings::with_algorithm(algorithm);
+                        searcher
+                            .find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
+                            .ok()
+                            .map(|(cost, stats)| (cost, stats.expanded))
                     }
-                    _ => method.wrong += 1,
+                    #[cfg(feature = "peers")]
+                    _ => peer_grid.astar(s.start, s.goal).map(|(path, cost, expanded)| {
+                        peer_path = path;
+                        (cost, expanded)
+                    }),
+                    #[cfg(not(feature = "peers"))]
+                    _ => {
+                        peer_path.clear();
+                        None
+                    }
+                };
+                elapsed += began.elapsed().as_secs_f64();
+                answer = r;
+            }
+            let record = match method {
+                0 => &mut astar,
+                1 => &mut jps,
+                _ => &mut peer,
+            };
+            record.micros.push(elapsed * 1e6 / f64::from(args.runs));
+            let path = if method < 2 { &cells } else { &peer_path };
+            match answer {
+                Some((cost, expanded)) if good(&grid, path, cost, s) => record.expanded += expanded,
+                _ => record.wrong += 1,
+            }
+        };
+        let methods = if args.peers { 3 } else { 2 };
+        match args.order {
+            // Each query by every method back to back, then the next query: the methods meet
+            // the same machine state, and each query finds the caches as the others left them.
+            Order::Query => {
+                for s in &picked {
+                    for method in 0..methods {
+                        measure(method, s);
+                    }
                 }
             }
-            #[cfg(feature = "peers")]
-            if args.peers {
-                let mut elapsed = 0.0;
-                let mut outcome = None;
-                for _ in 0..args.runs {
-                    let began = Instant::now();
-                    let r = peer_grid.astar(s.start, s.goal);
-                    elapsed += began.elapsed().as_secs_f64();
-                    outcome = Some(r);
-                }
-                peer.micros.push(elapsed * 1e6 / f64::from(args.runs));
-                match outcome {
-                    Some(Some((path, cost, expanded))) if good(&grid, &path, cost, s) => {
-                        peer.expanded += expanded;
+            // Every query by one method, then the next method (as GPPC runs entries): each
+            // method finds the caches and branch history its own previous query left.
+            Order::Method => {
+                for method in 0..methods {
+                    for s in &picked {
+                        measure(method, s);
                     }
-                    _ => peer.wrong += 1,
                 }
             }
         }
