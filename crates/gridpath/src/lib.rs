@@ -37,6 +37,8 @@ pub mod formats;
 pub mod generate;
 mod grid;
 mod heuristic;
+#[cfg(feature = "peers")]
+pub mod peers;
 mod search;
 pub mod trace;
 

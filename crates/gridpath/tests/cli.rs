@@ -85,6 +85,26 @@ fn scen_checks_arena_and_prints_the_summary_line() {
 }
 
 #[test]
+fn bench_checks_every_answer_in_both_orders() {
+    // Without the peers feature the bench times and checks gridpath's own searches; the
+    // per-map row and the summary line are there in either order of the runs.
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    for order in ["query", "method"] {
+        let (out, err, code) =
+            gridpath(&["bench", scen.to_str().unwrap(), "--max-queries", "20", "--order", order]);
+        assert_eq!(code, 0, "{order}: {err}");
+        assert!(out.lines().any(|l| l.starts_with("arena ") && l.contains(" 20 |")), "{order}: {out}");
+        assert_eq!(
+            out.lines().last(),
+            Some("bench: 20 queries, 0 wrong or illegal answers"),
+            "{order}: {out}"
+        );
+    }
+    let (_, err, code) = gridpath(&["bench", scen.to_str().unwrap(), "--order", "sideways"]);
+    assert_eq!(code, 2, "an unknown order is a usage error: {err}");
+}
+
+#[test]
 fn convert_round_trips_through_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();

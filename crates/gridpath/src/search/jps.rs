@@ -164,10 +164,23 @@ impl<'a> View<'a> {
         self.cells[y * self.stride + x] >> 6 == self.class
     }
 
-    /// Jumps straight from padded `(x, y)` by `(dx, dy)` (one of them 0). Returns the first jump
-    /// point, or `None` at a wall.
+    /// The goal's bit on row `y` for a row scan, or [`NO_GOAL`].
     #[inline(always)]
-    pub(crate) fn jump_straight(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
+    fn row_goal(&self, y: usize) -> usize {
+        if y == self.gy { self.gx } else { NO_GOAL }
+    }
+
+    /// The goal's bit on column `x` for a column scan, or [`NO_GOAL`].
+    #[inline(always)]
+    fn col_goal(&self, x: usize) -> usize {
+        if x == self.gx { self.gy } else { NO_GOAL }
+    }
+
+    /// Jumps straight from padded `(x, y)` by `(dx, dy)` (one of them 0). Returns the first jump
+    /// point, or `None` at a wall. (The search inlines the four directions; the tests check the
+    /// scans through this.)
+    #[cfg(test)]
+    fn jump_straight(&self, x: usize, y: usize, dx: isize, dy: isize) -> Option<(usize, usize)> {
         if dy == 0 {
             let goal = if y == self.gy { self.gx } else { NO_GOAL };
             let found = if dx > 0 {
@@ -187,30 +200,14 @@ impl<'a> View<'a> {
         }
     }
 
-    /// Walks the whole diagonal ray from the node `(x, y)` (cost `(ga, gb)`) by `(dx, dy)` and
+    /// Walks the whole diagonal ray from the node `(x, y)` (cost `(ga, gb)`) east or west, south
+    /// or north (fixed at compile time: the two scans per step carry no direction branches), and
     /// offers to `relax`, for every cell on it whose straight scans along the two components
     /// find jump points, those jump points, entered straight from that cell: the diagonal cell
     /// itself is not made a node ("pruned intermediate jump points", Harabor & Grastien 2014),
     /// so it is never pushed, popped or expanded, and its scans are not repeated. The ray stops
     /// at the goal (offered as a diagonal jump point) or where the next diagonal step is not
     /// legal.
-    #[inline(always)]
-    fn diagonal_ray<O: Observer>(
-        &self,
-        node: (usize, usize, u64, u64),
-        (dx, dy): (isize, isize),
-        relax: &mut Relax<'_, O>,
-    ) {
-        match (dx > 0, dy > 0) {
-            (true, true) => self.diagonal_ray_in::<O, true, true>(node, relax),
-            (true, false) => self.diagonal_ray_in::<O, true, false>(node, relax),
-            (false, true) => self.diagonal_ray_in::<O, false, true>(node, relax),
-            (false, false) => self.diagonal_ray_in::<O, false, false>(node, relax),
-        }
-    }
-
-    /// [`View::diagonal_ray`] with the direction fixed at compile time (east or west, south
-    /// or north), so the two scans per step carry no direction branches.
     #[inline(always)]
     fn diagonal_ray_in<O: Observer, const EAST: bool, const SOUTH: bool>(
         &self,
@@ -333,18 +330,41 @@ pub(crate) fn run<O: Observer>(
         let moves = u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])]);
         let (ga, gb) = r.nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
-        for k in super::DirSet(moves) {
-            let (dx, dy) = DIRS[k & 7];
-            let (dx, dy) = (dx as isize, dy as isize);
-            #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
-            let dir = (k & 7) as u32;
-            if dx != 0 && dy != 0 {
-                // Every straight jump point off the whole diagonal ray.
-                view.diagonal_ray((x, y, ga, gb), (dx, dy), &mut r);
-            } else if let Some((jx, jy)) = view.jump_straight(x, y, dx, dy) {
-                let len = (jx.abs_diff(x) + jy.abs_diff(y)) as u64;
-                r.relax(i, jx, jy, dir, ga + len, gb);
-            }
+        // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
+        // order of `DIRS`), instead of a loop over the set bits that dispatches on the
+        // direction: the dispatch's branches were among the search's most mispredicted.
+        let node = (x, y, ga, gb);
+        if moves & 1 != 0
+            && let Some(jy) = scan::<false>(&view.cols, x, y, view.col_goal(x))
+        {
+            r.relax(i, x, jy, 0, ga + (y - jy) as u64, gb);
+        }
+        if moves & 2 != 0
+            && let Some(jx) = scan::<true>(&view.rows, y, x, view.row_goal(y))
+        {
+            r.relax(i, jx, y, 1, ga + (jx - x) as u64, gb);
+        }
+        if moves & 4 != 0
+            && let Some(jy) = scan::<true>(&view.cols, x, y, view.col_goal(x))
+        {
+            r.relax(i, x, jy, 2, ga + (jy - y) as u64, gb);
+        }
+        if moves & 8 != 0
+            && let Some(jx) = scan::<false>(&view.rows, y, x, view.row_goal(y))
+        {
+            r.relax(i, jx, y, 3, ga + (x - jx) as u64, gb);
+        }
+        if moves & 16 != 0 {
+            view.diagonal_ray_in::<O, true, false>(node, &mut r);
+        }
+        if moves & 32 != 0 {
+            view.diagonal_ray_in::<O, true, true>(node, &mut r);
+        }
+        if moves & 64 != 0 {
+            view.diagonal_ray_in::<O, false, true>(node, &mut r);
+        }
+        if moves & 128 != 0 {
+            view.diagonal_ray_in::<O, false, false>(node, &mut r);
         }
     }
     r.stats.peak_open = r.open.peak() as u64;

@@ -16,6 +16,16 @@ pub(crate) struct BenchArgs {
     pub(crate) runs: u32,
     pub(crate) max_queries: Option<usize>,
     pub(crate) field: bool,
+    pub(crate) order: Order,
+}
+
+/// The order in which the queries and the methods are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Order {
+    /// Query by query, the methods back to back on each.
+    Query,
+    /// Method by method, each over all of the map's queries.
+    Method,
 }
 
 /// Timings of one method on one map.
@@ -88,42 +98,68 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
         let mut jps = Method::default();
         let mut peer = Method::default();
         #[cfg(feature = "peers")]
-        let peer_grid = peers::PeerGrid::new(&grid);
-        for s in &picked {
-            for (method, algorithm) in [(&mut astar, Algorithm::AStar), (&mut jps, Algorithm::Jps)] {
-                let settings = Settings::with_algorithm(algorithm);
-                let mut elapsed = 0.0;
-                let mut outcome = None;
-                for _ in 0..args.runs {
-                    let began = Instant::now();
-                    let r = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
-                    elapsed += began.elapsed().as_secs_f64();
-                    outcome = Some(r);
-                }
-                method.micros.push(elapsed * 1e6 / f64::from(args.runs));
-                match outcome {
-                    Some(Ok((cost, stats))) if good(&grid, &cells, cost, s) => {
-                        method.expanded += stats.expanded;
+        let peer_grid = gridpath::peers::PeerGrid::new(&grid);
+        let mut peer_path: Vec<Pos> = Vec::new();
+        // Times `method` (0: gridpath A*, 1: gridpath JPS, 2: the peer) on query `s`, `runs`
+        // times back to back, and checks the answer.
+        let mut measure = |method: usize, s: &Scenario| {
+            let mut elapsed = 0.0;
+            let mut answer = None;
+            for _ in 0..args.runs {
+                let began = Instant::now();
+                let r = match method {
+                    0 | 1 => {
+                        let algorithm = if method == 0 { Algorithm::AStar } else { Algorithm::Jps };
+                        let settings = Settings::with_algorithm(algorithm);
+                        searcher
+                            .find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
+                            .ok()
+                            .map(|(cost, stats)| (cost, stats.expanded))
                     }
-                    _ => method.wrong += 1,
+                    #[cfg(feature = "peers")]
+                    _ => peer_grid.astar(s.start, s.goal).map(|(path, cost, expanded)| {
+                        peer_path = path;
+                        (cost, expanded)
+                    }),
+                    #[cfg(not(feature = "peers"))]
+                    _ => {
+                        peer_path.clear();
+                        None
+                    }
+                };
+                elapsed += began.elapsed().as_secs_f64();
+                answer = r;
+            }
+            let record = match method {
+                0 => &mut astar,
+                1 => &mut jps,
+                _ => &mut peer,
+            };
+            record.micros.push(elapsed * 1e6 / f64::from(args.runs));
+            let path = if method < 2 { &cells } else { &peer_path };
+            match answer {
+                Some((cost, expanded)) if good(&grid, path, cost, s) => record.expanded += expanded,
+                _ => record.wrong += 1,
+            }
+        };
+        let methods = if args.peers { 3 } else { 2 };
+        match args.order {
+            // Each query by every method back to back, then the next query: the methods meet
+            // the same machine state, and each query finds the caches as the others left them.
+            Order::Query => {
+                for s in &picked {
+                    for method in 0..methods {
+                        measure(method, s);
+                    }
                 }
             }
-            #[cfg(feature = "peers")]
-            if args.peers {
-                let mut elapsed = 0.0;
-                let mut outcome = None;
-                for _ in 0..args.runs {
-                    let began = Instant::now();
-                    let r = peer_grid.astar(s.start, s.goal);
-                    elapsed += began.elapsed().as_secs_f64();
-                    outcome = Some(r);
-                }
-                peer.micros.push(elapsed * 1e6 / f64::from(args.runs));
-                match outcome {
-                    Some(Some((path, cost, expanded))) if good(&grid, &path, cost, s) => {
-                        peer.expanded += expanded;
+            // Every query by one method, then the next method (as GPPC runs entries): each
+            // method finds the caches and branch history its own previous query left.
+            Order::Method => {
+                for method in 0..methods {
+                    for s in &picked {
+                        measure(method, s);
                     }
-                    _ => peer.wrong += 1,
                 }
             }
         }
@@ -229,7 +265,7 @@ fn field_bench(
     let mut peer = Vec::new();
     let mut reached = 0;
     #[cfg(feature = "peers")]
-    let peer_grid = peers::PeerGrid::new(grid);
+    let peer_grid = gridpath::peers::PeerGrid::new(grid);
     for &goal in &goals {
         let mut field =
             FlowField::dijkstra(grid, goal, Rules::OCTILE).map_err(|e| Failure(e.to_string(), 1))?;
@@ -252,7 +288,7 @@ fn field_bench(
                 let pos = peer_grid.pos(cell);
                 let d = field.distance(pos).unwrap_or(f64::INFINITY);
                 #[expect(clippy::cast_precision_loss, reason = "fixed-point costs are far below 2^52")]
-                let p = cost as f64 / peers::SCALE;
+                let p = cost as f64 / gridpath::peers::SCALE;
                 if (d - p).abs() > 0.01 {
                     return Err(Failure(
                         format!("{name}: field distance at {pos} is {d}, dijkstra_all says {p}"),
@@ -306,117 +342,5 @@ fn median(v: &mut [f64]) -> f64 {
         0 => f64::NAN,
         n if n % 2 == 1 => v[n / 2],
         n => f64::midpoint(v[n / 2 - 1], v[n / 2]),
-    }
-}
-
-/// The peer: the `pathfinding` crate driven the way its documentation suggests, with a
-/// successor function obeying the same octile, no-corner-cutting, same-terrain-class rules.
-#[cfg(feature = "peers")]
-mod peers {
-    use gridpath::{Grid, Pos, Tile};
-
-    /// Fixed-point scale for the peer's integer costs (it needs `Ord` costs).
-    pub(crate) const SCALE: f64 = 1_000_000.0;
-    const CARDINAL: u64 = 1_000_000;
-    // √2 rounded to 1e-6: over the longest benchmark paths the error stays far below 0.01.
-    const DIAGONAL: u64 = 1_414_214;
-
-    /// A plain row-major copy of the grid's terrain classes (0 = wall).
-    pub(crate) struct PeerGrid {
-        width: i32,
-        height: i32,
-        class: Vec<u8>,
-    }
-
-    impl PeerGrid {
-        pub(crate) fn new(grid: &Grid) -> Self {
-            let class = grid
-                .positions()
-                .map(|p| match grid.tile(p) {
-                    Some(Tile::Ground { .. }) => 1,
-                    Some(Tile::Water { .. }) => 2,
-                    Some(Tile::Trees { .. }) => 3,
-                    _ => 0,
-                })
-                .collect();
-            #[expect(clippy::cast_possible_wrap, reason = "sides are at most 8192")]
-            Self { width: grid.width() as i32, height: grid.height() as i32, class }
-        }
-
-        fn at(&self, x: i32, y: i32) -> u8 {
-            if x < 0 || y < 0 || x >= self.width || y >= self.height {
-                0
-            } else {
-                #[expect(clippy::cast_sign_loss, reason = "checked above")]
-                self.class[(y * self.width + x) as usize]
-            }
-        }
-
-        #[expect(clippy::cast_possible_wrap, reason = "small grids")]
-        fn xy(&self, n: u32) -> (i32, i32) {
-            (n as i32 % self.width, n as i32 / self.width)
-        }
-
-        #[expect(clippy::cast_sign_loss, reason = "positions are on the grid")]
-        pub(crate) fn pos(&self, n: u32) -> Pos {
-            let (x, y) = self.xy(n);
-            Pos::new(x as u32, y as u32)
-        }
-
-        fn node(&self, p: Pos) -> u32 {
-            #[expect(clippy::cast_sign_loss, reason = "width is positive")]
-            let w = self.width as u32;
-            p.y * w + p.x
-        }
-
-        fn successors(&self, n: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
-            let (x, y) = self.xy(n);
-            let c = self.at(x, y);
-            const DIRS: [(i32, i32); 8] =
-                [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)];
-            DIRS.into_iter().filter_map(move |(dx, dy)| {
-                if self.at(x + dx, y + dy) != c {
-                    return None;
-                }
-                let diagonal = dx != 0 && dy != 0;
-                if diagonal && (self.at(x + dx, y) != c || self.at(x, y + dy) != c) {
-                    return None;
-                }
-                #[expect(clippy::cast_sign_loss, reason = "on the grid")]
-                let m = ((y + dy) * self.width + x + dx) as u32;
-                Some((m, if diagonal { DIAGONAL } else { CARDINAL }))
-            })
-        }
-
-        fn octile(&self, a: u32, b: u32) -> u64 {
-            let (ax, ay) = self.xy(a);
-            let (bx, by) = self.xy(b);
-            let (dx, dy) = (u64::from(ax.abs_diff(bx)), u64::from(ay.abs_diff(by)));
-            let (lo, hi) = (dx.min(dy), dx.max(dy));
-            hi * CARDINAL + lo * (DIAGONAL - CARDINAL)
-        }
-
-        /// `pathfinding::astar`: the path, its cost and the number of expansions.
-        pub(crate) fn astar(&self, start: Pos, goal: Pos) -> Option<(Vec<Pos>, f64, u64)> {
-            let (s, g) = (self.node(start), self.node(goal));
-            let mut expanded = 0u64;
-            let (path, cost) = pathfinding::directed::astar::astar(
-                &s,
-                |&n| {
-                    expanded += 1;
-                    self.successors(n)
-                },
-                |&n| self.octile(n, g),
-                |&n| n == g,
-            )?;
-            #[expect(clippy::cast_precision_loss, reason = "fixed-point costs are far below 2^52")]
-            let cost = cost as f64 / SCALE;
-            Some((path.into_iter().map(|n| self.pos(n)).collect(), cost, expanded))
-        }
-
-        /// `pathfinding::dijkstra_all` from `goal` (moves are symmetric on these maps).
-        pub(crate) fn dijkstra_all(&self, goal: Pos) -> std::collections::HashMap<u32, (u32, u64)> {
-            pathfinding::directed::dijkstra::dijkstra_all(&self.node(goal), |&n| self.successors(n))
-        }
     }
 }

@@ -86,6 +86,10 @@ enum Command {
         /// Also time a full octile distance field on each 512x512 map.
         #[arg(long)]
         field: bool,
+        /// `query`: each query by every method back to back (the default); `method`: every
+        /// query by one method, then the next method.
+        #[arg(long, value_enum, default_value_t = bench::Order::Query)]
+        order: bench::Order,
     },
     /// Convert a map between formats; the output format comes from OUT's extension: .map
     /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
@@ -267,8 +271,8 @@ fn main() -> ExitCode {
             };
             run_scenarios(&scen, settings, runs)
         }
-        Command::Bench { scen, peers, runs, max_queries, field } => {
-            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field })
+        Command::Bench { scen, peers, runs, max_queries, field, order } => {
+            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order })
         }
         Command::Convert { input, output } => convert(&input, &output),
         Command::Generate { kind, width, height, seed, density, corridor, output } => {
