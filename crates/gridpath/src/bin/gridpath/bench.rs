@@ -103,32 +103,33 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
         // Times `method` (0: gridpath A*, 1: gridpath JPS, 2: the peer) on query `s`, `runs`
         // times back to back, and checks the answer.
         let mut measure = |method: usize, s: &Scenario| {
+            let settings =
+                Settings::with_algorithm(if method == 0 { Algorithm::AStar } else { Algorithm::Jps });
             let mut elapsed = 0.0;
             let mut answer = None;
             for _ in 0..args.runs {
                 let began = Instant::now();
                 let r = match method {
-                    0 | 1 => {
-                        let algorithm = if method == 0 { Algorithm::AStar } else { Algorithm::Jps };
-                        let settings = Settings::with_algorithm(algorithm);
-                        searcher
-                            .find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
-                            .ok()
-                            .map(|(cost, stats)| (cost, stats.expanded))
-                    }
+                    0 | 1 => searcher
+                        .find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
+                        .ok()
+                        .map(|(cost, stats)| (cost, stats.expanded, None)),
                     #[cfg(feature = "peers")]
-                    _ => peer_grid.astar(s.start, s.goal).map(|(path, cost, expanded)| {
-                        peer_path = path;
-                        (cost, expanded)
-                    }),
+                    _ => peer_grid
+                        .astar(s.start, s.goal)
+                        .map(|(path, cost, expanded)| (cost, expanded, Some(path))),
+                    // Never reached: `--peers` without the feature is refused up front.
                     #[cfg(not(feature = "peers"))]
-                    _ => {
-                        peer_path.clear();
-                        None
-                    }
+                    _ => None,
                 };
                 elapsed += began.elapsed().as_secs_f64();
-                answer = r;
+                // The peer's path (and the one it replaces) is moved and freed outside the timing.
+                answer = r.map(|(cost, expanded, path)| {
+                    if let Some(path) = path {
+                        peer_path = path;
+                    }
+                    (cost, expanded)
+                });
             }
             let record = match method {
                 0 => &mut astar,
