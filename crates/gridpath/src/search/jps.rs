@@ -416,8 +416,12 @@ impl<O: Observer> Relax<'_, O> {
     }
 }
 
-/// Buckets per unit of `f` in JPS's open list.
-const JPS_BUCKETS_PER_UNIT: f64 = 1.0;
+/// Buckets per unit of `f` in JPS's open list: one bucket per 4 units. A JPS query pushes a
+/// few hundred jump points spread over a window of `2(1 + √2)·side` units, so with one bucket
+/// per unit most pushes landed in a bucket of their own — a cold bucket header and buffer each.
+/// Four units per bucket: a quarter of the buckets, a few more entries sorted per bucket
+/// (cachegrind, ten median maps: −2.1 % instructions, −3 % L1 misses).
+const JPS_BUCKETS_PER_UNIT: f64 = 0.25;
 
 /// The pruned directions to jump in from a jump point entered by a jump in direction `dir` (an
 /// index into [`DIRS`], or [`NO_DIR`] at the start), for each mask of its legal moves
