@@ -200,6 +200,31 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Jumps straight from the node `i` at `(x, y)` (cost `(ga, gb)`) along its row (`ROW`)
+    /// or column, towards higher (`FORWARD`) or lower indices, and offers the jump point found
+    /// to `relax`. One copy per direction (fixed at compile time), like the diagonal rays.
+    #[inline(always)]
+    fn straight<O: Observer, const ROW: bool, const FORWARD: bool>(
+        &self,
+        i: usize,
+        (x, y, ga, gb): (usize, usize, u64, u64),
+        relax: &mut Relax<'_, O>,
+    ) {
+        let (lines, line, from, goal) =
+            if ROW { (&self.rows, y, x, self.row_goal(y)) } else { (&self.cols, x, y, self.col_goal(x)) };
+        if let Some(j) = scan::<FORWARD>(lines, line, from, goal) {
+            let (jx, jy) = if ROW { (j, y) } else { (x, j) };
+            // N, E, S, W are 0 to 3 in `DIRS`.
+            let dir = match (ROW, FORWARD) {
+                (false, false) => 0,
+                (true, true) => 1,
+                (false, true) => 2,
+                (true, false) => 3,
+            };
+            relax.relax(i, jx, jy, dir, ga + j.abs_diff(from) as u64, gb);
+        }
+    }
+
     /// Walks the whole diagonal ray from the node `(x, y)` (cost `(ga, gb)`) east or west, south
     /// or north (fixed at compile time: the two scans per step carry no direction branches), and
     /// offers to `relax`, for every cell on it whose straight scans along the two components
@@ -334,25 +359,17 @@ pub(crate) fn run<O: Observer>(
         // order of `DIRS`), instead of a loop over the set bits that dispatches on the
         // direction: the dispatch's branches were among the search's most mispredicted.
         let node = (x, y, ga, gb);
-        if moves & 1 != 0
-            && let Some(jy) = scan::<false>(&view.cols, x, y, view.col_goal(x))
-        {
-            r.relax(i, x, jy, 0, ga + (y - jy) as u64, gb);
+        if moves & 1 != 0 {
+            view.straight::<O, false, false>(i, node, &mut r);
         }
-        if moves & 2 != 0
-            && let Some(jx) = scan::<true>(&view.rows, y, x, view.row_goal(y))
-        {
-            r.relax(i, jx, y, 1, ga + (jx - x) as u64, gb);
+        if moves & 2 != 0 {
+            view.straight::<O, true, true>(i, node, &mut r);
         }
-        if moves & 4 != 0
-            && let Some(jy) = scan::<true>(&view.cols, x, y, view.col_goal(x))
-        {
-            r.relax(i, x, jy, 2, ga + (jy - y) as u64, gb);
+        if moves & 4 != 0 {
+            view.straight::<O, false, true>(i, node, &mut r);
         }
-        if moves & 8 != 0
-            && let Some(jx) = scan::<false>(&view.rows, y, x, view.row_goal(y))
-        {
-            r.relax(i, jx, y, 3, ga + (x - jx) as u64, gb);
+        if moves & 8 != 0 {
+            view.straight::<O, true, false>(i, node, &mut r);
         }
         if moves & 16 != 0 {
             view.diagonal_ray_in::<O, true, false>(node, &mut r);
