@@ -22,13 +22,14 @@ use crate::trace::{Observer, TraceEvent};
 /// No goal on a scanned line.
 const NO_GOAL: usize = usize::MAX;
 
-/// The first stop scanning a line of `plane` towards higher bit indices from bit `from`
-/// (excluded): a blocked cell gives `None`; an open cell with a forced neighbour (a cell on a
-/// side line that is open while the side cell one step back is not), or the goal bit `goal`,
-/// gives its bit index. Lines are `wpl` words long; `line ± 1` are the side lines. `GOAL`:
+/// The first stop scanning a line of `plane` from bit `from` (excluded) towards higher bit
+/// indices (`FORWARD`) or lower ones: a blocked cell gives `None`; an open cell with a forced
+/// neighbour (a cell on a side line that is open while the side cell one step back is not), or
+/// the goal bit `goal`, gives its bit index. `forced` holds the forced-neighbour bits of scans
+/// in that direction. Lines are `wpl` words long; `line ± 1` are the side lines. `GOAL`:
 /// whether `goal` may be on the line (a scan off the goal's line skips the test per word).
 #[inline(always)]
-fn scan_forward<const GOAL: bool>(
+fn scan_line<const FORWARD: bool, const GOAL: bool>(
     plane: &[u64],
     forced: &[u64],
     wpl: usize,
@@ -37,62 +38,37 @@ fn scan_forward<const GOAL: bool>(
     goal: usize,
 ) -> Option<usize> {
     let base = line * wpl;
-    let mut w = (from + 1) / 64;
-    let mut keep = !0u64 << ((from + 1) % 64);
+    let first = if FORWARD { from + 1 } else { from - 1 };
+    let mut w = first / 64;
+    // The bits at and past `first` in the scan's direction.
+    let mut keep = if FORWARD { !0u64 << (first % 64) } else { !0u64 >> (63 - first % 64) };
     loop {
         let here = plane[base + w];
-        // Precomputed (`Planes::rows_fwd`): side cell open where the one before it is not.
+        // Precomputed (`Planes::rows_fwd`, `rows_bwd`): side cell open where the one before it
+        // is not.
         let mut stop = (!here | forced[base + w]) & keep;
         if GOAL && goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
         if stop != 0 {
-            let x = w * 64 + stop.trailing_zeros() as usize;
-            return (here >> (x % 64) & 1 == 1).then_some(x);
+            let bit = if FORWARD { stop.trailing_zeros() } else { stop.ilog2() };
+            return (here >> bit & 1 == 1).then_some(w * 64 + bit as usize);
         }
-        // The line ends in a wall (the border), so the scan stops before running off it.
+        // The line ends in a wall (the border) both ways, so the scan stops before running off.
         keep = !0;
-        w += 1;
+        w = if FORWARD { w + 1 } else { w - 1 };
     }
 }
 
-/// [`scan_forward`] towards lower bit indices.
-#[inline(always)]
-fn scan_backward<const GOAL: bool>(
-    plane: &[u64],
-    forced: &[u64],
-    wpl: usize,
-    line: usize,
-    from: usize,
-    goal: usize,
-) -> Option<usize> {
-    let base = line * wpl;
-    let mut w = (from - 1) / 64;
-    let mut keep = !0u64 >> (63 - (from - 1) % 64);
-    loop {
-        let here = plane[base + w];
-        let mut stop = (!here | forced[base + w]) & keep;
-        if GOAL && goal / 64 == w {
-            stop |= (1u64 << (goal % 64)) & keep;
-        }
-        if stop != 0 {
-            let x = w * 64 + 63 - stop.leading_zeros() as usize;
-            return (here >> (x % 64) & 1 == 1).then_some(x);
-        }
-        keep = !0;
-        w -= 1;
-    }
-}
-
-/// [`scan_forward`] or [`scan_backward`], chosen at compile time; `goal` is [`NO_GOAL`] or the
-/// goal's bit on this line.
+/// [`scan_line`] with its goal test chosen by `goal`: [`NO_GOAL`] or the goal's bit on this
+/// line.
 #[inline(always)]
 fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
     match (FORWARD, goal == NO_GOAL) {
-        (true, true) => scan_forward::<false>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (true, false) => scan_forward::<true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (false, true) => scan_backward::<false>(lines.open, lines.bwd, lines.wpl, line, from, goal),
-        (false, false) => scan_backward::<true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (true, true) => scan_line::<true, false>(lines.open, lines.fwd, lines.wpl, line, from, goal),
+        (true, false) => scan_line::<true, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
+        (false, true) => scan_line::<false, false>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (false, false) => scan_line::<false, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
     }
 }
 
