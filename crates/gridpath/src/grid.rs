@@ -283,6 +283,25 @@ fn forced_words(plane: &[u64], wpl: usize, lines: usize, l: usize, w: usize) -> 
     (fwd, bwd)
 }
 
+/// Recomputes the forced-neighbour words `fwd` and `bwd` of one orientation (rows or
+/// columns) of a plane `open` of `wpl` words per line, at every word index of `words` in every
+/// line of `lines`; indices outside the plane are skipped.
+fn refresh_lines(
+    open: &[u64],
+    fwd: &mut [u64],
+    bwd: &mut [u64],
+    wpl: usize,
+    lines: impl IntoIterator<Item = usize>,
+    words: &(impl IntoIterator<Item = usize> + Clone),
+) {
+    let count = open.len() / wpl;
+    for l in lines.into_iter().filter(|&l| l < count) {
+        for w in words.clone().into_iter().filter(|&w| w < wpl) {
+            (fwd[l * wpl + w], bwd[l * wpl + w]) = forced_words(open, wpl, count, l, w);
+        }
+    }
+}
+
 impl Planes {
     fn new(stride: usize, padded_height: usize) -> Self {
         let row_words = stride.div_ceil(64);
@@ -305,20 +324,23 @@ impl Planes {
     fn refresh_forced(&mut self) {
         let (rw, cw) = (self.row_words, self.col_words);
         for c in 0..3 {
-            let lines = self.rows[c].len() / rw;
-            for l in 0..lines {
-                for w in 0..rw {
-                    (self.rows_fwd[c][l * rw + w], self.rows_bwd[c][l * rw + w]) =
-                        forced_words(&self.rows[c], rw, lines, l, w);
-                }
-            }
-            let lines = self.cols[c].len() / cw;
-            for l in 0..lines {
-                for w in 0..cw {
-                    (self.cols_fwd[c][l * cw + w], self.cols_bwd[c][l * cw + w]) =
-                        forced_words(&self.cols[c], cw, lines, l, w);
-                }
-            }
+            let (row_lines, col_lines) = (self.rows[c].len() / rw, self.cols[c].len() / cw);
+            refresh_lines(
+                &self.rows[c],
+                &mut self.rows_fwd[c],
+                &mut self.rows_bwd[c],
+                rw,
+                0..row_lines,
+                &(0..rw),
+            );
+            refresh_lines(
+                &self.cols[c],
+                &mut self.cols_fwd[c],
+                &mut self.cols_bwd[c],
+                cw,
+                0..col_lines,
+                &(0..cw),
+            );
         }
     }
 
@@ -330,25 +352,11 @@ impl Planes {
             return;
         }
         let c = usize::from(c - 1);
+        let near = |p: usize| [p.wrapping_sub(1) / 64, p / 64, (p + 1) / 64];
         let (rw, cw) = (self.row_words, self.col_words);
-        let row_lines = self.rows[c].len() / rw;
-        for l in [y.wrapping_sub(1), y + 1] {
-            for w in [(x.wrapping_sub(1)) / 64, x / 64, (x + 1) / 64] {
-                if l < row_lines && w < rw {
-                    (self.rows_fwd[c][l * rw + w], self.rows_bwd[c][l * rw + w]) =
-                        forced_words(&self.rows[c], rw, row_lines, l, w);
-                }
-            }
-        }
-        let col_lines = self.cols[c].len() / cw;
-        for l in [x.wrapping_sub(1), x + 1] {
-            for w in [(y.wrapping_sub(1)) / 64, y / 64, (y + 1) / 64] {
-                if l < col_lines && w < cw {
-                    (self.cols_fwd[c][l * cw + w], self.cols_bwd[c][l * cw + w]) =
-                        forced_words(&self.cols[c], cw, col_lines, l, w);
-                }
-            }
-        }
+        let (rows, cols) = ([y.wrapping_sub(1), y + 1], [x.wrapping_sub(1), x + 1]);
+        refresh_lines(&self.rows[c], &mut self.rows_fwd[c], &mut self.rows_bwd[c], rw, rows, &near(x));
+        refresh_lines(&self.cols[c], &mut self.cols_fwd[c], &mut self.cols_bwd[c], cw, cols, &near(y));
     }
 
     /// Moves padded cell `(x, y)` from class `old` to class `new` (0 = wall, in no plane).
