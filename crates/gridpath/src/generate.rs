@@ -92,8 +92,10 @@ pub fn generate(generator: Generator, width: u32, height: u32, seed: u64) -> Res
         // `i / w < height` and `i % w < width`: both fit u32 and lie on the grid.
         #[expect(clippy::cast_possible_truncation, reason = "below MAX_SIDE")]
         let p = Pos::new((i % w) as u32, (i / w) as u32);
-        let _ = grid.set_tile(p, Tile::FLOOR);
+        let _ = grid.set_tile_unmasked(p, Tile::FLOOR);
     }
+    // Move masks and forced-neighbour bits in one pass, not nine masks per opened cell.
+    grid.refresh_moves();
     Ok(grid)
 }
 

@@ -70,6 +70,25 @@ fn a_seed_gives_these_exact_maps() {
 }
 
 #[test]
+fn generated_maps_have_the_move_masks_of_cell_by_cell_edits() {
+    // The generators set cells without masks and compute them in one pass; the same cells set
+    // one by one through the public `set_tile` (which keeps masks and bit planes current) give
+    // an identical grid, masks, bit planes and revision included.
+    for g in Generator::ALL {
+        for (w, h) in [(1, 1), (7, 5), (70, 66)] {
+            let grid = generate(g, w, h, 11).unwrap();
+            let mut by_hand = Grid::filled(w, h, Tile::Wall).unwrap();
+            for p in grid.positions() {
+                if grid.tile(p) == Some(Tile::FLOOR) {
+                    by_hand.set_tile(p, Tile::FLOOR).unwrap();
+                }
+            }
+            assert!(by_hand == grid, "{} {w}x{h}: masks differ from cell-by-cell edits", g.name());
+        }
+    }
+}
+
+#[test]
 fn noise_density_is_within_tolerance() {
     for density in [0.0, 0.1, 0.25, 0.4, 1.0] {
         let grid = generate(Generator::Noise { density }, 200, 200, 9).unwrap();

@@ -272,6 +272,23 @@ mod tiled {
         let map = load_map(&asset("maps/tutorial.tmx")).unwrap_or_else(|e| panic!("{e}"));
         let expected = parse_tilepath(TUTORIAL).unwrap();
         assert_eq!(contents(&map.grid), contents(&expected.grid));
+        // The reader computes move masks in one pass at the end: A* (which reads them) finds
+        // the same costs from the start to every cell as on the .tpmap copy, whose reader is
+        // checked elsewhere.
+        let mut searcher = gridpath::Searcher::new();
+        let settings = gridpath::Settings::default();
+        let start = Pos::new(1, 1);
+        let mut reached = 0;
+        for p in map.grid.positions() {
+            let ours = searcher.find_path(&map.grid, start, p, &settings).map(|path| path.cost);
+            let theirs = searcher.find_path(&expected.grid, start, p, &settings).map(|path| path.cost);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "reachability of {p}");
+            if let (Ok(a), Ok(b)) = (ours, theirs) {
+                assert!((a - b).abs() < 1e-9, "cost to {p}: {a} against {b}");
+                reached += 1;
+            }
+        }
+        assert!(reached > 100, "most of the map is reachable from the start: {reached}");
         assert_eq!((map.start, map.goal), (Some(Pos::new(1, 1)), Some(Pos::new(21, 12))));
         let walls = map.grid.positions().filter(|&p| map.grid.tile(p) == Some(Tile::Wall)).count();
         let hashes = TUTORIAL.split("map\n").nth(1).unwrap().matches('#').count();

@@ -645,6 +645,8 @@ mod reader {
         if !b.decided {
             return Err(TmxError::NoTerrain);
         }
+        // The layers set cells without masks; move masks and forced-neighbour bits in one pass.
+        b.grid.refresh_moves();
         Ok(ParsedMap { grid: b.grid, start: b.start, goal: b.goal })
     }
 
@@ -679,7 +681,7 @@ mod reader {
                             Effect::Set(tile) => {
                                 b.decided = true;
                                 // In bounds and the cost checked: cannot fail.
-                                let _ = b.grid.set_tile(pos, tile);
+                                let _ = b.grid.set_tile_unmasked(pos, tile);
                             }
                             Effect::Start => b.start = Some(pos),
                             Effect::Goal => b.goal = Some(pos),
