@@ -236,6 +236,13 @@ pub struct Grid {
     /// by every edit (an edit changes the masks of the cell and its eight neighbours), so the
     /// searches and fields read one byte per expansion instead of testing eight neighbours.
     moves: Vec<u8>,
+    /// Per padded cell, for JPS's diagonal rays: bits 0–3 (N, E, S, W, the order of [`DIRS`]):
+    /// a straight jump from the cell that way finds a jump point (an open cell with a forced
+    /// neighbour) before a wall, for a mover of the cell's class; bits 4–7: the cell's diagonal
+    /// moves (as in `moves`). One byte tells a ray's step whether to step on and which of its
+    /// two straight scans can find anything. Kept in step by every edit: the three rows and
+    /// the three columns through the cell and its sides are recomputed.
+    jumps: Vec<u8>,
 }
 
 /// Passability bit planes for bit-parallel scans (JPS): for each terrain class, one bit per
@@ -243,7 +250,7 @@ pub struct Grid {
 /// scans), plus the forced-neighbour bits of each scan direction, so that a scan step loads two
 /// words (the line and its forced bits) instead of the line, both side lines and their carries.
 /// An edit flips at most two bits in each class copy and recomputes a few forced bits next to
-/// the cell; 18 bits per cell in all.
+/// and on the cell; 18 bits per cell in all.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Planes {
     /// `u64` words per padded row.
@@ -256,8 +263,9 @@ pub(crate) struct Planes {
     /// `cols[c - 1][x * col_words + y / 64]`, bit `y % 64`: the transposed copy.
     pub(crate) cols: [Vec<u64>; 3],
     /// Forced-neighbour bits of a scan towards higher bit indices, laid out like `rows` and
-    /// `cols`: bit `p` of line `l` is set when a side line `l ± 1` is open at `p` but not at
-    /// `p − 1` (the cell beside the previous one), for the class of the plane.
+    /// `cols`: bit `p` of line `l` is set when line `l` is open at `p` and a side line `l ± 1`
+    /// is open at `p` but not at `p − 1` (the cell beside the previous one), for the class of
+    /// the plane: the jump points of such scans.
     pub(crate) rows_fwd: [Vec<u64>; 3],
     /// As `rows_fwd`, for scans towards lower indices (side open at `p`, not at `p + 1`).
     pub(crate) rows_bwd: [Vec<u64>; 3],
@@ -280,7 +288,57 @@ fn forced_words(plane: &[u64], wpl: usize, lines: usize, l: usize, w: usize) -> 
         fwd |= here & !before;
         bwd |= here & !after;
     }
-    (fwd, bwd)
+    // Only open cells of the line are jump points: a scan that knows the line is open up to its
+    // jump point reads these bits alone.
+    let own = word(l, w);
+    (fwd & own, bwd & own)
+}
+
+/// Words per line of the longest line (a padded side of [`MAX_SIDE`] + 2 cells).
+const LINE_WORDS: usize = (MAX_SIDE as usize + 2).div_ceil(64);
+
+/// ORs into `out` the open cells of a line (`open`, with the forced-neighbour bits `forced` of
+/// scans towards higher bit indices when `UP`, lower ones otherwise) whose scan that way finds
+/// a jump point: the nearest stop ahead (a blocked cell, or an open one with a forced
+/// neighbour, as `jps::scan_line` stops) is open. From the far end, jumping from stop to stop:
+/// a few steps per word, not one per cell.
+fn hit_words<const UP: bool>(open: &[u64], forced: &[u64], out: &mut [u64]) {
+    // Whether the nearest stop beyond the current word (towards the scan) is a jump point.
+    let mut carry = false;
+    for k in 0..open.len() {
+        let w = if UP { open.len() - 1 - k } else { k };
+        // Mirrored for downward scans, so that "ahead" is always towards higher bits.
+        let flip = |x: u64| if UP { x } else { x.reverse_bits() };
+        let (o, f) = (flip(open[w]), flip(forced[w]));
+        let (stops, jumps) = (!o | f, o & f);
+        let below = |top: u32| if top == 64 { !0 } else { (1u64 << top) - 1 };
+        let (mut hits, mut top, mut hit) = (0u64, 64u32, carry);
+        loop {
+            if hit {
+                // Every cell from the next stop below `top` up to `top - 1` has its nearest
+                // stop ahead at `top`: a jump point.
+                let s = stops & below(top);
+                if s == 0 {
+                    hits |= below(top);
+                    break;
+                }
+                let q = s.ilog2();
+                hits |= below(top) & !below(q);
+                hit = jumps >> q & 1 == 1;
+                top = q;
+            } else {
+                // Cells below a blocked stop find nothing up to the next jump point below.
+                let j = jumps & below(top);
+                if j == 0 {
+                    break;
+                }
+                top = j.ilog2();
+                hit = true;
+            }
+        }
+        carry = hit;
+        out[w] |= flip(hits) & open[w];
+    }
 }
 
 /// Recomputes the forced-neighbour words `fwd` and `bwd` of one orientation (rows or
@@ -345,8 +403,8 @@ impl Planes {
     }
 
     /// Recomputes the forced-neighbour words that padded cell `(x, y)` of class `c` (1-based)
-    /// is a side cell of: lines `y ± 1` of the rows and `x ± 1` of the columns, the words of
-    /// `x` and `x ± 1` (or `y`, `y ± 1`).
+    /// is a side cell of or lies on: lines `y` and `y ± 1` of the rows and `x`, `x ± 1` of the
+    /// columns, the words of `x` and `x ± 1` (or `y`, `y ± 1`).
     fn refresh_forced_near(&mut self, x: usize, y: usize, c: u8) {
         if c == 0 {
             return;
@@ -354,7 +412,7 @@ impl Planes {
         let c = usize::from(c - 1);
         let near = |p: usize| [p.wrapping_sub(1) / 64, p / 64, (p + 1) / 64];
         let (rw, cw) = (self.row_words, self.col_words);
-        let (rows, cols) = ([y.wrapping_sub(1), y + 1], [x.wrapping_sub(1), x + 1]);
+        let (rows, cols) = ([y.wrapping_sub(1), y, y + 1], [x.wrapping_sub(1), x, x + 1]);
         refresh_lines(&self.rows[c], &mut self.rows_fwd[c], &mut self.rows_bwd[c], rw, rows, &near(x));
         refresh_lines(&self.cols[c], &mut self.cols_fwd[c], &mut self.cols_bwd[c], cw, cols, &near(y));
     }
@@ -424,9 +482,19 @@ impl Grid {
                 planes.set(x, y, 0, byte >> 6);
             }
         }
-        let mut grid =
-            Self { width, height, stride, cells, cost_counts, revision: 0, planes, moves: Vec::new() };
+        let mut grid = Self {
+            width,
+            height,
+            stride,
+            cells,
+            cost_counts,
+            revision: 0,
+            planes,
+            moves: Vec::new(),
+            jumps: Vec::new(),
+        };
         grid.moves = vec![0; grid.cells.len()];
+        grid.jumps = vec![0; grid.cells.len()];
         grid.refresh_moves();
         Ok(grid)
     }
@@ -442,6 +510,58 @@ impl Grid {
                 crate::search::legal_octile_moves(&self.cells, i, self.stride.cast_signed(), class) as u8
             }
         };
+        self.jumps[i] = (self.jumps[i] & 0x0f) | (self.moves[i] & 0xf0);
+    }
+
+    /// Recomputes the straight-jump bits (bits 0–3 of `jumps`) of every cell on padded row
+    /// `line` (`row`: east and west) or padded column `line` (south and north), from the bit
+    /// planes, 64 cells at a time ([`hit_words`]).
+    fn refresh_jump_line(&mut self, row: bool, line: usize) {
+        let planes = &self.planes;
+        let (wpl, count) =
+            if row { (planes.row_words, self.height as usize + 2) } else { (planes.col_words, self.stride) };
+        if line >= count {
+            return;
+        }
+        let words = line * wpl..(line + 1) * wpl;
+        // Per word: the cells (of any class) whose scans towards higher / lower indices find a
+        // jump point. The classes' open cells are disjoint, so their hits can be merged.
+        let (mut up, mut down) = ([0u64; LINE_WORDS], [0u64; LINE_WORDS]);
+        for c in 0..3 {
+            let (open, fwd, bwd) = if row {
+                (
+                    &planes.rows[c][words.clone()],
+                    &planes.rows_fwd[c][words.clone()],
+                    &planes.rows_bwd[c][words.clone()],
+                )
+            } else {
+                (
+                    &planes.cols[c][words.clone()],
+                    &planes.cols_fwd[c][words.clone()],
+                    &planes.cols_bwd[c][words.clone()],
+                )
+            };
+            if open.iter().all(|&w| w == 0) {
+                continue;
+            }
+            hit_words::<true>(open, fwd, &mut up[..wpl]);
+            hit_words::<false>(open, bwd, &mut down[..wpl]);
+        }
+        // Bits of `jumps`: N, E, S, W are 0 to 3 in `DIRS`; rows scan E (up) and W (down),
+        // columns S (up) and N (down).
+        let (up_bit, down_bit, first, step, len) = if row {
+            (1, 3, line * self.stride, 1, self.stride)
+        } else {
+            (2, 0, line, self.stride, self.height as usize + 2)
+        };
+        for p in 0..len {
+            let j = &mut self.jumps[first + p * step];
+            let (u, d) = (up[p / 64] >> (p % 64) & 1, down[p / 64] >> (p % 64) & 1);
+            #[expect(clippy::cast_possible_truncation, reason = "single bits")]
+            {
+                *j = (*j & !(1 << up_bit | 1 << down_bit)) | (u as u8) << up_bit | (d as u8) << down_bit;
+            }
+        }
     }
 
     /// Number of columns.
@@ -494,6 +614,11 @@ impl Grid {
 
     /// Sets one cell. Returns the previous tile.
     ///
+    /// Keeps the derived data in step: the move masks of the cell and its neighbours, the bit
+    /// planes and their forced-neighbour bits next to the cell, and the jump bits of the three
+    /// rows and three columns through the cell and its sides (one pass of 64 cells at a time
+    /// per line).
+    ///
     /// # Errors
     /// [`GridError::OutOfBounds`] or [`GridError::BadCost`]; the grid is unchanged then.
     pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
@@ -513,6 +638,19 @@ impl Grid {
             for x in 1..=self.width as usize {
                 self.update_moves(y * self.stride + x);
             }
+        }
+        self.refresh_jump_bits();
+    }
+
+    /// Recomputes every cell's jump bits (see [`Grid::set_tile`]: edits keep them in step, and
+    /// building or loading a grid computes them once). Public so that a benchmark can time this
+    /// preprocessing on its own.
+    pub fn refresh_jump_bits(&mut self) {
+        for y in 1..=self.height as usize {
+            self.refresh_jump_line(true, y);
+        }
+        for x in 1..=self.width as usize {
+            self.refresh_jump_line(false, x);
         }
     }
 
@@ -537,6 +675,12 @@ impl Grid {
                     for dx in [-1, 0, 1] {
                         self.update_moves(i.wrapping_add_signed(self.offset(dx, dy)));
                     }
+                }
+                for l in [y - 1, y, y + 1] {
+                    self.refresh_jump_line(true, l);
+                }
+                for l in [x - 1, x, x + 1] {
+                    self.refresh_jump_line(false, l);
                 }
             }
             self.revision += 1;
@@ -705,6 +849,11 @@ impl Grid {
     #[inline]
     pub(crate) fn octile_moves(&self) -> &[u8] {
         &self.moves
+    }
+
+    /// The per-cell straight-jump and diagonal-move bits (see the field `jumps`).
+    pub(crate) fn jumps(&self) -> &[u8] {
+        &self.jumps
     }
 
     #[inline]

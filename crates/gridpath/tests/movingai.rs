@@ -7,6 +7,11 @@ use gridpath::formats::{map_path_for_scen, parse_map_bytes, parse_scen};
 use gridpath::{Algorithm, Rules, Searcher, Settings};
 
 fn check(scen_rel: &str, algorithms: &[Algorithm]) {
+    check_with(scen_rel, algorithms, true);
+}
+
+/// `check` with JPS reading the grid's jump bits or not.
+fn check_with(scen_rel: &str, algorithms: &[Algorithm], jump_bits: bool) {
     let scen_path = common::movingai_dir().join(scen_rel);
     let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
         panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
@@ -14,6 +19,7 @@ fn check(scen_rel: &str, algorithms: &[Algorithm]) {
     let scenarios = parse_scen(&text).unwrap();
     let grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
     let mut searcher = Searcher::new();
+    searcher.set_jump_bits(jump_bits);
     for &algorithm in algorithms {
         let settings = Settings::with_algorithm(algorithm);
         for (n, s) in scenarios.iter().enumerate() {
@@ -43,6 +49,12 @@ fn arena_all_scenarios_are_optimal() {
 #[test]
 fn lak303d_all_scenarios_are_optimal() {
     check("dao/lak303d.map.scen", &[Algorithm::AStar, Algorithm::Jps]);
+}
+
+#[test]
+fn jps_without_jump_bits_is_optimal_too() {
+    check_with("dao/lak303d.map.scen", &[Algorithm::Jps], false);
+    check_with("wc3maps512/moonglade.map.scen", &[Algorithm::Jps], false);
 }
 
 #[test]

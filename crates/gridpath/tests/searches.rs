@@ -317,6 +317,14 @@ proptest! {
             if let (Some(a), Some(j)) = (a, j) {
                 prop_assert!((a - j).abs() < EPS, "JPS {j} != A* {a}");
             }
+            // The jump bits only skip scans that find nothing: without them, the same path
+            // and the same work.
+            let jps = Settings::with_algorithm(Algorithm::Jps);
+            let mut online = Searcher::new();
+            online.set_jump_bits(false);
+            let with = s.find_path(&grid, start, goal, &jps).map(|p| (p.cells, p.stats)).ok();
+            let without = online.find_path(&grid, start, goal, &jps).map(|p| (p.cells, p.stats)).ok();
+            prop_assert_eq!(with, without);
         }
     }
 

@@ -277,6 +277,9 @@ pub struct Searcher {
     /// The bucketed open list for monotone searches.
     pub(crate) buckets: BucketQueue,
     pub(crate) queue: std::collections::VecDeque<u32>,
+    /// JPS scans only the lines that the grid's jump bits say hold a jump point (the default);
+    /// off, it scans every line as online JPS does. See [`Searcher::set_jump_bits`].
+    online_jps: bool,
 }
 
 impl fmt::Debug for Searcher {
@@ -290,6 +293,15 @@ impl Searcher {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether JPS reads the grid's jump bits (`true`, the default) or scans every line it
+    /// passes as online JPS does (`false`). The bits are a precomputed one-bit form of JPS+'s
+    /// jump tables, one byte per cell, that every grid builds with its move masks and keeps in
+    /// step with its edits; off, JPS uses only the bit planes. Both give the same paths, costs
+    /// and expansions: the switch is for measuring what the bits buy.
+    pub fn set_jump_bits(&mut self, on: bool) {
+        self.online_jps = !on;
     }
 
     /// Bytes of workspace per grid cell that a search with `algorithm` touches (the arrays are
@@ -392,7 +404,8 @@ impl Searcher {
             }
             Algorithm::Greedy => measured(best_first::run(self, &q, best_first::Mode::Greedy, out, observer)),
             Algorithm::Bfs => measured(bfs::run(self, &q, out, observer)),
-            Algorithm::Jps => exact(jps::run(self, &q, out, observer)),
+            Algorithm::Jps if self.online_jps => exact(jps::run::<O, false>(self, &q, out, observer)),
+            Algorithm::Jps => exact(jps::run::<O, true>(self, &q, out, observer)),
             Algorithm::Bidirectional => measured(bidir::run(self, &q, out, observer)),
             Algorithm::Wavefront => measured(bfs::wavefront(self, &q, out, observer)),
         };
