@@ -90,25 +90,33 @@ fn queries(c: &mut Criterion) {
         let peer = PeerGrid::new(&grid);
         let mut searcher = Searcher::new();
         let mut cells = Vec::new();
-        let mut ours = |algorithm: Algorithm, start: Pos, goal: Pos| {
+        // `jump_bits`: JPS reads the grid's jump bits (the default) or scans every line.
+        let mut ours = |algorithm: Algorithm, jump_bits: bool, start: Pos, goal: Pos| {
             let settings = Settings::with_algorithm(algorithm);
+            searcher.set_jump_bits(jump_bits);
             searcher
                 .find_path_into(&grid, start, goal, &settings, &mut cells)
                 .map_or(f64::NAN, |(cost, _)| cost)
         };
-        check(name, "gridpath A*", &scenarios, |s, g| ours(Algorithm::AStar, s, g));
-        check(name, "gridpath JPS", &scenarios, |s, g| ours(Algorithm::Jps, s, g));
+        let methods = [
+            ("gridpath A*", Algorithm::AStar, true),
+            ("gridpath JPS", Algorithm::Jps, true),
+            ("gridpath JPS without jump bits", Algorithm::Jps, false),
+        ];
+        for (label, algorithm, bits) in methods {
+            check(name, label, &scenarios, |s, g| ours(algorithm, bits, s, g));
+        }
         check(name, "pathfinding astar", &scenarios, |s, g| peer.astar(s, g).map_or(f64::NAN, |r| r.1));
 
         let short = name.rsplit('/').next().unwrap_or(name);
         let mut group = c.benchmark_group(format!("queries/{short}"));
         group.throughput(Throughput::Elements(scenarios.len() as u64));
         group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-        for (label, algorithm) in [("gridpath A*", Algorithm::AStar), ("gridpath JPS", Algorithm::Jps)] {
+        for (label, algorithm, bits) in methods {
             group.bench_function(label, |b| {
                 b.iter(|| {
                     for s in &scenarios {
-                        black_box(ours(algorithm, s.start, s.goal));
+                        black_box(ours(algorithm, bits, s.start, s.goal));
                     }
                 });
             });

@@ -79,6 +79,9 @@ fn scen_checks_arena_and_prints_the_summary_line() {
     let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "jps"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().last(), Some("scen: 160 queries, 0 mismatches, 0 illegal"), "{out}");
+    let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "jps", "--no-jump-bits"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().last(), Some("scen: 160 queries, 0 mismatches, 0 illegal"), "{out}");
     // A non-optimal algorithm may mismatch without failing the run.
     let (out, _, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "greedy"]);
     assert_eq!(code, 0, "greedy is not expected to be optimal: {out}");
@@ -94,6 +97,11 @@ fn bench_checks_every_answer_in_both_orders() {
             gridpath(&["bench", scen.to_str().unwrap(), "--max-queries", "20", "--order", order]);
         assert_eq!(code, 0, "{order}: {err}");
         assert!(out.lines().any(|l| l.starts_with("arena ") && l.contains(" 20 |")), "{order}: {out}");
+        // JPS's preprocessing is reported apart from the query times, GPPC style.
+        assert!(
+            out.lines().any(|l| l.starts_with("jump bits (JPS's preprocessing, 1 B/cell): built in ")),
+            "{order}: {out}"
+        );
         assert_eq!(
             out.lines().last(),
             Some("bench: 20 queries, 0 wrong or illegal answers"),

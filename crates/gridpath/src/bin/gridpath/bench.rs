@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use gridpath::formats::{self, Scenario};
-use gridpath::{Algorithm, FlowField, Grid, Pos, Rules, Searcher, Settings};
+use gridpath::{Algorithm, FlowField, Grid, Pos, Rules, Searcher, Settings, Tile};
 
 use crate::Failure;
 
@@ -74,43 +74,50 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
         ));
     }
     println!(
-        "{:<20} {:>6} | {:^39} | {:^39} | {:^39} | {:>7} {:>7}",
+        "{:<20} {:>6} | {:^39} | {:^39} | {:^39} | {:^39} | {:>7} {:>7} {:>7}",
         "map",
         "n",
         "gridpath A*: mean median p95 exp/q",
         "gridpath JPS: mean median p95 exp/q",
+        "JPS, no jump bits: mean median p95 exp/q",
         "pathfinding astar: mean median p95 exp/q",
         "x A*",
-        "x JPS"
+        "x JPS",
+        "x JPSnb"
     );
     let mut ratios_astar = Vec::new();
     let mut ratios_jps = Vec::new();
+    let mut ratios_online = Vec::new();
     let mut wrong = 0;
     let mut total = 0;
     let mut field_rows = Vec::new();
+    let mut prep_rows = Vec::new();
     for file in &args.scen {
         let (name, grid, scenarios) = load(file)?;
+        prep_rows.push((name.clone(), preprocessing(&grid)));
         let picked = sample(&scenarios, args.max_queries);
         total += picked.len();
         let mut searcher = Searcher::new();
         let mut cells = Vec::new();
         let mut astar = Method::default();
         let mut jps = Method::default();
+        let mut online = Method::default();
         let mut peer = Method::default();
         #[cfg(feature = "peers")]
         let peer_grid = gridpath::peers::PeerGrid::new(&grid);
         let mut peer_path: Vec<Pos> = Vec::new();
-        // Times `method` (0: gridpath A*, 1: gridpath JPS, 2: the peer) on query `s`, `runs`
-        // times back to back, and checks the answer.
+        // Times `method` (0: gridpath A*, 1: gridpath JPS, 2: JPS without the jump bits, 3: the
+        // peer) on query `s`, `runs` times back to back, and checks the answer.
         let mut measure = |method: usize, s: &Scenario| {
             let settings =
                 Settings::with_algorithm(if method == 0 { Algorithm::AStar } else { Algorithm::Jps });
+            searcher.set_jump_bits(method != 2);
             let mut elapsed = 0.0;
             let mut answer = None;
             for _ in 0..args.runs {
                 let began = Instant::now();
                 let r = match method {
-                    0 | 1 => searcher
+                    0..=2 => searcher
                         .find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
                         .ok()
                         .map(|(cost, stats)| (cost, stats.expanded, None)),
@@ -134,16 +141,17 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             let record = match method {
                 0 => &mut astar,
                 1 => &mut jps,
+                2 => &mut online,
                 _ => &mut peer,
             };
             record.micros.push(elapsed * 1e6 / f64::from(args.runs));
-            let path = if method < 2 { &cells } else { &peer_path };
+            let path = if method < 3 { &cells } else { &peer_path };
             match answer {
                 Some((cost, expanded)) if good(&grid, path, cost, s) => record.expanded += expanded,
                 _ => record.wrong += 1,
             }
         };
-        let methods = if args.peers { 3 } else { 2 };
+        let methods = if args.peers { 4 } else { 3 };
         match args.order {
             // Each query by every method back to back, then the next query: the methods meet
             // the same machine state, and each query finds the caches as the others left them.
@@ -164,27 +172,33 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
                 }
             }
         }
-        wrong += astar.wrong + jps.wrong + peer.wrong;
-        let (ra, rj) = if args.peers {
-            let (ra, rj) = (peer.mean() / astar.mean(), peer.mean() / jps.mean());
-            ratios_astar.push(ra);
-            ratios_jps.push(rj);
-            (format!("{ra:>7.1}"), format!("{rj:>7.1}"))
+        wrong += astar.wrong + jps.wrong + online.wrong + peer.wrong;
+        let [ra, rj, ro] = if args.peers {
+            let ratios = [astar.mean(), jps.mean(), online.mean()].map(|ours| peer.mean() / ours);
+            ratios_astar.push(ratios[0]);
+            ratios_jps.push(ratios[1]);
+            ratios_online.push(ratios[2]);
+            ratios.map(|r| format!("{r:>7.1}"))
         } else {
-            ("-".into(), "-".into())
+            ["-".into(), "-".into(), "-".into()]
         };
         let peer_cells = if args.peers { peer.cells() } else { format!("{:^39}", "-") };
         println!(
-            "{:<20} {:>6} | {} | {} | {} | {:>7} {:>7}{}",
+            "{:<20} {:>6} | {} | {} | {} | {} | {:>7} {:>7} {:>7}{}",
             name,
             picked.len(),
             astar.cells(),
             jps.cells(),
+            online.cells(),
             peer_cells,
             ra,
             rj,
-            if astar.wrong + jps.wrong + peer.wrong > 0 {
-                format!("  WRONG: A* {} JPS {} peer {}", astar.wrong, jps.wrong, peer.wrong)
+            ro,
+            if astar.wrong + jps.wrong + online.wrong + peer.wrong > 0 {
+                format!(
+                    "  WRONG: A* {} JPS {} JPS without jump bits {} peer {}",
+                    astar.wrong, jps.wrong, online.wrong, peer.wrong
+                )
             } else {
                 String::new()
             }
@@ -196,10 +210,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
     println!();
     if args.peers {
         println!(
-            "median ratio pathfinding::astar / gridpath over {} maps: A* {:.2}x, JPS {:.1}x",
+            "median ratio pathfinding::astar / gridpath over {} maps: A* {:.2}x, JPS {:.1}x, \
+             JPS without jump bits {:.1}x",
             ratios_astar.len(),
             median(&mut ratios_astar),
-            median(&mut ratios_jps)
+            median(&mut ratios_jps),
+            median(&mut ratios_online)
         );
     }
     if !field_rows.is_empty() {
@@ -217,23 +233,64 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             println!("median field ratio dijkstra_all / gridpath: {:.1}x", median(&mut ratios));
         }
     }
-    // The grid: 1 byte per cell, 1 byte of legal-move mask, and for its 3 terrain classes the
-    // bit rows and columns (6 bits) and their forced-neighbour bits (12 bits).
-    let grid_bytes = 2.0 + 18.0 / 8.0;
+    // The grid: 1 byte per cell, 1 byte of legal-move mask, 1 byte of jump bits, and for its 3
+    // terrain classes the bit rows and columns (6 bits) and their forced-neighbour bits (12 bits).
+    let grid_bytes = 3.0 + 18.0 / 8.0;
     #[expect(clippy::cast_precision_loss, reason = "a few bytes")]
     let (astar, jps) =
         (Searcher::bytes_per_cell(Algorithm::AStar) as f64, Searcher::bytes_per_cell(Algorithm::Jps) as f64);
     println!(
-        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 2.25 B bit planes); \
+        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 1 B jump bits + 2.25 B bit planes); \
          A* {} B total ({astar} B workspace); JPS {} B total ({jps} B workspace)",
         grid_bytes + astar,
         grid_bytes + jps
     );
+    if !prep_rows.is_empty() {
+        let mut builds: Vec<f64> = prep_rows.iter().map(|(_, (b, _))| *b).collect();
+        let mut edits: Vec<f64> = prep_rows.iter().map(|(_, (_, e))| *e).collect();
+        let slowest = |k: usize| {
+            let pick = |r: &(String, (f64, f64))| if k == 0 { r.1.0 } else { r.1.1 };
+            prep_rows.iter().max_by(|a, b| pick(a).total_cmp(&pick(b))).map(|r| (r.0.clone(), pick(r)))
+        };
+        let ((build_map, build_max), (edit_map, edit_max)) =
+            (slowest(0).unwrap_or_default(), slowest(1).unwrap_or_default());
+        println!(
+            "jump bits (JPS's preprocessing, 1 B/cell): built in {:.2} ms per map (median; slowest {build_max:.2} ms, \
+             {build_map}); an edit (set_tile, with everything it keeps in step) {:.1} µs (median of the maps' means; \
+             slowest {edit_max:.1} µs, {edit_map})",
+            median(&mut builds),
+            median(&mut edits)
+        );
+    }
     println!("bench: {total} queries, {wrong} wrong or illegal answers");
     if wrong > 0 {
         return Err(Failure(format!("{wrong} answers were not optimal or not legal"), 1));
     }
     Ok(())
+}
+
+/// JPS's preprocessing on `grid`: the median time of a full rebuild of the jump bits (ms),
+/// and the mean time of an edit (µs): up to 200 open cells, evenly spaced, each made a wall and
+/// then restored, on a copy of the grid.
+fn preprocessing(grid: &Grid) -> (f64, f64) {
+    let mut copy = grid.clone();
+    let mut builds: Vec<f64> = (0..5)
+        .map(|_| {
+            let began = Instant::now();
+            copy.refresh_jump_bits();
+            began.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let open: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let (mut micros, mut edits) = (0.0, 0u32);
+    for &p in open.iter().step_by((open.len() / 200).max(1)) {
+        let Some(old) = copy.tile(p) else { continue };
+        let began = Instant::now();
+        let changed = copy.set_tile(p, Tile::Wall).and_then(|_| copy.set_tile(p, old));
+        micros += began.elapsed().as_secs_f64() * 1e6;
+        edits += if changed.is_ok() { 2 } else { 0 };
+    }
+    (median(&mut builds), micros / f64::from(edits.max(1)))
 }
 
 /// One full-field timing row.

@@ -67,9 +67,12 @@ enum Command {
         /// Times each query is run; its time is the mean of the runs.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         runs: u32,
+        /// JPS without the grid's jump bits: every line scanned, as online JPS.
+        #[arg(long)]
+        no_jump_bits: bool,
     },
-    /// Time gridpath's A* and JPS (and with --peers the `pathfinding` crate) on the same
-    /// scenarios, checking every answer against the published optimum.
+    /// Time gridpath's A*, JPS and JPS without jump bits (and with --peers the `pathfinding`
+    /// crate) on the same scenarios, checking every answer against the published optimum.
     Bench {
         /// Scenario files (`X.map.scen`; the map `X.map` must sit next to each).
         #[arg(required = true)]
@@ -86,9 +89,10 @@ enum Command {
         /// Also time a full octile distance field on each 512x512 map.
         #[arg(long)]
         field: bool,
-        /// `query`: each query by every method back to back (the default); `method`: every
-        /// query by one method, then the next method.
-        #[arg(long, value_enum, default_value_t = bench::Order::Query)]
+        /// `method` (the default, as GPPC runs its entries): every query by one method, then
+        /// the next method; `query`: each query by every method back to back, so each finds the
+        /// caches as the methods before it left them.
+        #[arg(long, value_enum, default_value_t = bench::Order::Method)]
         order: bench::Order,
     },
     /// Convert a map between formats; the output format comes from OUT's extension: .map
@@ -262,14 +266,14 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
         Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
-        Command::Scen { scen, algo, heuristic, weight, runs } => {
+        Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits } => {
             let settings = Settings {
                 algorithm: algo.into(),
                 rules: Rules::OCTILE,
                 heuristic: heuristic.into(),
                 weight,
             };
-            run_scenarios(&scen, settings, runs)
+            run_scenarios(&scen, settings, runs, !no_jump_bits)
         }
         Command::Bench { scen, peers, runs, max_queries, field, order } => {
             bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order })
@@ -465,8 +469,9 @@ struct MapReport {
     expanded: u64,
 }
 
-fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32) -> Result<(), Failure> {
+fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bool) -> Result<(), Failure> {
     let mut searcher = Searcher::new();
+    searcher.set_jump_bits(jump_bits);
     let mut cells = Vec::new();
     let (mut total, mut mismatches, mut illegal) = (0usize, 0usize, 0usize);
     let mut optimal_algorithm = true;
