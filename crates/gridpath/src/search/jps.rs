@@ -90,18 +90,19 @@ fn next_jump<const FORWARD: bool>(forced: &[u64], wpl: usize, line: usize, from:
     }
 }
 
-/// A straight scan from a cell whose jump bit for the direction is `hit`: off the goal's line
-/// (`goal` is [`NO_GOAL`]) only a hit can find anything, and then [`next_jump`] finds it; on
-/// the goal's line the full scan, which also stops at the goal.
+/// A straight jump from a cell along `line`. Online (not `BITS`): the full [`scan`]. With the
+/// jump bits, `hit` is the cell's bit for the direction: off the goal's line (`goal` is
+/// [`NO_GOAL`]) only a hit can find anything, and then [`next_jump`] finds it; on the goal's
+/// line the full scan, which also stops at the goal.
 #[inline(always)]
-fn jump<const FORWARD: bool>(
+fn jump<const BITS: bool, const FORWARD: bool>(
     lines: &Lines<'_>,
     line: usize,
     from: usize,
     goal: usize,
     hit: bool,
 ) -> Option<usize> {
-    if goal != NO_GOAL {
+    if !BITS || goal != NO_GOAL {
         scan::<FORWARD>(lines, line, from, goal)
     } else if hit {
         next_jump::<FORWARD>(if FORWARD { lines.fwd } else { lines.bwd }, lines.wpl, line, from)
@@ -249,12 +250,7 @@ impl<'a> View<'a> {
             (false, true) => 2,
             (true, false) => 3,
         };
-        let found = if BITS {
-            jump::<FORWARD>(lines, line, from, goal, self.jumps[i] >> bit & 1 == 1)
-        } else {
-            scan::<FORWARD>(lines, line, from, goal)
-        };
-        if let Some(j) = found {
+        if let Some(j) = jump::<BITS, FORWARD>(lines, line, from, goal, self.jumps[i] >> bit & 1 == 1) {
             let (jx, jy) = if ROW { (j, y) } else { (x, j) };
             relax.relax(i, jx, jy, bit, ga + j.abs_diff(from) as u64, gb);
         }
@@ -309,30 +305,19 @@ impl<'a> View<'a> {
                 relax.relax(parent, nx, ny, diagonal, ga, gb + steps);
                 return;
             }
-            // A straight scan that the cell's jump bits say finds no jump point is skipped,
-            // unless it runs along the goal's row or column.
-            // Online, a scan whose first step is blocked finds nothing and is skipped.
+            // Skipped: a scan the cell's jump bits say finds no jump point, unless it runs along
+            // the goal's row or column; online, a scan whose first step is blocked.
             mask = steps_of[i];
             let (row_bit, col_bit) = (mask >> across & 1 == 1, mask >> down & 1 == 1);
             if row_bit || (BITS && ny == gy) {
                 let row_goal = if ny == gy { gx } else { NO_GOAL };
-                let found = if BITS {
-                    jump::<EAST>(&self.rows, ny, nx, row_goal, row_bit)
-                } else {
-                    scan::<EAST>(&self.rows, ny, nx, row_goal)
-                };
-                if let Some(jx) = found {
+                if let Some(jx) = jump::<BITS, EAST>(&self.rows, ny, nx, row_goal, row_bit) {
                     relax.relax(parent, jx, ny, across, ga + jx.abs_diff(nx) as u64, gb + steps);
                 }
             }
             if col_bit || (BITS && nx == gx) {
                 let col_goal = if nx == gx { gy } else { NO_GOAL };
-                let found = if BITS {
-                    jump::<SOUTH>(&self.cols, nx, ny, col_goal, col_bit)
-                } else {
-                    scan::<SOUTH>(&self.cols, nx, ny, col_goal)
-                };
-                if let Some(jy) = found {
+                if let Some(jy) = jump::<BITS, SOUTH>(&self.cols, nx, ny, col_goal, col_bit) {
                     relax.relax(parent, nx, jy, down, ga + jy.abs_diff(ny) as u64, gb + steps);
                 }
             }
