@@ -208,6 +208,11 @@ fn tracing_reports_opens_and_closes_in_order_and_changes_nothing() {
                 events.iter().any(|e| matches!(e, TraceEvent::JumpPoint { .. })),
                 "JPS reports jump points"
             );
+            // The jump bits change no event: a replay shows the same search either way.
+            let mut online_events: Vec<TraceEvent> = Vec::new();
+            s.set_jump_bits(false);
+            let online = s.find_path_traced(&map.grid, start, goal, &set, &mut online_events).unwrap();
+            assert_eq!((online, online_events), (plain, events), "JPS without jump bits");
         }
     }
 }
