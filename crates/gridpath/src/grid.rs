@@ -622,16 +622,75 @@ impl Grid {
     /// # Errors
     /// [`GridError::OutOfBounds`] or [`GridError::BadCost`]; the grid is unchanged then.
     pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
-        self.set_tile_with(pos, tile, true)
+        let (old, new) = self.set_cell(pos, tile)?;
+        if old >> 6 != new >> 6 {
+            let (x, y) = (pos.x as usize + 1, pos.y as usize + 1);
+            self.refresh_near(x, y, old >> 6, new >> 6);
+            for l in [y - 1, y, y + 1] {
+                self.refresh_jump_line(true, l);
+            }
+            for l in [x - 1, x, x + 1] {
+                self.refresh_jump_line(false, l);
+            }
+        }
+        Ok(Tile::decode(old))
     }
 
-    /// [`Grid::set_tile`] without updating the move masks and forced-neighbour bits: for parsers
-    /// that set every cell and then call [`Grid::refresh_moves`] once.
+    /// Sets many cells, as [`Grid::set_tile`] on each in turn, but brings the derived data in
+    /// step once: each row and column's jump bits are recomputed once however many of its
+    /// cells changed, and when a large part of the map changed everything is recomputed in
+    /// one pass, as loading does. For bulk edits (clearing every wall, a large brush), where
+    /// `set_tile` per cell would recompute the same lines over and over. Returns the number of
+    /// cells that changed.
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`] or [`GridError::BadCost`] for the first bad edit; every edit
+    /// is checked first, so the grid is unchanged then.
+    pub fn set_tiles(&mut self, edits: &[(Pos, Tile)]) -> Result<usize, GridError> {
+        for &(pos, tile) in edits {
+            if !self.in_bounds(pos) {
+                return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
+            }
+            tile.encode()?;
+        }
+        let mut changed = 0;
+        // Padded coordinates and old and new classes of the cells whose class changed.
+        let mut moved = Vec::new();
+        for &(pos, tile) in edits {
+            let (old, new) = self.set_cell(pos, tile)?;
+            changed += usize::from(old != new);
+            if old >> 6 != new >> 6 {
+                moved.push((pos.x as usize + 1, pos.y as usize + 1, old >> 6, new >> 6));
+            }
+        }
+        // Past an eighth of the map, one full pass costs less than the edits' neighbourhoods.
+        if moved.len() * 8 > self.len() {
+            self.refresh_moves();
+            return Ok(changed);
+        }
+        let (mut rows, mut cols) = (vec![false; self.height as usize + 2], vec![false; self.stride]);
+        for &(x, y, old, new) in &moved {
+            self.refresh_near(x, y, old, new);
+            rows[y - 1..=y + 1].fill(true);
+            cols[x - 1..=x + 1].fill(true);
+        }
+        for (l, _) in rows.into_iter().enumerate().filter(|&(_, r)| r) {
+            self.refresh_jump_line(true, l);
+        }
+        for (l, _) in cols.into_iter().enumerate().filter(|&(_, c)| c) {
+            self.refresh_jump_line(false, l);
+        }
+        Ok(changed)
+    }
+
+    /// [`Grid::set_tile`] without updating the move masks, forced-neighbour bits and jump bits:
+    /// for parsers that set every cell and then call [`Grid::refresh_moves`] once.
     pub(crate) fn set_tile_unmasked(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
-        self.set_tile_with(pos, tile, false)
+        self.set_cell(pos, tile).map(|(old, _)| Tile::decode(old))
     }
 
-    /// Recomputes every move mask and forced-neighbour bit (after [`Grid::set_tile_unmasked`]).
+    /// Recomputes every move mask, forced-neighbour bit and jump bit (after
+    /// [`Grid::set_tile_unmasked`]).
     pub(crate) fn refresh_moves(&mut self) {
         self.planes.refresh_forced();
         for y in 1..=self.height as usize {
@@ -654,7 +713,10 @@ impl Grid {
         }
     }
 
-    fn set_tile_with(&mut self, pos: Pos, tile: Tile, masks: bool) -> Result<Tile, GridError> {
+    /// Sets the cell's byte, its cost count, its bits in the planes and the revision; returns
+    /// the old and the new byte. The derived data (masks, forced and jump bits) is the
+    /// caller's.
+    fn set_cell(&mut self, pos: Pos, tile: Tile) -> Result<(u8, u8), GridError> {
         if !self.in_bounds(pos) {
             return Err(GridError::OutOfBounds { pos, width: self.width, height: self.height });
         }
@@ -666,26 +728,24 @@ impl Grid {
             self.cost_counts[usize::from(byte & 63)] += 1;
             self.cells[i] = byte;
             self.planes.set(pos.x as usize + 1, pos.y as usize + 1, old >> 6, byte >> 6);
-            if masks && old >> 6 != byte >> 6 {
-                let (x, y) = (pos.x as usize + 1, pos.y as usize + 1);
-                self.planes.refresh_forced_near(x, y, old >> 6);
-                self.planes.refresh_forced_near(x, y, byte >> 6);
-                // The class decides the moves of this cell and of its neighbours.
-                for dy in [-1, 0, 1] {
-                    for dx in [-1, 0, 1] {
-                        self.update_moves(i.wrapping_add_signed(self.offset(dx, dy)));
-                    }
-                }
-                for l in [y - 1, y, y + 1] {
-                    self.refresh_jump_line(true, l);
-                }
-                for l in [x - 1, x, x + 1] {
-                    self.refresh_jump_line(false, l);
-                }
-            }
             self.revision += 1;
         }
-        Ok(Tile::decode(old))
+        Ok((old, byte))
+    }
+
+    /// After padded cell `(x, y)` changed from class `old` to `new` (the planes already
+    /// changed): the forced-neighbour bits next to and on it, and the move masks of the cell
+    /// and its eight neighbours (the class decides them). Not the jump bits: their lines are
+    /// the caller's, to recompute once per line.
+    fn refresh_near(&mut self, x: usize, y: usize, old: u8, new: u8) {
+        self.planes.refresh_forced_near(x, y, old);
+        self.planes.refresh_forced_near(x, y, new);
+        let i = y * self.stride + x;
+        for dy in [-1, 0, 1] {
+            for dx in [-1, 0, 1] {
+                self.update_moves(i.wrapping_add_signed(self.offset(dx, dy)));
+            }
+        }
     }
 
     /// Makes `pos` a wall (`true`) or plain floor (`false`).
@@ -928,6 +988,44 @@ impl Neighbours {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bulk edits leave exactly the grid that the same edits one by one leave (cells, masks,
+    /// planes, forced and jump bits, revision), for small batches (per-line refresh) and large
+    /// ones (the full pass), and a batch with a bad edit changes nothing.
+    #[test]
+    fn set_tiles_equals_set_tile_one_by_one() {
+        let tiles = [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }, Tile::Ground { cost: 4 }];
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 40) as u32
+        };
+        for (width, height) in [(3, 2), (67, 65), (130, 70)] {
+            let (mut bulk, mut single) =
+                (Grid::new(width, height).unwrap(), Grid::new(width, height).unwrap());
+            for batch in [1, 5, 40, 400, 4000, 20] {
+                let edits: Vec<(Pos, Tile)> = (0..batch)
+                    .map(|_| {
+                        let pos = Pos::new(next() % width, next() % height);
+                        (pos, tiles[next() as usize % tiles.len()])
+                    })
+                    .collect();
+                let changed = bulk.set_tiles(&edits).unwrap();
+                let mut want = 0;
+                for &(pos, tile) in &edits {
+                    want += usize::from(single.set_tile(pos, tile).unwrap() != tile);
+                }
+                assert_eq!(bulk, single, "{width}x{height}, a batch of {batch}");
+                assert_eq!(changed, want, "cells changed");
+            }
+            let before = bulk.clone();
+            let bad = [(Pos::new(0, 0), Tile::Wall), (Pos::new(width, 0), Tile::Wall)];
+            assert!(matches!(bulk.set_tiles(&bad), Err(GridError::OutOfBounds { .. })));
+            let bad = [(Pos::new(0, 0), Tile::Wall), (Pos::new(0, 0), Tile::Water { cost: 0 })];
+            assert!(matches!(bulk.set_tiles(&bad), Err(GridError::BadCost { .. })));
+            assert_eq!(bulk, before, "a batch with a bad edit changes nothing");
+        }
+    }
 
     #[test]
     fn move_masks_follow_random_edits() {
