@@ -1954,6 +1954,12 @@ mod maps_in_and_out {
         drag(&mut app, MouseButton::Left, &[free]);
         assert_eq!(pathfinder(&app).grid().tile(free), Some(Tile::Wall), "painting works on the big map");
         assert!(unsaved(&app));
+        // Clearing the city's walls is one bulk edit (cell by cell, each would recompute its
+        // rows' and columns' jump bits: seconds on this map).
+        tap_key(&mut app, KeyCode::KeyC);
+        let grid = pathfinder(&app).grid();
+        assert_eq!(grid.positions().filter(|&p| !grid.is_passable(p)).count(), 0, "C clears every wall");
+        assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "and the route is planned again");
     }
 }
 
