@@ -167,8 +167,10 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             // Each query by every method back to back, then the next query: the methods meet
             // the same machine state, and each query finds the caches as the others left them.
             Order::Query => {
-                for method in 0..methods {
-                    warm_up.inspect(|s| measure(method, s, false));
+                if let Some(first) = warm_up {
+                    for method in 0..methods {
+                        measure(method, first, false);
+                    }
                 }
                 for s in &picked {
                     for method in 0..methods {
@@ -181,7 +183,9 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             // and starts each map with caches emptied of what the methods before it loaded.
             Order::Method => {
                 for method in 0..methods {
-                    warm_up.inspect(|s| measure(method, s, false));
+                    if let Some(first) = warm_up {
+                        measure(method, first, false);
+                    }
                     evict_caches(&mut eviction);
                     for s in &picked {
                         measure(method, s, true);
