@@ -2,7 +2,8 @@
 //! on its map. The lab's unit takes query k (the scenario's start and goal become the start and
 //! goal), then query k+1 when it arrives (or at once with `Q`); `B` spawns the next batch of
 //! queries as crowd units with routes of their own. For every query the HUD shows our path
-//! length against the published optimum, and keeps count of matches and mismatches.
+//! length against the published optimum, and keeps count of matches and mismatches — the lab
+//! unit's queries and, on a line of their own, the batch units' first routes.
 //!
 //! The published optima assume 8 moves without corner cutting (the default settings): other
 //! settings make other lengths, and the counts say so.
@@ -10,9 +11,11 @@
 use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
+use gridpath::Pos;
 use gridpath::formats::{Scenario, map_path_for_scen, parse_scen};
 
 use crate::AppSystems;
+use crate::async_plan::{AsyncPlanSystems, RoutePlanned};
 use crate::controls::{Control, ControlSystems};
 use crate::crowd::routed_crowd_unit;
 use crate::level::{LoadLevelSystems, MapInfo, MapSource};
@@ -55,6 +58,13 @@ pub(super) fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
+        judge_batch_routes
+            .run_if(resource_exists::<ScenarioRun>.and_then(on_message::<RoutePlanned>))
+            .after(AsyncPlanSystems)
+            .in_set(AppSystems::Plan),
+    );
+    app.add_systems(
+        Update,
         refuse_scenario_keys.run_if(not(resource_exists::<ScenarioRun>).and_then(on_message::<Control>)),
     );
 }
@@ -80,12 +90,39 @@ pub struct ScenarioRun {
     pub mismatches: usize,
     /// The first query the next `B` spawns.
     pub next_batch: usize,
+    /// Batch units spawned (a query whose start or goal is a wall now spawns none).
+    pub batch_spawned: usize,
+    /// Batch units whose first route's length matched the published optimum.
+    pub batch_matches: usize,
+    /// Batch units whose first route did not (or that found no route).
+    pub batch_mismatches: usize,
+}
+
+/// A batch unit's scenario query, for judging its first route against the optimum.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct BatchQuery {
+    start: Pos,
+    goal: Pos,
+    optimal: f64,
+    /// Its first route from the query's start has been judged.
+    judged: bool,
 }
 
 impl ScenarioRun {
     /// A run of `queries` from the file `name`, before its first query.
     pub fn new(name: String, queries: Vec<Scenario>) -> Self {
-        Self { name, queries, current: None, ours: None, matches: 0, mismatches: 0, next_batch: 0 }
+        Self {
+            name,
+            queries,
+            current: None,
+            ours: None,
+            matches: 0,
+            mismatches: 0,
+            next_batch: 0,
+            batch_spawned: 0,
+            batch_matches: 0,
+            batch_mismatches: 0,
+        }
     }
 
     /// The query the lab's unit walks now.
@@ -101,8 +138,21 @@ impl ScenarioRun {
     }
 
     /// Two lines for the HUD: the query and its keys; our length against the optimum and the
-    /// running counts. (Two short lines, so the box stays left of the controls panel.)
+    /// running counts (two short lines, so the box stays left of the controls panel); a third
+    /// once batch units were spawned: their first routes against the optimum.
     pub fn summary(&self) -> String {
+        let lab = self.lab_summary();
+        if self.batch_spawned == 0 {
+            return lab;
+        }
+        let planning = self.batch_spawned - self.batch_matches - self.batch_mismatches;
+        format!(
+            "{lab}\nbatch units: {} match, {} differ, {planning} planning",
+            self.batch_matches, self.batch_mismatches
+        )
+    }
+
+    fn lab_summary(&self) -> String {
         let total = self.queries.len();
         let counts = format!("{} match, {} differ", self.matches, self.mismatches);
         let Some(query) = self.current_query() else {
@@ -285,17 +335,60 @@ fn spawn_query_batch(
             continue;
         }
         let grid = pathfinder.grid();
+        let mut spawned = 0;
         for query in &run.queries[from..to] {
             if grid.is_passable(query.start) && grid.is_passable(query.goal) {
-                commands.spawn(routed_crowd_unit(query.start, query.goal, pathfinder.geometry(), speed.0));
+                commands.spawn((
+                    routed_crowd_unit(query.start, query.goal, pathfinder.geometry(), speed.0),
+                    BatchQuery {
+                        start: query.start,
+                        goal: query.goal,
+                        optimal: query.optimal,
+                        judged: false,
+                    },
+                ));
+                spawned += 1;
             }
         }
         run.next_batch = to;
+        run.batch_spawned += spawned;
+        let skipped = to - from - spawned;
+        let note = if skipped > 0 {
+            format!(" ({skipped} skipped: start or goal is a wall now)")
+        } else {
+            String::new()
+        };
         notices.write(Notice::info(format!(
-            "queries {}-{to} of {} spawned as crowd units",
+            "queries {}-{to} of {} spawned as crowd units{note}",
             from + 1,
             run.name
         )));
+    }
+}
+
+/// Judges each batch unit's first route from its query's start against the published optimum
+/// (later routes start wherever the unit was, so they compare with nothing).
+fn judge_batch_routes(
+    mut planned: MessageReader<RoutePlanned>,
+    mut run: ResMut<ScenarioRun>,
+    pathfinder: Res<Pathfinder>,
+    mut units: Query<&mut BatchQuery>,
+) {
+    let rules = pathfinder.settings().rules;
+    for route in planned.read() {
+        let Ok(mut query) = units.get_mut(route.request.unit) else { continue };
+        if query.judged || (route.request.from, route.request.to) != (query.start, query.goal) {
+            continue;
+        }
+        query.judged = true;
+        // Routes are searched on the current map (stale ones are dropped), so its cost is theirs.
+        let length =
+            route.result.as_ref().ok().and_then(|cells| pathfinder.grid().path_cost(cells, rules).ok());
+        if length.is_some_and(|length| (length - query.optimal).abs() <= TOLERANCE) {
+            run.batch_matches += 1;
+        } else {
+            run.batch_mismatches += 1;
+        }
     }
 }
 

@@ -2024,6 +2024,74 @@ mod scenario_replay {
         for pair in &expected {
             assert!(starts.contains(pair), "a unit for query {pair:?}");
         }
+
+        // Each batch unit's first route is judged against its query's published optimum.
+        wait_for_batch_verdicts(&mut app);
+        let r = run(&app);
+        assert_eq!(
+            (r.batch_spawned, r.batch_matches, r.batch_mismatches),
+            (BATCH_SIZE, BATCH_SIZE, 0),
+            "A* routes match every optimum"
+        );
+        let text = ui_text(&mut app);
+        assert!(text.contains(&format!("batch units: {BATCH_SIZE} match, 0 differ, 0 planning")), "{text}");
+    }
+
+    /// Runs frames until every spawned batch unit's first route has been judged.
+    fn wait_for_batch_verdicts(app: &mut App) {
+        for _ in 0..3000 {
+            app.update();
+            let r = run(app);
+            if r.batch_matches + r.batch_mismatches == r.batch_spawned {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let r = run(app);
+        panic!(
+            "batch routes should be judged: {} spawned, {} match, {} differ",
+            r.batch_spawned, r.batch_matches, r.batch_mismatches
+        );
+    }
+
+    #[test]
+    fn batch_routes_that_miss_the_optimum_are_counted() {
+        let Some(scen) = super::maps_in_and_out::movingai("dao/arena.map.scen") else { return };
+        let mut app = unstarted_app(MapSource::BuiltIn);
+        app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+        app.insert_resource(ScenarioFile(scen));
+        app.update();
+        app.update();
+        // Four moves: the published optima assume eight, so a query with a diagonal in its
+        // optimal path now differs, and a straight one still matches.
+        tap_key(&mut app, KeyCode::KeyM);
+        assert_eq!(pathfinder(&app).settings().rules, gridpath::Rules::FOUR);
+        // A wall on query 6's start: the queries that start or end there spawn no unit, and
+        // the notice says how many.
+        let walled = run(&app).queries[5].start;
+        drag(&mut app, MouseButton::Left, &[walled]);
+        assert_eq!(pathfinder(&app).grid().tile(walled), Some(Tile::Wall));
+        let skipped =
+            run(&app).queries[..BATCH_SIZE].iter().filter(|q| q.start == walled || q.goal == walled).count();
+        app.world_mut().write_message(key_message(KeyCode::KeyB, ButtonState::Pressed));
+        app.update();
+        assert!(
+            notices(&app)
+                .iter()
+                .any(|n| n.text.contains(&format!("({skipped} skipped: start or goal is a wall now)"))),
+            "{:?}",
+            notices(&app)
+        );
+        app.world_mut().write_message(key_message(KeyCode::KeyB, ButtonState::Released));
+        app.update();
+        wait_for_batch_verdicts(&mut app);
+        let r = run(&app);
+        let counts = (r.batch_spawned, r.batch_matches, r.batch_mismatches);
+        assert_eq!(counts.0, BATCH_SIZE - skipped);
+        assert_eq!(counts.1 + counts.2, counts.0, "every unit judged once: {counts:?}");
+        assert!(counts.1 > 0 && counts.2 > 0, "straight queries match, diagonal ones differ: {counts:?}");
+        let text = ui_text(&mut app);
+        assert!(text.contains(&format!("batch units: {} match, {} differ", counts.1, counts.2)), "{text}");
     }
 
     #[test]
