@@ -1972,14 +1972,21 @@ mod scenario_replay {
         app.world().resource::<ScenarioRun>()
     }
 
-    #[test]
-    fn scen_walks_the_queries_one_after_another_and_the_hud_compares_lengths() {
-        let Some(scen) = super::maps_in_and_out::movingai("dao/arena.map.scen") else { return };
+    /// The app replaying `dao/arena.map.scen`, with its HUD, after its first two frames; `None`
+    /// without the shared benchmark folder.
+    fn arena_replay() -> Option<App> {
+        let scen = super::maps_in_and_out::movingai("dao/arena.map.scen")?;
         let mut app = unstarted_app(MapSource::BuiltIn);
         app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
         app.insert_resource(ScenarioFile(scen));
         app.update();
         app.update();
+        Some(app)
+    }
+
+    #[test]
+    fn scen_walks_the_queries_one_after_another_and_the_hud_compares_lengths() {
+        let Some(mut app) = arena_replay() else { return };
         assert_eq!(app.world().resource::<MapInfo>().name, "arena.map", "the map next to the .scen opens");
         let first = run(&app).queries[0].clone();
         assert_eq!((pathfinder(&app).start(), pathfinder(&app).goal()), (first.start, first.goal));
@@ -2056,12 +2063,7 @@ mod scenario_replay {
 
     #[test]
     fn batch_routes_that_miss_the_optimum_are_counted() {
-        let Some(scen) = super::maps_in_and_out::movingai("dao/arena.map.scen") else { return };
-        let mut app = unstarted_app(MapSource::BuiltIn);
-        app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
-        app.insert_resource(ScenarioFile(scen));
-        app.update();
-        app.update();
+        let Some(mut app) = arena_replay() else { return };
         // Four moves: the published optima assume eight, so a query with a diagonal in its
         // optimal path now differs, and a straight one still matches.
         tap_key(&mut app, KeyCode::KeyM);
