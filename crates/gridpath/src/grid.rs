@@ -275,6 +275,16 @@ pub(crate) struct Planes {
     pub(crate) cols_bwd: [Vec<u64>; 3],
 }
 
+/// One orientation's bit planes (rows or columns) of one class ([`Planes::lines`]).
+pub(crate) struct Lines<'a> {
+    pub(crate) open: &'a [u64],
+    /// Forced-neighbour bits of forward and backward scans.
+    pub(crate) fwd: &'a [u64],
+    pub(crate) bwd: &'a [u64],
+    /// Words per line.
+    pub(crate) wpl: usize,
+}
+
 /// The forced-neighbour words of line `l` of `plane` (`lines` lines of `wpl` words) for a scan
 /// towards higher bit indices and one towards lower ones, word `w`. Outside the plane is 0.
 fn forced_words(plane: &[u64], wpl: usize, lines: usize, l: usize, w: usize) -> (u64, u64) {
@@ -378,27 +388,32 @@ impl Planes {
         }
     }
 
+    /// The rows (`row`) or the columns of class `c` (0-based): the open bits, their forced
+    /// bits both ways and the words per line — what a scan along one orientation reads.
+    pub(crate) fn lines(&self, row: bool, c: usize) -> Lines<'_> {
+        if row {
+            Lines { open: &self.rows[c], fwd: &self.rows_fwd[c], bwd: &self.rows_bwd[c], wpl: self.row_words }
+        } else {
+            Lines { open: &self.cols[c], fwd: &self.cols_fwd[c], bwd: &self.cols_bwd[c], wpl: self.col_words }
+        }
+    }
+
+    /// [`Planes::lines`] with the forced bits writable: `(open, fwd, bwd, wpl)`.
+    fn lines_mut(&mut self, row: bool, c: usize) -> (&[u64], &mut [u64], &mut [u64], usize) {
+        if row {
+            (&self.rows[c], &mut self.rows_fwd[c], &mut self.rows_bwd[c], self.row_words)
+        } else {
+            (&self.cols[c], &mut self.cols_fwd[c], &mut self.cols_bwd[c], self.col_words)
+        }
+    }
+
     /// Recomputes every forced-neighbour word.
     fn refresh_forced(&mut self) {
-        let (rw, cw) = (self.row_words, self.col_words);
         for c in 0..3 {
-            let (row_lines, col_lines) = (self.rows[c].len() / rw, self.cols[c].len() / cw);
-            refresh_lines(
-                &self.rows[c],
-                &mut self.rows_fwd[c],
-                &mut self.rows_bwd[c],
-                rw,
-                0..row_lines,
-                &(0..rw),
-            );
-            refresh_lines(
-                &self.cols[c],
-                &mut self.cols_fwd[c],
-                &mut self.cols_bwd[c],
-                cw,
-                0..col_lines,
-                &(0..cw),
-            );
+            for row in [true, false] {
+                let (open, fwd, bwd, wpl) = self.lines_mut(row, c);
+                refresh_lines(open, fwd, bwd, wpl, 0..open.len() / wpl, &(0..wpl));
+            }
         }
     }
 
@@ -411,10 +426,11 @@ impl Planes {
         }
         let c = usize::from(c - 1);
         let near = |p: usize| [p.wrapping_sub(1) / 64, p / 64, (p + 1) / 64];
-        let (rw, cw) = (self.row_words, self.col_words);
-        let (rows, cols) = ([y.wrapping_sub(1), y, y + 1], [x.wrapping_sub(1), x, x + 1]);
-        refresh_lines(&self.rows[c], &mut self.rows_fwd[c], &mut self.rows_bwd[c], rw, rows, &near(x));
-        refresh_lines(&self.cols[c], &mut self.cols_fwd[c], &mut self.cols_bwd[c], cw, cols, &near(y));
+        // Rows `y ± 1` at the words of `x ± 1`, then columns `x ± 1` at the words of `y ± 1`.
+        for (row, line, along) in [(true, y, x), (false, x, y)] {
+            let (open, fwd, bwd, wpl) = self.lines_mut(row, c);
+            refresh_lines(open, fwd, bwd, wpl, [line.wrapping_sub(1), line, line + 1], &near(along));
+        }
     }
 
     /// Moves padded cell `(x, y)` from class `old` to class `new` (0 = wall, in no plane).
@@ -528,24 +544,13 @@ impl Grid {
         // jump point. The classes' open cells are disjoint, so their hits can be merged.
         let (mut up, mut down) = ([0u64; LINE_WORDS], [0u64; LINE_WORDS]);
         for c in 0..3 {
-            let (open, fwd, bwd) = if row {
-                (
-                    &planes.rows[c][words.clone()],
-                    &planes.rows_fwd[c][words.clone()],
-                    &planes.rows_bwd[c][words.clone()],
-                )
-            } else {
-                (
-                    &planes.cols[c][words.clone()],
-                    &planes.cols_fwd[c][words.clone()],
-                    &planes.cols_bwd[c][words.clone()],
-                )
-            };
+            let lines = planes.lines(row, c);
+            let open = &lines.open[words.clone()];
             if open.iter().all(|&w| w == 0) {
                 continue;
             }
-            hit_words::<true>(open, fwd, &mut up[..wpl]);
-            hit_words::<false>(open, bwd, &mut down[..wpl]);
+            hit_words::<true>(open, &lines.fwd[words.clone()], &mut up[..wpl]);
+            hit_words::<false>(open, &lines.bwd[words.clone()], &mut down[..wpl]);
         }
         // Bits of `jumps`: N, E, S, W are 0 to 3 in `DIRS`; rows scan E (up) and W (down),
         // columns S (up) and N (down).

@@ -25,7 +25,7 @@
 use super::octile::{entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
-use crate::grid::{DIRS, Planes, SQRT2};
+use crate::grid::{DIRS, Lines, Planes, SQRT2};
 use crate::trace::{Observer, TraceEvent};
 
 /// No goal on a scanned line.
@@ -123,16 +123,6 @@ fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: 
     }
 }
 
-/// One orientation's bit planes (rows or columns) of one class.
-pub(crate) struct Lines<'a> {
-    open: &'a [u64],
-    /// Forced-neighbour bits of forward and backward scans.
-    fwd: &'a [u64],
-    bwd: &'a [u64],
-    /// Words per line.
-    wpl: usize,
-}
-
 /// The passability view of one query: cells of the mover's terrain class are open.
 pub(crate) struct View<'a> {
     /// The cells and the mover's class, for the cell-by-cell reference jumps of the tests.
@@ -173,18 +163,8 @@ impl<'a> View<'a> {
             #[cfg(test)]
             class,
             stride,
-            rows: Lines {
-                open: &planes.rows[c],
-                fwd: &planes.rows_fwd[c],
-                bwd: &planes.rows_bwd[c],
-                wpl: planes.row_words,
-            },
-            cols: Lines {
-                open: &planes.cols[c],
-                fwd: &planes.cols_fwd[c],
-                bwd: &planes.cols_bwd[c],
-                wpl: planes.col_words,
-            },
+            rows: planes.lines(true, c),
+            cols: planes.lines(false, c),
             gx: goal.0,
             gy: goal.1,
         }
