@@ -37,8 +37,11 @@ const NO_GOAL: usize = usize::MAX;
 /// the goal bit `goal`, gives its bit index. `forced` holds the forced-neighbour bits of scans
 /// in that direction. Lines are `wpl` words long; `line ± 1` are the side lines. `GOAL`:
 /// whether `goal` may be on the line (a scan off the goal's line skips the test per word).
+/// `WALLS`: whether walls can come first; a scan that the grid's jump bits say finds a jump
+/// point has none before it, so it reads the forced bits alone (`plane` unread), and a line's
+/// end gives `None` only if the bits disagreed with the planes, which edits never leave.
 #[inline(always)]
-fn scan_line<const FORWARD: bool, const GOAL: bool>(
+fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
     plane: &[u64],
     forced: &[u64],
     wpl: usize,
@@ -46,16 +49,17 @@ fn scan_line<const FORWARD: bool, const GOAL: bool>(
     from: usize,
     goal: usize,
 ) -> Option<usize> {
-    let base = line * wpl;
+    let words = line * wpl..(line + 1) * wpl;
+    let (plane, forced) = (&plane[words.clone()], &forced[words]);
     let first = if FORWARD { from + 1 } else { from - 1 };
     let mut w = first / 64;
     // The bits at and past `first` in the scan's direction.
     let mut keep = if FORWARD { !0u64 << (first % 64) } else { !0u64 >> (63 - first % 64) };
     loop {
-        let here = plane[base + w];
+        let here = if WALLS { *plane.get(w)? } else { !0 };
         // Precomputed (`Planes::rows_fwd`, `rows_bwd`): side cell open where the one before it
         // is not.
-        let mut stop = (!here | forced[base + w]) & keep;
+        let mut stop = (!here | *forced.get(w)?) & keep;
         if GOAL && goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -65,35 +69,14 @@ fn scan_line<const FORWARD: bool, const GOAL: bool>(
         }
         // The line ends in a wall (the border) both ways, so the scan stops before running off.
         keep = !0;
-        w = if FORWARD { w + 1 } else { w - 1 };
-    }
-}
-
-/// The jump point of a scan that the grid's jump bits say finds one: the first forced bit
-/// past `from` towards higher (`FORWARD`) or lower indices. No wall comes before it (that is
-/// what the bit says), so the open bits need no look. `None` only if the bits disagreed with
-/// the planes, which the grid's edits never leave.
-#[inline(always)]
-fn next_jump<const FORWARD: bool>(forced: &[u64], wpl: usize, line: usize, from: usize) -> Option<usize> {
-    let words = &forced[line * wpl..(line + 1) * wpl];
-    let first = if FORWARD { from + 1 } else { from - 1 };
-    let mut w = first / 64;
-    let mut keep = if FORWARD { !0u64 << (first % 64) } else { !0u64 >> (63 - first % 64) };
-    loop {
-        let stop = *words.get(w)? & keep;
-        if stop != 0 {
-            let bit = if FORWARD { stop.trailing_zeros() } else { stop.ilog2() };
-            return Some(w * 64 + bit as usize);
-        }
-        keep = !0;
         w = if FORWARD { w + 1 } else { w.wrapping_sub(1) };
     }
 }
 
 /// A straight jump from a cell along `line`. Online (not `BITS`): the full [`scan`]. With the
 /// jump bits, `hit` is the cell's bit for the direction: off the goal's line (`goal` is
-/// [`NO_GOAL`]) only a hit can find anything, and then [`next_jump`] finds it; on the goal's
-/// line the full scan, which also stops at the goal.
+/// [`NO_GOAL`]) only a hit can find anything, and then a scan of the forced bits alone finds
+/// it; on the goal's line the full scan, which also stops at the goal.
 #[inline(always)]
 fn jump<const BITS: bool, const FORWARD: bool>(
     lines: &Lines<'_>,
@@ -105,7 +88,8 @@ fn jump<const BITS: bool, const FORWARD: bool>(
     if !BITS || goal != NO_GOAL {
         scan::<FORWARD>(lines, line, from, goal)
     } else if hit {
-        next_jump::<FORWARD>(if FORWARD { lines.fwd } else { lines.bwd }, lines.wpl, line, from)
+        let forced = if FORWARD { lines.fwd } else { lines.bwd };
+        scan_line::<FORWARD, false, false>(forced, forced, lines.wpl, line, from, NO_GOAL)
     } else {
         None
     }
@@ -116,10 +100,10 @@ fn jump<const BITS: bool, const FORWARD: bool>(
 #[inline(always)]
 fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
     match (FORWARD, goal == NO_GOAL) {
-        (true, true) => scan_line::<true, false>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (true, false) => scan_line::<true, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (false, true) => scan_line::<false, false>(lines.open, lines.bwd, lines.wpl, line, from, goal),
-        (false, false) => scan_line::<false, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (true, true) => scan_line::<true, false, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
+        (true, false) => scan_line::<true, true, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
+        (false, true) => scan_line::<false, false, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (false, false) => scan_line::<false, true, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
     }
 }
 
