@@ -78,7 +78,7 @@ impl Generator {
 /// [`GridError::BadSize`] when a side is 0 or above [`MAX_SIDE`](crate::MAX_SIDE).
 pub fn generate(generator: Generator, width: u32, height: u32, seed: u64) -> Result<Grid, GridError> {
     // Validates the size before any work.
-    Grid::new(width, height)?;
+    Grid::check_size(width, height)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (w, h) = (width as usize, height as usize);
     let open = match generator {
@@ -87,7 +87,7 @@ pub fn generate(generator: Generator, width: u32, height: u32, seed: u64) -> Res
         Generator::Rooms => rooms(w, h, &mut rng),
         Generator::Caves => caves(w, h, &mut rng),
     };
-    let mut grid = Grid::filled(width, height, Tile::Wall)?;
+    let mut grid = Grid::unmasked(width, height, Tile::Wall)?;
     for (i, _) in open.iter().enumerate().filter(|(_, o)| **o) {
         // `i / w < height` and `i % w < width`: both fit u32 and lie on the grid.
         #[expect(clippy::cast_possible_truncation, reason = "below MAX_SIDE")]

@@ -480,9 +480,24 @@ impl Grid {
     /// # Errors
     /// [`GridError::BadSize`] for a bad size, [`GridError::BadCost`] for a bad cost.
     pub fn filled(width: u32, height: u32, tile: Tile) -> Result<Self, GridError> {
+        let mut grid = Self::unmasked(width, height, tile)?;
+        grid.refresh_moves();
+        Ok(grid)
+    }
+
+    /// [`GridError::BadSize`] unless `width` × `height` is an allowed grid size.
+    pub(crate) fn check_size(width: u32, height: u32) -> Result<(), GridError> {
         if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
             return Err(GridError::BadSize { width: width.into(), height: height.into() });
         }
+        Ok(())
+    }
+
+    /// [`Grid::filled`] without the derived data (move masks, forced and jump bits all zero):
+    /// for parsers and generators that set their cells with [`Grid::set_tile_unmasked`] and
+    /// then call [`Grid::refresh_moves`] once, so that the derived data is computed once.
+    pub(crate) fn unmasked(width: u32, height: u32, tile: Tile) -> Result<Self, GridError> {
+        Self::check_size(width, height)?;
         let byte = tile.encode()?;
         let stride = width as usize + 2;
         let mut cells = vec![0u8; stride * (height as usize + 2)];
@@ -498,7 +513,8 @@ impl Grid {
                 planes.set(x, y, 0, byte >> 6);
             }
         }
-        let mut grid = Self {
+        let len = cells.len();
+        Ok(Self {
             width,
             height,
             stride,
@@ -506,13 +522,9 @@ impl Grid {
             cost_counts,
             revision: 0,
             planes,
-            moves: Vec::new(),
-            jumps: Vec::new(),
-        };
-        grid.moves = vec![0; grid.cells.len()];
-        grid.jumps = vec![0; grid.cells.len()];
-        grid.refresh_moves();
-        Ok(grid)
+            moves: vec![0; len],
+            jumps: vec![0; len],
+        })
     }
 
     /// Recomputes the move mask of padded cell `i`.

@@ -127,7 +127,8 @@ pub(crate) fn read_rows<'a>(
     header_end: usize,
     cell: impl Fn(char) -> Result<Tile, String>,
 ) -> Result<Grid, ParseError> {
-    let mut grid = Grid::new(width, height).map_err(|e| ParseError::new(header_end, 0, e.to_string()))?;
+    let mut grid = Grid::unmasked(width, height, Tile::FLOOR)
+        .map_err(|e| ParseError::new(header_end, 0, e.to_string()))?;
     let mut last = header_end;
     for y in 0..height {
         let Some((n, row)) = lines.next() else {

@@ -87,7 +87,8 @@ fn build(
         .ok()
         .filter(|h| *h <= MAX_SIDE)
         .ok_or_else(|| too_big(*first_line, rows.len()))?;
-    let mut grid = Grid::new(width, height).map_err(|e| ParseError::new(*first_line, 0, e.to_string()))?;
+    let mut grid = Grid::unmasked(width, height, Tile::FLOOR)
+        .map_err(|e| ParseError::new(*first_line, 0, e.to_string()))?;
     let (mut start, mut goal) = (None, None);
     for (y, (n, cells)) in (0u32..).zip(rows) {
         if cells.len() != first.len() {

@@ -636,7 +636,7 @@ mod reader {
                 return Err(TmxError::TooBig { side: side.into() });
             }
         }
-        let grid = Grid::new(width, height)
+        let grid = Grid::unmasked(width, height, Tile::FLOOR)
             .map_err(|_| TmxError::Empty { width: width.into(), height: height.into() })?;
         let mut b = Builder { grid, start: None, goal: None, decided: false, effects: HashMap::new() };
         for layer in map.layers() {
