@@ -49,18 +49,14 @@ pub(super) fn plugin(app: &mut App) {
             .in_set(AppSystems::RecordInput)
             .after(ControlSystems),
     );
+    // Our lengths against the optimum: the lab unit's main route, the batch units' own routes.
     app.add_systems(
         Update,
-        measure_query
-            .run_if(resource_exists::<ScenarioRun>.and_then(resource_changed::<PlanReport>))
-            .after(plan_main_route)
-            .in_set(AppSystems::Plan),
-    );
-    app.add_systems(
-        Update,
-        judge_batch_routes
-            .run_if(resource_exists::<ScenarioRun>.and_then(on_message::<RoutePlanned>))
-            .after(AsyncPlanSystems)
+        (
+            measure_query.run_if(resource_changed::<PlanReport>).after(plan_main_route),
+            judge_batch_routes.run_if(on_message::<RoutePlanned>).after(AsyncPlanSystems),
+        )
+            .run_if(resource_exists::<ScenarioRun>)
             .in_set(AppSystems::Plan),
     );
     app.add_systems(
