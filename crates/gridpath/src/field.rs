@@ -484,10 +484,9 @@ const CLUTTERED: f64 = 0.15;
 
 /// The share of open cells with a *corner*, a diagonal neighbour blocked while the two cells
 /// beside it are open (a lone wall cell makes four): from the legal-move masks of every fourth
-/// row, which is plenty for a threshold (and a quarter of the cost).
+/// block of 64 cells, which is plenty for a threshold (and a quarter of the cost).
 fn corner_share(masks: &[u8]) -> f64 {
-    // Rows of the padded grid are not known here; any regular subsample serves: blocks of 64
-    // cells, every fourth one.
+    // The padded grid's rows are not known here; any regular subsample serves.
     let (mut open, mut corners) = (0u32, 0u32);
     for block in masks.chunks(64).step_by(4) {
         for &m in block {
