@@ -6,9 +6,7 @@ use std::collections::VecDeque;
 use crate::grid::{DIRS, Grid, Neighbours, Pos, Rules, SQRT2};
 use crate::search::{Endpoint, SearchError, check_endpoint};
 
-/// `back` of a cell not reached (its distance is then not meaningful).
-const NONE: u8 = u8::MAX;
-/// `back` of the goal: reached, no next step.
+/// Direction of the goal's word (see [`Packed`]): reached, no next step.
 const GOAL: u8 = 8;
 
 /// How a [`FlowField`] measures distance.
@@ -41,22 +39,13 @@ pub struct FlowField {
     height: u32,
     stride: usize,
     revision: u64,
-    /// Per padded cell: distance to the goal; only meaningful where `back` is not `NONE` (it is
-    /// not reset between builds: a 512×512 map's distances are 2 MB, more than the L2 cache, and
-    /// the first look at an unreached cell would otherwise fetch a line from further out).
-    dist: Vec<f64>,
-    /// Per padded cell: the direction (index into [`DIRS`]) of the step that reached it from
-    /// the cell nearer the goal, so its next step is the opposite one; `NONE` where unreached,
-    /// `GOAL` at the goal. One byte a cell, which keeps the relaxations' writes cache-friendly.
-    back: Vec<u8>,
-    /// Per padded cell in the uniform octile case (every step 1 or √2, Moving AI's rules), in
-    /// place of `dist` and `back`: the distance and the direction in one word (see [`Packed`]),
-    /// reset to "unreached" by each build. One load per look at a neighbour instead of two from
-    /// two arrays: on a 512×512 map `dist` alone (2 MB) is four times a 512 KB L2 cache, and
-    /// the loads of `back` and `dist` were the fill's costliest instructions.
+    /// Per padded cell, one word (see [`Packed`]): the distance to the goal and the direction
+    /// (index into [`DIRS`]) of the step that reached it from the cell nearer the goal, so its
+    /// next step is the opposite one; unreached until a build reaches it. One load per look at
+    /// a neighbour: with a distance array and a direction array apart (2 MB and 256 KB on a
+    /// 512×512 map, against a 512 KB L2 cache) the two loads were the fill's costliest
+    /// instructions.
     packed: Vec<u64>,
-    /// Whether this build's distances are in `packed`.
-    is_packed: bool,
     reached: usize,
     /// Dial's circular buckets of padded indices (kept to reuse their memory).
     buckets: Vec<Vec<u32>>,
@@ -95,10 +84,7 @@ impl FlowField {
             height: grid.height(),
             stride: grid.stride(),
             revision: grid.revision(),
-            dist: Vec::new(),
-            back: Vec::new(),
             packed: Vec::new(),
-            is_packed: false,
             reached: 0,
             buckets: Vec::new(),
             slots: Vec::new(),
@@ -117,29 +103,11 @@ impl FlowField {
         self.stride = grid.stride();
         self.revision = grid.revision();
         self.reached = 0;
-        self.is_packed =
-            self.kind == FieldKind::Cost && grid.has_uniform_cost() && self.rules == Rules::OCTILE;
-        if self.is_packed {
-            self.packed.clear();
-            self.packed.resize(len, Packed::UNREACHED);
-        } else {
-            if self.dist.len() != len {
-                self.dist.clear();
-                self.dist.resize(len, f64::INFINITY);
-            }
-            self.back.clear();
-            self.back.resize(len, NONE);
-        }
+        self.packed.clear();
+        self.packed.resize(len, Packed::UNREACHED);
         // On an error every cell stays unreached.
         check_endpoint(grid, self.goal, Endpoint::Goal)?;
         match self.kind {
-            FieldKind::Cost if self.is_packed => {
-                if corner_share(grid.octile_moves()) > CLUTTERED {
-                    self.fill_uniform_octile::<false>(grid);
-                } else {
-                    self.fill_uniform_octile::<true>(grid);
-                }
-            }
             FieldKind::Cost => self.fill_dijkstra(grid),
             FieldKind::Steps => self.fill_bfs(grid),
         }
@@ -152,9 +120,14 @@ impl FlowField {
     /// buckets need no order inside, and the distances are exactly Dijkstra's. A circular array
     /// of buckets spans the largest step (√2 × the largest terrain cost).
     fn fill_dijkstra(&mut self, grid: &Grid) {
-        // Uniform cost (every step 1 or √2) needs no cost load per cell; uniform octile fields
-        // are `fill_uniform_octile`'s.
-        if grid.has_uniform_cost() {
+        // Uniform cost (every step 1 or √2) needs no cost load per cell.
+        if grid.has_uniform_cost() && self.rules == Rules::OCTILE {
+            if corner_share(grid.octile_moves()) > CLUTTERED {
+                self.fill_uniform_octile::<false>(grid);
+            } else {
+                self.fill_uniform_octile::<true>(grid);
+            }
+        } else if grid.has_uniform_cost() {
             self.fill_dial::<true>(grid);
         } else {
             self.fill_dial::<false>(grid);
@@ -178,9 +151,8 @@ impl FlowField {
         for b in &mut self.buckets {
             b.clear();
         }
-        let (dist, back, buckets) = (&mut self.dist, &mut self.back, &mut self.buckets);
-        dist[goal] = 0.0;
-        back[goal] = GOAL;
+        let (packed, buckets) = (&mut self.packed, &mut self.buckets);
+        packed[goal] = Packed::word(0.0, GOAL.into());
         #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
         buckets[0].push(goal as u32);
         let mut pending = 1usize;
@@ -190,7 +162,8 @@ impl FlowField {
             while let Some(v) = buckets[k & mask].pop() {
                 pending -= 1;
                 let v = v as usize;
-                let dv = dist[v];
+                let word = packed[v];
+                let dv = Packed::cost(word);
                 #[expect(
                     clippy::cast_possible_truncation,
                     clippy::cast_sign_loss,
@@ -207,21 +180,20 @@ impl FlowField {
                     // reached from lead to cells that one reached at least as cheaply (moves are
                     // symmetric under these rules, and every step costs at least 1).
                     crate::search::legal_octile_moves(cells, v, stride, class)
-                        & crate::search::FORWARD[usize::from(back[v]).min(8)]
+                        & crate::search::FORWARD[Packed::dir(word).min(8) as usize]
                 } else {
                     (0..nb.count).filter(|&k| nb.legal(cells, v, k, class)).fold(0, |m, k| m | 1 << k)
                 };
                 for k in crate::search::DirSet(moves) {
                     let k = k & 7; // (no bounds checks on the tables below)
                     let u = v.wrapping_add_signed(nb.offset[k]);
-                    let d = dv + if UNIFORM { nb.base[k] } else { nb.base[k] * enter };
-                    let old = if back[u] == NONE { f64::INFINITY } else { dist[u] };
+                    let word =
+                        Packed::word(dv + if UNIFORM { nb.base[k] } else { nb.base[k] * enter }, k as u64);
+                    // The distance as stored: its bucket is the one it is popped from.
+                    let d = Packed::cost(word);
+                    let old = Packed::cost(packed[u]);
                     if d < old {
-                        dist[u] = d;
-                        #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
-                        {
-                            back[u] = k as u8;
-                        }
+                        packed[u] = word;
                         // Already waiting in the same bucket: nothing to add.
                         #[expect(
                             clippy::cast_possible_truncation,
@@ -354,22 +326,18 @@ impl FlowField {
         let goal = grid.index(self.goal);
         let class = grid.class_at(goal);
         let mut queue = VecDeque::new();
-        self.dist[goal] = 0.0;
-        self.back[goal] = GOAL;
+        self.packed[goal] = Packed::word(0.0, GOAL.into());
         queue.push_back(goal);
         while let Some(v) = queue.pop_front() {
             self.reached += 1;
-            let d = self.dist[v] + 1.0;
+            // Whole step counts: exact in the word.
+            let d = Packed::cost(self.packed[v]) + 1.0;
             for k in 0..nb.count {
                 let u = v.wrapping_add_signed(nb.offset[k]);
-                if self.back[u] != NONE || !nb.legal(cells, v, k, class) {
+                if self.packed[u] != Packed::UNREACHED || !nb.legal(cells, v, k, class) {
                     continue;
                 }
-                self.dist[u] = d;
-                #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]
-                {
-                    self.back[u] = k as u8;
-                }
+                self.packed[u] = Packed::word(d, k as u64);
                 queue.push_back(u);
             }
         }
@@ -425,13 +393,8 @@ impl FlowField {
     /// Distance from `pos` to the goal (cost or steps), `None` if unreached or off the map.
     #[must_use]
     pub fn distance(&self, pos: Pos) -> Option<f64> {
-        let i = self.index(pos)?;
-        if self.is_packed {
-            let d = Packed::cost(self.packed[i]);
-            (d != f64::INFINITY).then_some(d)
-        } else {
-            (self.back[i] != NONE).then(|| self.dist[i])
-        }
+        let word = self.packed[self.index(pos)?];
+        (word != Packed::UNREACHED).then(|| Packed::cost(word))
     }
 
     /// The wavefront number of `pos`: the goal is 1 and each step away adds 1 (for a
@@ -449,16 +412,10 @@ impl FlowField {
     /// The next cell from `pos` toward the goal; `None` at the goal and where unreached.
     #[must_use]
     pub fn next_step(&self, pos: Pos) -> Option<Pos> {
-        let i = self.index(pos)?;
-        let k = if self.is_packed {
-            let word = self.packed[i];
-            #[expect(clippy::cast_possible_truncation, reason = "a direction index below 16")]
-            if word == Packed::UNREACHED { NONE } else { Packed::dir(word) as u8 }
-        } else {
-            self.back[i]
-        };
-        (k < GOAL).then(|| {
-            let (dx, dy) = DIRS[usize::from(k)];
+        let word = self.packed[self.index(pos)?];
+        let k = Packed::dir(word);
+        (word != Packed::UNREACHED && k < u32::from(GOAL)).then(|| {
+            let (dx, dy) = DIRS[k as usize];
             Pos::new(pos.x.wrapping_add_signed(-dx), pos.y.wrapping_add_signed(-dy))
         })
     }
