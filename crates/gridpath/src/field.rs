@@ -229,11 +229,10 @@ impl FlowField {
     /// is written back unchanged and nothing branches on the comparison. Which is faster
     /// depends on the map (512² maps, this machine, ms): where walls are long lines (rooms,
     /// streets, mazes wider than a cell) whether a neighbour improves follows a pattern the
-    /// branch predictor learns, and the skipped writes save memory traffic (maze512-16 3.2 ms
-    /// branchy, 4.8 ms branch-free); among scattered obstacles it is close to random
-    /// (random512-25: 5.4 ms branchy, 3.9 ms branch-free). [`corner_share`] tells them apart.
+    /// branch predictor learns, and the skipped writes save memory traffic (maze512-16 2.5 ms
+    /// branchy, 3.1 ms branch-free); among scattered obstacles it is close to random
+    /// (random512-25: 4.6 ms branchy, 3.5 ms branch-free). [`corner_share`] tells them apart.
     fn fill_uniform_octile<const BRANCHY: bool>(&mut self, grid: &Grid) {
-        const BASE: [f64; 8] = [1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2];
         // Every reached cell has the goal's class, so its own move mask is the one to use.
         let masks = grid.octile_moves();
         let stride = grid.stride().cast_signed();
@@ -266,54 +265,22 @@ impl FlowField {
                 *slots = grown;
                 cap = new_cap;
             }
-            let (base1, base2) = (t1 * cap, t2 * cap);
-            let (mut n1, mut n2) = (len[t1], len[t2]);
-            // Bucket of a distance: its integer part. Compares with these bounds replace float to
-            // integer conversions (a relaxation from bucket k lands in k+1 or k+2).
-            #[expect(clippy::cast_precision_loss, reason = "bucket numbers are far below 2^52")]
-            let (this, second) = (k as f64, (k + 2) as f64);
-            for idx in t * cap..t * cap + len[t] {
-                let v = slots[idx] as usize;
-                let word = packed[v];
-                let dv = Packed::cost(word);
-                if dv < this {
-                    continue; // stale: the cell improved into an earlier bucket
-                }
-                reached += 1;
-                // Only the moves that can end a least-cost path (see `uniform_moves`).
-                let moves = crate::search::uniform_moves(u32::from(masks[v]), Packed::dir(word).min(8));
-                for d in crate::search::DirSet(moves) {
-                    let d = d & 7; // (no bounds checks on the tables below)
-                    let u = v.wrapping_add_signed(offset[d]);
-                    let new = dv + BASE[d];
-                    let before = packed[u];
-                    let old = Packed::cost(before);
-                    let better = new < old;
-                    if BRANCHY {
-                        if !better {
-                            continue;
-                        }
-                        packed[u] = Packed::word(new, d as u64);
-                    } else {
-                        // The word is written back unchanged when `new` is no better.
-                        let keep = u64::from(better).wrapping_sub(1);
-                        packed[u] = Packed::word(new, d as u64) & !keep | before & keep;
-                    }
-                    let first = old == f64::INFINITY;
-                    // Push unless it already waits in the same bucket: a reached cell waits in
-                    // k+1 or k+2 (old < k+1+√2), so only a move from k+2 down to k+1 needs one.
-                    let late = new >= second;
-                    #[expect(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
-                    let push = better & (first | (!late & (old >= second)));
-                    let at = if late { base2 + n2 } else { base1 + n1 };
-                    #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-                    {
-                        slots[at] = u as u32;
-                    }
-                    n1 += usize::from(push) & usize::from(!late);
-                    n2 += usize::from(push) & usize::from(late);
-                }
-            }
+            let (n1, n2) = relax_bucket::<BRANCHY>(
+                packed,
+                slots,
+                masks,
+                &offset,
+                Bucket {
+                    k,
+                    from: t * cap,
+                    len: len[t],
+                    next: t1 * cap,
+                    n1: len[t1],
+                    after: t2 * cap,
+                    n2: len[t2],
+                },
+                &mut reached,
+            );
             (len[t], len[t1], len[t2]) = (0, n1, n2);
             k += 1;
         }
@@ -432,6 +399,146 @@ impl FlowField {
         }
         Some(path)
     }
+}
+
+/// One bucket of [`FlowField::fill_uniform_octile`]: bucket `k` in `slots[from..][..len]`, and
+/// the next two, `k + 1` and `k + 2`, at `next` and `after` with `n1` and `n2` entries.
+#[derive(Clone, Copy)]
+struct Bucket {
+    k: usize,
+    from: usize,
+    len: usize,
+    next: usize,
+    n1: usize,
+    after: usize,
+    n2: usize,
+}
+
+/// Expands the cells of one bucket (see [`FlowField::fill_uniform_octile`]); returns the new
+/// lengths of buckets `k + 1` and `k + 2`. A function of its own so that the slices it takes
+/// are known not to overlap: their addresses stay in registers.
+///
+/// A straight step from bucket `k` (distance in `[k, k+1)`) always lands in `k + 1`; a
+/// diagonal one lands in `k + 1` or `k + 2`, the same for all diagonals of a cell. So each
+/// cell picks once where its straight and its diagonal steps go, and a step only decides
+/// whether its neighbour's word improves and whether it must be queued. The comparisons are
+/// on the words as integers: non-negative `f64`s and +∞ order as their bits do.
+#[inline(always)]
+fn relax_bucket<const BRANCHY: bool>(
+    packed: &mut [u64],
+    slots: &mut [u32],
+    masks: &[u8],
+    offset: &[isize; 8],
+    b: Bucket,
+    reached: &mut usize,
+) -> (usize, usize) {
+    const COST: u64 = !Packed::DIR_BITS;
+    #[expect(clippy::cast_precision_loss, reason = "bucket numbers are far below 2^52")]
+    let (this, second) = (b.k as f64, (b.k + 2) as f64);
+    let (this_bits, second_bits) = (this.to_bits(), second.to_bits());
+    let (mut n1, mut n2) = (b.n1, b.n2);
+    for idx in b.from..b.from + b.len {
+        let v = slots[idx] as usize;
+        let word = packed[v];
+        if word & COST < this_bits {
+            continue; // stale: the cell improved into an earlier bucket
+        }
+        *reached += 1;
+        let dv = Packed::cost(word);
+        // Only the moves that can end a least-cost path (see `uniform_moves`).
+        let moves = crate::search::uniform_moves(u32::from(masks[v]), Packed::dir(word).min(8));
+        // Straight steps land in k + 1, where a neighbour must be queued unless it waits
+        // there already (a reached cell waits in k + 1 or k + 2: its distance is below
+        // k + 1 + √2).
+        let straight = (dv + 1.0).to_bits() & COST;
+        n1 = relax_steps::<BRANCHY>(
+            packed,
+            slots,
+            offset,
+            v,
+            moves & 15,
+            0,
+            straight,
+            second_bits,
+            b.next,
+            n1,
+        );
+        // Diagonal steps: k + 1 as above, or k + 2, where only an unreached neighbour needs
+        // queueing (one reached before waits there already).
+        let diagonal = (dv + SQRT2).to_bits() & COST;
+        if diagonal >= second_bits {
+            n2 = relax_steps::<BRANCHY>(
+                packed,
+                slots,
+                offset,
+                v,
+                moves >> 4,
+                4,
+                diagonal,
+                Packed::UNREACHED,
+                b.after,
+                n2,
+            );
+        } else {
+            n1 = relax_steps::<BRANCHY>(
+                packed,
+                slots,
+                offset,
+                v,
+                moves >> 4,
+                4,
+                diagonal,
+                second_bits,
+                b.next,
+                n1,
+            );
+        }
+    }
+    (n1, n2)
+}
+
+/// Relaxes the neighbours of `v` in directions `first + i` for the bits `i` of `dirs`, all
+/// at distance `cost` (a word without direction), queueing at `slots[base + n]` those whose
+/// word is at least `queue_from`; returns the new `n`.
+#[inline(always)]
+#[expect(clippy::too_many_arguments, reason = "the inner loop's state, kept in registers")]
+fn relax_steps<const BRANCHY: bool>(
+    packed: &mut [u64],
+    slots: &mut [u32],
+    offset: &[isize; 8],
+    v: usize,
+    dirs: u32,
+    first: usize,
+    cost: u64,
+    queue_from: u64,
+    base: usize,
+    mut n: usize,
+) -> usize {
+    for i in crate::search::DirSet(dirs) {
+        let d = (first + i) & 7; // (no bounds check on the table below)
+        let u = v.wrapping_add_signed(offset[d]);
+        let before = packed[u];
+        let old = before & !Packed::DIR_BITS;
+        let better = cost < old;
+        let word = cost | d as u64;
+        if BRANCHY {
+            if !better {
+                continue;
+            }
+            packed[u] = word;
+        } else {
+            // The word is written back unchanged when `cost` is no better.
+            packed[u] = if better { word } else { before };
+        }
+        // Queued unless it waits in this bucket already; `old >= queue_from` implies
+        // `better`, since `cost` is below `queue_from`.
+        #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+        {
+            slots[base + n] = u as u32;
+        }
+        n += usize::from(old >= queue_from);
+    }
+    n
 }
 
 /// Above this share of corner cells [`FlowField::fill_uniform_octile`] relaxes without
