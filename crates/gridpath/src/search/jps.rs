@@ -316,16 +316,15 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
         View::new(grid.cells(), masks, grid.jumps(), grid.planes(), stride, grid.class_at(start), (gx, gy));
     let stride64 = stride as u64;
     let magic = (1u64 << 40).div_ceil(stride64);
-    let Searcher { fwd: nodes, buckets: open, .. } = searcher;
-    nodes.reset_far(grid.padded_len(), stride);
+    let Searcher { jump_nodes: nodes, buckets: open, .. } = searcher;
+    nodes.reset(grid.padded_len());
     // f never decreases along a jump (the octile estimate is consistent) and grows by at most
     // twice the jump's cost, at most (√2 + 1) × the longer side (a diagonal ray and a straight
     // scan off it); wide buckets keep their number low.
     let side = f64::from(grid.width().max(grid.height()));
     open.reset_with(2.0 * (SQRT2 + 1.0) * side + 2.0, JPS_BUCKETS_PER_UNIT);
     let stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
-    nodes.open_lattice(start, 0, 0, NO_DIR);
-    nodes.set_far(start, start);
+    nodes.open(start, 0, 0, NO_DIR, start);
     let (ha, hb) = octile(q.start.x as usize + 1, q.start.y as usize + 1, gx, gy);
     let h0 = value(ha, hb);
     open.push(entry(h0, h0, start));
@@ -393,7 +392,7 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
 
 /// What relaxing a jump point touches.
 struct Relax<'a, O> {
-    nodes: &'a mut super::Nodes,
+    nodes: &'a mut JumpNodes,
     open: &'a mut super::BucketQueue,
     stats: Stats,
     obs: &'a mut O,
@@ -421,8 +420,7 @@ impl<O: Observer> Relax<'_, O> {
         let (ha, hb) = octile(jx, jy, self.gx, self.gy);
         let (h, f) = (value(ha, hb), value(na + ha, nb + hb));
         #[expect(clippy::cast_possible_truncation, reason = "a path's cost parts fit in u32")]
-        nodes.open_lattice(j, na as u32, nb as u32, dir);
-        nodes.set_far(j, parent);
+        nodes.open(j, na as u32, nb as u32, dir, parent);
         self.open.push(entry(f, h, j));
         self.stats.generated += 1;
         if O::ENABLED {
@@ -505,10 +503,82 @@ const JPS_MOVES: [[u8; 256]; 9] = {
     table
 };
 
+/// JPS's per-cell workspace: a jump point's cost, far parent and state in one 16-byte record,
+/// so that offering a jump point first seen this query (a cell no search step has touched
+/// yet) misses the cache once, not once per array.
+#[derive(Default)]
+pub(crate) struct JumpNodes {
+    cells: Vec<JumpNode>,
+    generation: u32,
+}
+
+/// See [`JumpNodes`].
+#[derive(Clone, Copy, Default)]
+pub(crate) struct JumpNode {
+    /// The exact cost `a + b·√2` from the start.
+    a: u32,
+    b: u32,
+    /// The padded index of the jump point this one was reached from.
+    far: u32,
+    /// `generation << 5 | closed << 4 | direction`, as `Nodes`' state bytes.
+    state: u32,
+}
+
+impl JumpNodes {
+    /// Starts a new query on a grid of `len` padded cells.
+    pub(crate) fn reset(&mut self, len: usize) {
+        if self.cells.len() != len || self.generation >= u32::MAX >> 5 {
+            self.cells.clear();
+            self.cells.resize(len, JumpNode::default());
+            self.generation = 0;
+        }
+        self.generation += 1;
+    }
+
+    #[inline(always)]
+    fn seen(&self, i: usize) -> bool {
+        self.cells[i].state >> 5 == self.generation
+    }
+
+    #[inline(always)]
+    fn closed(&self, i: usize) -> bool {
+        self.cells[i].state >> 4 == self.generation * 2 + 1
+    }
+
+    #[inline(always)]
+    fn close(&mut self, i: usize) {
+        let n = &mut self.cells[i].state;
+        *n = (self.generation * 2 + 1) << 4 | (*n & 15);
+    }
+
+    #[inline(always)]
+    fn lattice(&self, i: usize) -> (u32, u32) {
+        (self.cells[i].a, self.cells[i].b)
+    }
+
+    #[inline(always)]
+    fn dir(&self, i: usize) -> u32 {
+        self.cells[i].state & 15
+    }
+
+    #[inline(always)]
+    fn far_parent(&self, i: usize) -> usize {
+        self.cells[i].far as usize
+    }
+
+    /// Opens `i` at the cost `a + b·√2`, entered by a jump in direction `dir` from `parent`.
+    #[inline(always)]
+    fn open(&mut self, i: usize, a: u32, b: u32, dir: u32, parent: usize) {
+        #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+        let far = parent as u32;
+        self.cells[i] = JumpNode { a, b, far, state: self.generation << 5 | dir };
+    }
+}
+
 /// Writes the full cell path: the jump points from start to goal with the cells between them.
 /// A jump point found off a diagonal ray was entered straight from a turning cell on its
 /// parent's diagonal: walking back, the path turns onto the diagonal where it meets it.
-fn unwind_jumps(nodes: &super::Nodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
+fn unwind_jumps(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
     let mut i = goal;
     let mut pos = grid.pos_of(goal);
     out.push(pos);
@@ -691,6 +761,26 @@ mod tests {
         let cells: Vec<(u32, u32)> = path.cells.iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(cells, [(7, 5), (6, 4), (6, 3), (6, 2), (6, 1), (6, 0)]);
         assert_eq!(path.stats.expanded, 2);
+    }
+
+    #[test]
+    fn jump_nodes_forget_every_query_and_survive_the_last_generation() {
+        let mut nodes = JumpNodes::default();
+        nodes.reset(16);
+        nodes.open(3, 2, 1, 5, 7);
+        nodes.close(3);
+        assert!(nodes.seen(3) && nodes.closed(3));
+        assert_eq!((nodes.lattice(3), nodes.dir(3), nodes.far_parent(3)), ((2, 1), 5, 7));
+        nodes.reset(16);
+        assert!(!nodes.seen(3) && !nodes.closed(3), "a new query sees nothing of the last");
+        // The stamps run out: every record is cleared, and stale ones do not read as seen.
+        nodes.generation = u32::MAX >> 5;
+        nodes.open(4, 1, 1, NO_DIR, 4);
+        nodes.reset(16);
+        assert_eq!(nodes.generation, 1);
+        assert!(!nodes.seen(4));
+        nodes.open(5, 0, 0, NO_DIR, 5);
+        assert!(nodes.seen(5) && !nodes.closed(5));
     }
 
     #[test]

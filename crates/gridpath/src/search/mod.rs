@@ -271,6 +271,8 @@ pub(crate) fn check_endpoint(grid: &Grid, pos: Pos, which: Endpoint) -> Result<(
 pub struct Searcher {
     pub(crate) fwd: Nodes,
     pub(crate) bwd: Nodes,
+    /// JPS's nodes (see [`jps::JumpNodes`]).
+    pub(crate) jump_nodes: jps::JumpNodes,
     /// Binary heaps: forward, and backward for bidirectional search.
     pub(crate) heap: OpenList,
     pub(crate) heap_b: OpenList,
@@ -311,8 +313,7 @@ impl Searcher {
         let one_side = std::mem::size_of::<Node>() + std::mem::size_of::<u8>();
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
-            // JPS's parents are far away: a 4-byte index each.
-            Algorithm::Jps => one_side + std::mem::size_of::<u32>(),
+            Algorithm::Jps => std::mem::size_of::<jps::JumpNode>(),
             _ => one_side,
         }
     }
@@ -467,9 +468,6 @@ pub(crate) struct Nodes {
     /// when `state >> 5 == generation`; `direction` is the index into [`DIRS`](crate::grid) of
     /// the step parent → cell, or [`NO_DIR`] at the origin.
     state: Vec<u8>,
-    /// Parent indices for searches whose parents are not neighbours (JPS); only allocated by
-    /// [`Nodes::reset_far`].
-    far: Vec<u32>,
     /// Padded-index offset of each direction, and 0 for [`NO_DIR`].
     offset: [isize; 9],
     generation: u8,
@@ -494,15 +492,6 @@ impl Nodes {
         }
         self.offset[NO_DIR as usize] = 0;
         self.generation += 1;
-    }
-
-    /// Like [`Nodes::reset`], and makes room for far parents.
-    pub(crate) fn reset_far(&mut self, len: usize, stride: usize) {
-        self.reset(len, stride);
-        if self.far.len() != len {
-            self.far.clear();
-            self.far.resize(len, 0);
-        }
     }
 
     #[inline(always)]
@@ -547,12 +536,6 @@ impl Nodes {
         i.wrapping_add_signed(-self.offset[self.dir(i) as usize])
     }
 
-    /// Far parent's padded index (JPS; valid when seen).
-    #[inline(always)]
-    pub(crate) fn far_parent(&self, i: usize) -> usize {
-        self.far[i] as usize
-    }
-
     /// Opens `i` with cost `g`, entered from its neighbour `parent` (or `parent == i` at the
     /// origin).
     #[inline(always)]
@@ -587,15 +570,6 @@ impl Nodes {
         #[expect(clippy::cast_possible_truncation, reason = "a direction index below 9")]
         {
             self.state[i] = self.generation << STATE_BITS | dir as u8;
-        }
-    }
-
-    /// Records a parent anywhere (JPS; needs [`Nodes::reset_far`]).
-    #[inline(always)]
-    pub(crate) fn set_far(&mut self, i: usize, parent: usize) {
-        #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
-        {
-            self.far[i] = parent as u32;
         }
     }
 
