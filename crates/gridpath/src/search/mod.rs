@@ -442,7 +442,8 @@ pub(crate) struct Query<'a> {
 /// (seen, closed, parent direction) lives in a separate 1-byte array, so the test every
 /// generated child makes ("seen? closed?") touches 1 byte per cell instead of 9: the state
 /// array of a 512×512 map (256 KB) stays in the L2 cache, and its rows near the search
-/// frontier in the L1.
+/// frontier in the L1. (JPS, whose few nodes lie far apart, keeps all of a node in one record
+/// instead: see `jps::JumpNodes`.)
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Node {
     /// The cost from the origin: either an `f64` split in two halves (generic searches) or, for
