@@ -466,33 +466,12 @@ fn relax_bucket<const BRANCHY: bool>(
         // Diagonal steps: k + 1 as above, or k + 2, where only an unreached neighbour needs
         // queueing (one reached before waits there already).
         let diagonal = (dv + SQRT2).to_bits() & COST;
-        if diagonal >= second_bits {
-            n2 = relax_steps::<BRANCHY>(
-                packed,
-                slots,
-                offset,
-                v,
-                moves >> 4,
-                4,
-                diagonal,
-                Packed::UNREACHED,
-                b.after,
-                n2,
-            );
-        } else {
-            n1 = relax_steps::<BRANCHY>(
-                packed,
-                slots,
-                offset,
-                v,
-                moves >> 4,
-                4,
-                diagonal,
-                second_bits,
-                b.next,
-                n1,
-            );
-        }
+        let late = diagonal >= second_bits;
+        let (queue_from, base, n) =
+            if late { (Packed::UNREACHED, b.after, n2) } else { (second_bits, b.next, n1) };
+        let n =
+            relax_steps::<BRANCHY>(packed, slots, offset, v, moves >> 4, 4, diagonal, queue_from, base, n);
+        (n1, n2) = if late { (n1, n) } else { (n, n2) };
     }
     (n1, n2)
 }
