@@ -1,21 +1,27 @@
 //! The search animation: the main search's trace replayed event by event, so the player watches
 //! the frontier grow and cells close. [`SearchAnimation`] is a plain state machine — restarted
 //! with a new trace whenever the main route is re-planned, advanced in `Update` by elapsed time
-//! at the [`AnimationSpeed`], stepped, paused and skipped by [`Control`]s — and knows nothing of
-//! drawing; the tile map reads it. Units wait for the replay to end ([`search_shown`]).
+//! at the [`AnimationSpeed`] (by default fast enough to end within [`AUTO_SECONDS`]), stepped,
+//! paused and skipped by [`Control`]s — and knows nothing of drawing; the tile map reads it. A
+//! unit whose route was just planned waits for the replay to end ([`search_shown`]).
 
 use bevy::prelude::*;
 use gridpath::{Pos, TraceEvent};
 
 use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
+use crate::level::MapLoaded;
 use crate::notice::Notice;
 use crate::planning::{Explored, Pathfinder, PlanReport, plan_main_route};
 
 /// The replay rates the speed controls step through, in search events per second.
 pub const RATES: [u32; 7] = [10, 30, 100, 300, 1_000, 3_000, 10_000];
-/// The replay rate at start-up, in search events per second.
+/// The slowest rate of the automatic speed, in search events per second: small searches replay
+/// at this pace, slow enough to follow.
 pub const DEFAULT_RATE: u32 = 300;
+/// The longest an automatic replay takes, in seconds, whatever the search's size: a unit on a
+/// big map never waits minutes for its first step.
+pub const AUTO_SECONDS: f64 = 3.0;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SearchAnimation>();
@@ -26,7 +32,11 @@ pub(super) fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
-        (restart_animation.run_if(resource_changed::<PlanReport>), play_animation.run_if(animation_playing))
+        (
+            play_after_map_load.run_if(on_message::<MapLoaded>),
+            restart_animation.run_if(resource_changed::<PlanReport>),
+            play_animation.run_if(animation_playing),
+        )
             .chain()
             .after(plan_main_route)
             .in_set(AppSystems::Plan),
@@ -34,44 +44,50 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// How fast searches are replayed.
-#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum AnimationSpeed {
-    /// This many search events per second.
+    /// [`DEFAULT_RATE`] events per second, or faster when that would take longer than
+    /// [`AUTO_SECONDS`]: every replay ends within a few seconds.
+    #[default]
+    Auto,
+    /// This many search events per second, however long the replay takes.
     PerSecond(u32),
     /// No replay: every search is shown finished at once.
     Instant,
 }
 
-impl Default for AnimationSpeed {
-    fn default() -> Self {
-        Self::PerSecond(DEFAULT_RATE)
-    }
-}
-
 impl AnimationSpeed {
-    /// One step faster on [`RATES`]; past the fastest rate, instant.
-    pub fn faster(self) -> Self {
+    /// The rate a replay of `total` events plays at, in events per second; `None` when instant.
+    pub fn rate(self, total: usize) -> Option<u32> {
         match self {
-            AnimationSpeed::PerSecond(rate) => RATES
-                .iter()
-                .find(|&&r| r > rate)
-                .map_or(AnimationSpeed::Instant, |&r| AnimationSpeed::PerSecond(r)),
-            AnimationSpeed::Instant => AnimationSpeed::Instant,
+            AnimationSpeed::Auto => {
+                // Float to count: a trace's length is far below 2^52 and the quotient positive.
+                let needed = (total as f64 / AUTO_SECONDS).ceil() as u32;
+                Some(needed.max(DEFAULT_RATE))
+            }
+            AnimationSpeed::PerSecond(rate) => Some(rate),
+            AnimationSpeed::Instant => None,
         }
     }
 
-    /// One step slower on [`RATES`]; from instant, the fastest rate.
-    pub fn slower(self) -> Self {
-        let slower = |rate: u32| RATES.iter().rev().find(|&&r| r < rate).copied().unwrap_or(RATES[0]);
-        match self {
-            AnimationSpeed::PerSecond(rate) => AnimationSpeed::PerSecond(slower(rate)),
-            AnimationSpeed::Instant => AnimationSpeed::PerSecond(RATES[RATES.len() - 1]),
-        }
+    /// One step faster than the rate the replay of `total` events plays at now: the next of
+    /// [`RATES`] above it; past the fastest rate, instant.
+    pub fn faster(self, total: usize) -> Self {
+        let Some(now) = self.rate(total) else { return AnimationSpeed::Instant };
+        RATES.iter().find(|&&r| r > now).map_or(AnimationSpeed::Instant, |&r| AnimationSpeed::PerSecond(r))
     }
 
-    /// A few words for the HUD and the panel ("300 events/s", "instant").
+    /// One step slower than the rate the replay of `total` events plays at now: the next of
+    /// [`RATES`] below it (never below the slowest); from instant, the fastest rate.
+    pub fn slower(self, total: usize) -> Self {
+        let Some(now) = self.rate(total) else { return AnimationSpeed::PerSecond(RATES[RATES.len() - 1]) };
+        AnimationSpeed::PerSecond(RATES.iter().rev().find(|&&r| r < now).copied().unwrap_or(RATES[0]))
+    }
+
+    /// A few words for the HUD and the panel ("auto", "300 events/s", "instant").
     pub fn label(self) -> String {
         match self {
+            AnimationSpeed::Auto => format!("auto (<= {AUTO_SECONDS:.0} s)"),
             AnimationSpeed::PerSecond(rate) => format!("{rate} events/s"),
             AnimationSpeed::Instant => "instant".to_owned(),
         }
@@ -291,12 +307,18 @@ fn restart_animation(
 
 /// Advances the replay by the frame's time at the current speed.
 fn play_animation(time: Res<Time>, speed: Res<AnimationSpeed>, mut animation: ResMut<SearchAnimation>) {
-    match *speed {
-        AnimationSpeed::PerSecond(rate) => {
+    match speed.rate(animation.total()) {
+        Some(rate) => {
             animation.advance(time.delta_secs_f64(), rate);
         }
-        AnimationSpeed::Instant => animation.finish(),
+        None => animation.finish(),
     }
+}
+
+/// A new map plays its search: a pause the player chose for the previous map's replay would
+/// otherwise leave the unit on the new map waiting for a replay that never advances.
+fn play_after_map_load(mut animation: ResMut<SearchAnimation>) {
+    animation.set_paused(false);
 }
 
 /// Applies the playback controls: speed, play/pause, single step, skip.
@@ -310,10 +332,15 @@ fn control_animation(
 ) {
     for &control in controls.read() {
         match control {
-            Control::AnimationSlower | Control::AnimationFaster | Control::AnimationInstant => {
+            Control::AnimationSlower
+            | Control::AnimationFaster
+            | Control::AnimationInstant
+            | Control::AnimationAuto => {
+                let total = animation.total();
                 let new = match control {
-                    Control::AnimationSlower => speed.slower(),
-                    Control::AnimationFaster => speed.faster(),
+                    Control::AnimationSlower => speed.slower(total),
+                    Control::AnimationFaster => speed.faster(total),
+                    Control::AnimationAuto => AnimationSpeed::Auto,
                     _ => AnimationSpeed::Instant,
                 };
                 speed.set_if_neq(new);

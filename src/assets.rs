@@ -16,7 +16,7 @@ const TILES_PNG: &[u8] = include_bytes!("../assets/tiles.png");
 /// `assets/unit.png`: one row of [`UNIT_FRAMES`] frames of a unit facing +x.
 const UNIT_PNG: &[u8] = include_bytes!("../assets/unit.png");
 /// Tiles in `tiles.png`.
-const TILE_COUNT: u32 = 11;
+const TILE_COUNT: u32 = 12;
 /// Frames in `unit.png`: frame 0 stands, all of them loop as the walk cycle.
 pub const UNIT_FRAMES: u32 = 4;
 
@@ -45,10 +45,13 @@ pub enum TileLook {
     Grass = 7,
     /// Expensive terrain (cost 5–9).
     Mud = 8,
-    /// Water (the terrain class, and ground of cost 10 and up: the water brush).
+    /// Deep water: the terrain class that connects only to water.
     Water = 9,
     /// Trees.
     Trees = 10,
+    /// Shallows: ground that costs 10 or more (the shallows brush), pale so it is never taken
+    /// for deep water.
+    Shallows = 11,
 }
 
 impl TileLook {
@@ -59,8 +62,8 @@ impl TileLook {
             Tile::Ground { cost: 1 } => TileLook::Floor,
             Tile::Ground { cost: 2..=4 } => TileLook::Grass,
             Tile::Ground { cost: 5..=9 } => TileLook::Mud,
-            // The water brush: ground that costs 10 or more (a slow crossing, not an island).
-            Tile::Ground { .. } => TileLook::Water,
+            // The shallows brush: ground that costs 10 or more (a slow crossing, not an island).
+            Tile::Ground { .. } => TileLook::Shallows,
             Tile::Water { .. } => TileLook::Water,
             Tile::Trees { .. } => TileLook::Trees,
         }

@@ -1,11 +1,12 @@
 //! Terrain brushes: what a left-drag paints. The wall brush (`0` or `W`) is the default; `1`–`4`
-//! paint floor (cost 1), grass (2), mud (5) and water (10). Every cost-aware algorithm honours
+//! paint floor (cost 1), grass (2), mud (5) and shallows (10). Every cost-aware algorithm honours
 //! the costs (and crowd units walk slower on them); a brush with costs is refused while the
 //! chosen algorithm cannot use them (JPS, BFS, the wavefront), with the reason.
 //!
-//! "Water" is expensive *ground* drawn with the water tile: `gridpath`'s `Tile::Water` is a
-//! terrain class of its own that only connects to water (the Moving AI rule), so painted water
-//! would be an island nobody could enter from the shore, not a slow crossing.
+//! Shallows are expensive *ground*, drawn pale and sandy: `gridpath`'s `Tile::Water` (the maps'
+//! deep blue water) is a terrain class of its own that only connects to water (the Moving AI
+//! rule), so painted water would be an island nobody could enter from the shore, not a slow
+//! crossing. The two look different on purpose, and the help explains both.
 
 use bevy::prelude::*;
 use gridpath::{Settings, Tile};
@@ -35,13 +36,14 @@ pub enum Brush {
     Grass,
     /// Mud, cost 5.
     Mud,
-    /// Shallow water, cost 10 (ground with a water look: it connects to the shore).
-    Water,
+    /// Shallow water, cost 10: slow ground that connects to the shore (unlike the maps' deep
+    /// water, a class of its own).
+    Shallows,
 }
 
 impl Brush {
     /// Every brush, in key order.
-    pub const ALL: [Brush; 5] = [Brush::Wall, Brush::Floor, Brush::Grass, Brush::Mud, Brush::Water];
+    pub const ALL: [Brush; 5] = [Brush::Wall, Brush::Floor, Brush::Grass, Brush::Mud, Brush::Shallows];
 
     /// The tile it paints.
     pub const fn tile(self) -> Tile {
@@ -50,7 +52,7 @@ impl Brush {
             Brush::Floor => Tile::FLOOR,
             Brush::Grass => Tile::Ground { cost: 2 },
             Brush::Mud => Tile::Ground { cost: 5 },
-            Brush::Water => Tile::Ground { cost: 10 },
+            Brush::Shallows => Tile::Ground { cost: 10 },
         }
     }
 
@@ -61,7 +63,7 @@ impl Brush {
             Brush::Floor => "floor",
             Brush::Grass => "grass",
             Brush::Mud => "mud",
-            Brush::Water => "water",
+            Brush::Shallows => "shallows",
         }
     }
 
@@ -72,7 +74,7 @@ impl Brush {
             Brush::Floor => "1",
             Brush::Grass => "2",
             Brush::Mud => "3",
-            Brush::Water => "4",
+            Brush::Shallows => "4",
         }
     }
 

@@ -1,6 +1,7 @@
 //! The 2D camera: fits the map below the HUD and left of the controls panel (on load, on window
 //! resize and with `F`), zooms about the cursor with the mouse wheel, pans with middle-drag and
-//! the arrow keys.
+//! the arrow keys (a tap pans a visible step), and never loses the map: some of it always stays
+//! in view.
 
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
@@ -8,7 +9,7 @@ use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResized};
 
 use crate::AppSystems;
-use crate::hud::HUD_HEIGHT;
+use crate::hud::HudHeight;
 use crate::level::MapLoaded;
 use crate::panel::PANEL_WIDTH;
 use crate::planning::Pathfinder;
@@ -23,8 +24,13 @@ const PIXELS_PER_LINE: f32 = 40.0;
 const MIN_SCALE: f32 = 0.08;
 /// How far out one can zoom, as a multiple of the scale that fits the map.
 const MAX_ZOOM_OUT: f32 = 4.0;
-/// Arrow-key panning speed, in logical pixels per second.
+/// Arrow-key panning speed while a key is held, in logical pixels per second.
 const PAN_SPEED: f32 = 700.0;
+/// How far one tap of an arrow key pans, in logical pixels (holding it keeps panning).
+const PAN_TAP: f32 = 80.0;
+/// How much of the map stays in view however far it is panned, in logical pixels (or the whole
+/// map when it is smaller on screen).
+const KEEP_IN_VIEW: f32 = 120.0;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_camera);
@@ -75,36 +81,76 @@ fn spawn_camera(mut commands: Commands) {
     commands.spawn((Name::new("Camera"), Camera2d, MainCamera));
 }
 
-/// The projection scale at which the whole map fits below the HUD and left of the panel.
-fn fit_scale(window: &Window, map_size: Vec2) -> f32 {
-    let room = window.size() - Vec2::new(2.0 * FIT_MARGIN + PANEL_WIDTH, 2.0 * FIT_MARGIN + HUD_HEIGHT);
+/// The part of the window the map is seen in: below the HUD bar, left of the panel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct MapArea {
+    /// The window's size, in logical pixels.
+    window: Vec2,
+    /// The HUD bar's height, in logical pixels.
+    top: f32,
+}
+
+impl MapArea {
+    fn of(window: &Window, hud: &HudHeight) -> Self {
+        Self { window: window.size(), top: hud.0 }
+    }
+
+    /// Width and height of the area, in logical pixels.
+    fn size(self) -> Vec2 {
+        (self.window - Vec2::new(PANEL_WIDTH, self.top)).max(Vec2::ONE)
+    }
+
+    /// The area's centre relative to the window's centre, in logical pixels with y up.
+    fn centre_offset(self) -> Vec2 {
+        Vec2::new(-PANEL_WIDTH / 2.0, -self.top / 2.0)
+    }
+}
+
+/// The projection scale at which the whole map fits the map area.
+fn fit_scale(area: MapArea, map_size: Vec2) -> f32 {
+    let room = area.size() - Vec2::splat(2.0 * FIT_MARGIN);
     (map_size / room.max(Vec2::splat(1.0))).max_element()
 }
 
-/// Keeps the view centre over the map, so the map never leaves the screen entirely.
-fn clamp_to_map(translation: &mut Vec3, map_size: Vec2) {
-    let half = map_size / 2.0;
-    translation.x = translation.x.clamp(-half.x, half.x + PANEL_WIDTH);
-    translation.y = translation.y.clamp(-half.y, half.y + HUD_HEIGHT);
+/// Keeps at least [`KEEP_IN_VIEW`] pixels of the map (or all of it, if smaller) inside the map
+/// area, so panning and zooming never lose the map entirely.
+fn clamp_to_map(translation: &mut Vec3, map_size: Vec2, area: MapArea, scale: f32) {
+    let half_map = map_size / 2.0;
+    // The map area's centre and half size, in world units.
+    let half_area = area.size() / 2.0 * scale;
+    let keep = (Vec2::splat(KEEP_IN_VIEW) * scale).min(map_size).min(half_area * 2.0);
+    let offset = area.centre_offset() * scale;
+    let centre = translation.truncate() + offset;
+    // The area's right edge must lie `keep` right of the map's left edge, its left edge `keep`
+    // left of the map's right edge; the same vertically.
+    let low = -half_map + keep - half_area;
+    let high = half_map - keep + half_area;
+    let clamped = centre.clamp(low.min(high), high.max(low));
+    translation.x = clamped.x - offset.x;
+    translation.y = clamped.y - offset.y;
 }
 
 fn fit_camera(
     window: Single<&Window, With<PrimaryWindow>>,
+    hud: Res<HudHeight>,
     camera: Single<(&mut Transform, &mut Projection), With<MainCamera>>,
     pathfinder: Res<Pathfinder>,
 ) {
     let (mut transform, mut projection) = camera.into_inner();
     let Projection::Orthographic(ortho) = &mut *projection else { return };
-    let scale = fit_scale(&window, pathfinder.geometry().world_size());
+    let area = MapArea::of(&window, &hud);
+    let scale = fit_scale(area, pathfinder.geometry().world_size());
     ortho.scale = scale;
     // Centre the map in the area below the HUD bar and left of the panel.
-    transform.translation.x = PANEL_WIDTH / 2.0 * scale;
-    transform.translation.y = HUD_HEIGHT / 2.0 * scale;
+    let centre = -area.centre_offset() * scale;
+    transform.translation.x = centre.x;
+    transform.translation.y = centre.y;
 }
 
 fn zoom_camera(
     scroll: Res<AccumulatedMouseScroll>,
     window: Single<&Window, With<PrimaryWindow>>,
+    hud: Res<HudHeight>,
     camera: Single<(&mut Transform, &mut Projection), With<MainCamera>>,
     pathfinder: Res<Pathfinder>,
 ) {
@@ -115,7 +161,8 @@ fn zoom_camera(
         MouseScrollUnit::Pixel => scroll.delta.y / PIXELS_PER_LINE,
     };
     let map_size = pathfinder.geometry().world_size();
-    let max_scale = fit_scale(&window, map_size) * MAX_ZOOM_OUT;
+    let area = MapArea::of(&window, &hud);
+    let max_scale = fit_scale(area, map_size) * MAX_ZOOM_OUT;
     let old = ortho.scale;
     let new = (old * ZOOM_STEP.powf(-lines)).clamp(MIN_SCALE, max_scale.max(MIN_SCALE));
     if let Some(cursor) = window.cursor_position() {
@@ -126,7 +173,7 @@ fn zoom_camera(
         transform.translation = centre.extend(transform.translation.z);
     }
     ortho.scale = new;
-    clamp_to_map(&mut transform.translation, map_size);
+    clamp_to_map(&mut transform.translation, map_size, area, new);
 }
 
 fn pan_camera(
@@ -134,6 +181,7 @@ fn pan_camera(
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
     window: Single<&Window, With<PrimaryWindow>>,
+    hud: Res<HudHeight>,
     camera: Single<(&mut Transform, &Projection), With<MainCamera>>,
     pathfinder: Res<Pathfinder>,
     mut last_cursor: Local<Option<Vec2>>,
@@ -161,12 +209,16 @@ fn pan_camera(
         (KeyCode::ArrowDown, Vec2::NEG_Y),
     ];
     for (key, direction) in arrows {
-        if keys.pressed(key) {
+        // A tap moves a visible step at once; holding the key keeps panning from there.
+        if keys.just_pressed(key) {
+            shift += direction * PAN_TAP * ortho.scale;
+        } else if keys.pressed(key) {
             shift += direction * PAN_SPEED * ortho.scale * time.delta_secs();
         }
     }
     if shift != Vec2::ZERO {
         transform.translation += shift.extend(0.0);
-        clamp_to_map(&mut transform.translation, pathfinder.geometry().world_size());
+        let area = MapArea::of(&window, &hud);
+        clamp_to_map(&mut transform.translation, pathfinder.geometry().world_size(), area, ortho.scale);
     }
 }

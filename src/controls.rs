@@ -70,6 +70,9 @@ pub enum Control {
     AnimationFaster,
     /// Show searches at once, without replay.
     AnimationInstant,
+    /// Replay at the automatic speed: a few hundred events per second, faster on big searches
+    /// so that no replay takes more than a few seconds (`/`).
+    AnimationAuto,
     /// Pause or resume the replay; after the end, replay from the start (`Space`).
     PlayPause,
     /// Pause and apply exactly one more search event (`N`).
@@ -82,7 +85,9 @@ pub enum Control {
     ToggleRace,
     /// Show or hide the searched cells (`V`).
     ToggleSearchCells,
-    /// Paint with this brush (`0`/`W` wall, `1`–`4` floor, grass, mud, water).
+    /// Show or hide the frame rate in the HUD (`F8`).
+    ToggleFrameRate,
+    /// Paint with this brush (`0`/`W` wall, `1`–`4` floor, grass, mud, shallows).
     SelectBrush(Brush),
     /// Spawn a crowd of units at random free cells (`Shift+U`).
     SpawnCrowd,
@@ -126,12 +131,14 @@ impl Control {
             Control::WeightUp => "Shift+]",
             Control::AnimationSlower => ",",
             Control::AnimationFaster | Control::AnimationInstant => ".",
+            Control::AnimationAuto => "/",
             Control::PlayPause => "Space",
             Control::StepEvent => "N",
             Control::SkipAnimation => "Esc",
             Control::ToggleFlowField => "D",
             Control::ToggleRace => "T",
             Control::ToggleSearchCells => "V",
+            Control::ToggleFrameRate => "F8",
             Control::SelectBrush(brush) => brush.key_label(),
             Control::SpawnCrowd => "Shift+U",
             Control::SelectAll => "A",
@@ -151,25 +158,27 @@ const ALGORITHM_KEYS: [KeyCode; 7] =
     [KeyCode::F1, KeyCode::F2, KeyCode::F3, KeyCode::F4, KeyCode::F5, KeyCode::F6, KeyCode::F7];
 
 /// Keys and the control each one sends, with Shift held or not.
-const PLAIN_KEYS: [(KeyCode, Control); 18] = [
+const PLAIN_KEYS: [(KeyCode, Control); 20] = [
     (KeyCode::Digit0, Control::SelectBrush(Brush::Wall)),
     (KeyCode::KeyW, Control::SelectBrush(Brush::Wall)),
     (KeyCode::Digit1, Control::SelectBrush(Brush::Floor)),
     (KeyCode::Digit2, Control::SelectBrush(Brush::Grass)),
     (KeyCode::Digit3, Control::SelectBrush(Brush::Mud)),
-    (KeyCode::Digit4, Control::SelectBrush(Brush::Water)),
+    (KeyCode::Digit4, Control::SelectBrush(Brush::Shallows)),
     (KeyCode::KeyA, Control::SelectAll),
     (KeyCode::KeyM, Control::ToggleMoves),
     (KeyCode::KeyB, Control::ScenarioBatch),
     (KeyCode::KeyQ, Control::NextQuery),
     (KeyCode::Comma, Control::AnimationSlower),
     (KeyCode::Period, Control::AnimationFaster),
+    (KeyCode::Slash, Control::AnimationAuto),
     (KeyCode::Space, Control::PlayPause),
     (KeyCode::KeyN, Control::StepEvent),
     (KeyCode::Escape, Control::SkipAnimation),
     (KeyCode::KeyD, Control::ToggleFlowField),
     (KeyCode::KeyT, Control::ToggleRace),
     (KeyCode::KeyV, Control::ToggleSearchCells),
+    (KeyCode::F8, Control::ToggleFrameRate),
 ];
 
 /// Keys that mean one thing alone and another with Shift: (key, alone, with Shift).

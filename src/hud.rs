@@ -1,6 +1,7 @@
 //! The HUD: a bar on top with the search settings and the current search's stats (cost, cells,
-//! nodes expanded, peak open list, time), the replay and the unit's state, the latest notice and
-//! `H: help`; `H` toggles an overlay listing every control.
+//! nodes expanded, peak open list, time), the replay and the unit's state, the frame rate (`F8`)
+//! and `H: help`; over the map, the latest notices and a banner while a replay is paused or
+//! holds the unit; `H` toggles an overlay listing every control.
 //!
 //! It only spawns UI nodes and writes their text, so the headless tests add it too (its
 //! [`plugin`] is public for them) and read what a player would read.
@@ -8,176 +9,236 @@
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::prelude::*;
 
+use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
+
 use crate::AppSystems;
 use crate::animation::{AnimationSpeed, SearchAnimation};
-use crate::brushes::CurrentBrush;
+use crate::controls::{Control, ControlSystems};
 use crate::crowd::CrowdUnit;
 use crate::level::MapInfo;
-use crate::mapfiles::UnsavedEdits;
+use crate::mapfiles::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
 use crate::notice::{Notice, Severity};
+use crate::panel::PANEL_WIDTH;
 use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
 use crate::scenario::ScenarioRun;
 use crate::selection::Selected;
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::units::{LabUnit, Speed, UnitStatus};
 
-/// Height of the HUD bar, in logical pixels (the camera keeps the map below it).
-pub(crate) const HUD_HEIGHT: f32 = 58.0;
+/// Smallest height of the HUD bar, in logical pixels; it grows when a narrow window wraps its
+/// lines, and what lies below it follows ([`HudHeight`]).
+pub(crate) const HUD_HEIGHT: f32 = 52.0;
 /// How long a notice stays, in seconds.
-const NOTICE_SECONDS: f32 = 5.0;
+const NOTICE_SECONDS: f32 = 6.0;
+/// How many notices are on screen at most (the newest at the bottom).
+const MAX_NOTICES: usize = 3;
 /// HUD text size, in logical pixels.
-const FONT_SIZE: FontSize = FontSize::Px(15.0);
+const FONT_SIZE: FontSize = FontSize::Px(14.0);
 /// Help text size, in logical pixels.
-const HELP_FONT_SIZE: FontSize = FontSize::Px(13.0);
+const HELP_FONT_SIZE: FontSize = FontSize::Px(12.0);
+/// Free space between the map area's edges and the boxes laid over it, in logical pixels.
+const GAP: f32 = 10.0;
 
 const BAR_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.92);
+const BOX_COLOR: Color = Color::srgba(0.07, 0.08, 0.11, 0.88);
+const PAUSED_COLOR: Color = Color::srgba(0.42, 0.27, 0.04, 0.92);
 const DIM_COLOR: Color = Color::srgb(0.62, 0.65, 0.72);
 const WARN_COLOR: Color = Color::srgb(1.0, 0.78, 0.35);
 const ERROR_COLOR: Color = Color::srgb(1.0, 0.45, 0.42);
 
-/// Every control, one per line: shown by `H`.
-const HELP: &str = "\
+/// Every control, one per line, in two columns that fit a 1024 × 600 window: shown by `H`.
+const HELP: [&str; 2] = [
+    "\
 Mouse
-  left-drag            paint with the brush (no gaps, however fast)
-  right-drag           erase (back to floor), when no unit is selected
-  drag start or goal   move the marker
-  Shift+left-drag      select the crowd units in the box
-  right-click          send the selected units there
-  wheel                zoom about the cursor
-  middle-drag          pan
-  panel buttons        the keys shown on them
+  left-drag           paint with the brush
+  right-drag          erase (no unit selected)
+  drag start / goal   move the marker
+  Shift+left-drag     select crowd units in the box
+  right-click         send the selected units there
+  wheel / middle-drag zoom / pan
+  panel buttons       the keys shown on them
 
 Map keys
-  0 or W / 1 - 4       brush: wall / floor 1, grass 2, mud 5, water 10
-  S / G                put the start / goal under the cursor
-  C                    clear all walls
-  R / Shift+R          new map from the generator / next generator
-  [ / ]                previous / next map of the game's maps
-  Ctrl+S               save the map (.tpmap); drop a file to open it
-  arrow keys / F       pan / fit the map to the window
+  0 or W              brush: wall
+  1 - 4               floor 1, grass 2, mud 5, water 10
+  S / G               start / goal under the cursor
+  C                   clear all walls
+  R / Shift+R         new generated map / next generator
+  [ / ]               previous / next built-in map
+  Ctrl+S              save the map (.tpmap)
+  drop a file         open it
+  arrow keys / F      pan / fit the map to the window
 
-Scenario keys (tilepath --scen FILE)
-  B                    the next 50 queries as crowd units
-  Q                    the lab's unit takes the next query now
-
-Crowd keys
-  U / Shift+U          one unit at the cursor / 100 at random cells
-  A                    select every crowd unit
-
+Crowd and scenario keys
+  U / Shift+U         a unit at the cursor / 100 units
+  A                   select every crowd unit
+  B / Q               (--scen) 50 queries as a crowd /
+                      the unit takes the next query",
+    "\
 Search keys
-  F1 - F7              A*, Dijkstra, BFS, greedy, JPS, bidir, wavefront
-  Tab / Shift+Tab      next / previous algorithm that applies
-  M                    4 or 8 moves
-  K / Shift+K          corner rule
-  E / Shift+E          heuristic
-  Shift+[ / Shift+]    heuristic weight down / up
+  F1 - F7             A*, Dijkstra, BFS, greedy, JPS,
+                      bidirectional, wavefront
+  Tab / Shift+Tab     next / previous algorithm
+  M / K / E           moves / corner rule / heuristic
+  Shift+[ / Shift+]   heuristic weight down / up
 
-Animation and views
-  Space                pause / play (replay when shown)
-  N                    one search event
-  Esc                  skip to the end
-  , / .                replay slower / faster (past 10000/s: instant)
-  T                    race every algorithm
-  D                    flow field: distance heat map, arrows
-  V                    show / hide the searched cells
-  - / =                unit speed down / up
-  H                    show / hide this help
+Replay and views
+  Space               pause / play (replays when done)
+  N / Esc             one search event / skip to the end
+  , / .               replay slower / faster
+  /                   automatic speed (<= 3 s a search)
+  T / D / V           race / flow field / searched cells
+  - / =               unit speed down / up
+  F8                  frame rate on / off
+  H                   this help
 
-The unit waits while the search replays, then walks;
-it re-plans when the map, goal or settings change.
-Crowds sharing a goal follow one flow field.";
+Water (blue) connects only to water: a unit in a pond
+swims to other water, never onto land. The brush's
+slow ground is mud (brown). A new route waits for its
+search's replay, then the unit walks; it re-plans when
+the map, the goal or the settings change.",
+];
 
-/// Adds the HUD bar and the help overlay.
+/// The HUD bar, the boxes over the map (scenario, notices, replay banner) and the help overlay.
 pub fn plugin(app: &mut App) {
-    app.init_resource::<LatestNotice>();
+    app.init_resource::<RecentNotices>();
+    app.init_resource::<HudHeight>();
+    app.init_resource::<ShowFrameRate>();
     app.add_systems(Startup, spawn_hud);
     app.add_systems(
         Update,
-        toggle_help.run_if(input_just_pressed(KeyCode::KeyH)).in_set(AppSystems::RecordInput),
+        (
+            toggle_help.run_if(input_just_pressed(KeyCode::KeyH)),
+            toggle_frame_rate.run_if(on_message::<Control>).after(ControlSystems),
+        )
+            .in_set(AppSystems::RecordInput),
     );
     app.add_systems(
         Update,
-        (remember_notices, update_search_line, update_status_line, update_notice, update_scenario_box)
+        (
+            measure_hud,
+            place_below_hud,
+            remember_notices,
+            update_search_line,
+            update_status_line,
+            update_notices,
+            update_replay_banner,
+            update_scenario_box,
+            update_help_footer,
+        )
             .chain()
             .in_set(AppSystems::Present),
     );
 }
 
+/// The HUD bar's height now, in logical pixels: the panel, the camera and the boxes over the
+/// map keep below it.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct HudHeight(pub f32);
+
+impl Default for HudHeight {
+    fn default() -> Self {
+        Self(HUD_HEIGHT)
+    }
+}
+
+/// Whether the frame rate is shown in the HUD (`F8`).
+#[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ShowFrameRate(pub bool);
+
+/// A UI node kept `gap` logical pixels below the HUD bar, however tall the bar is.
+#[derive(Component, Debug, Clone, Copy)]
+pub(crate) struct BelowHud {
+    /// Logical pixels between the bar and the node.
+    pub(crate) gap: f32,
+}
+
+/// The HUD bar.
+#[derive(Component)]
+struct HudBar;
+
 /// The HUD line with the search settings.
 #[derive(Component)]
 struct SettingsText;
 
-/// The HUD line with the search result.
+/// The part of the first HUD line with the search result.
 #[derive(Component)]
-struct ResultText;
+struct ResultSpan;
 
 /// The HUD line with the map and unit state.
 #[derive(Component)]
 struct StatusText;
 
-/// The HUD text with the latest notice.
+/// One of the notice boxes over the map, by its slot (0 = oldest on screen).
 #[derive(Component)]
-struct NoticeText;
+struct NoticeSlot(usize);
+
+/// The banner over the map while a search replay holds the unit or is paused.
+#[derive(Component)]
+struct ReplayBanner;
 
 /// The help overlay.
 #[derive(Component)]
 struct HelpPanel;
 
+/// The help overlay's last line: where maps are saved.
+#[derive(Component)]
+struct HelpFooter;
+
 /// The scenario box under the HUD bar (shown while a scenario runs).
 #[derive(Component)]
 struct ScenarioBox;
 
-/// The notice on screen and when it expires (elapsed seconds since start-up).
+/// The notices on screen, oldest first, each with when it expires (elapsed seconds).
 #[derive(Resource, Default)]
-struct LatestNotice(Option<(Notice, f32)>);
+struct RecentNotices(Vec<(Notice, f32)>);
 
 fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
-    (Text::new(value), TextFont { font_size: size, ..default() }, TextColor(color), TextLayout::no_wrap())
+    (Text::new(value), TextFont { font_size: size, ..default() }, TextColor(color))
 }
 
 fn spawn_hud(mut commands: Commands) {
-    let row = || Node { column_gap: px(18), align_items: AlignItems::Center, ..default() };
     commands.spawn((
         Name::new("HUD"),
+        HudBar,
         Node {
             position_type: PositionType::Absolute,
             top: px(0),
             left: px(0),
             width: percent(100),
-            height: px(HUD_HEIGHT),
+            min_height: px(HUD_HEIGHT),
             padding: UiRect::axes(px(12), px(6)),
             flex_direction: FlexDirection::Column,
             justify_content: JustifyContent::SpaceEvenly,
-            // A narrow window cuts the lines off rather than spilling over the map.
-            overflow: Overflow::clip(),
+            row_gap: px(2),
             ..default()
         },
         BackgroundColor(BAR_COLOR),
+        // Lines wrap in a narrow window: the bar grows and everything below it moves down.
         children![
             (
-                row(),
-                children![
-                    (text("", TEXT_COLOR, FONT_SIZE), SettingsText),
-                    (text("", GOOD_COLOR, FONT_SIZE), ResultText),
-                ]
+                text("", TEXT_COLOR, FONT_SIZE),
+                SettingsText,
+                children![(
+                    ResultSpan,
+                    TextSpan::default(),
+                    TextFont { font_size: FONT_SIZE, ..default() },
+                    TextColor(GOOD_COLOR),
+                )]
             ),
-            (
-                row(),
-                children![
-                    (text("", DIM_COLOR, FONT_SIZE), StatusText),
-                    (text("", WARN_COLOR, FONT_SIZE), NoticeText),
-                ]
-            ),
+            (text("", DIM_COLOR, FONT_SIZE), StatusText),
         ],
     ));
     commands.spawn((
         Name::new("Scenario"),
         ScenarioBox,
+        BelowHud { gap: GAP },
         Node {
             display: Display::None,
             position_type: PositionType::Absolute,
-            top: px(HUD_HEIGHT + 6.0),
-            left: px(12),
+            top: px(HUD_HEIGHT + GAP),
+            left: px(GAP),
+            max_width: px(560),
             padding: UiRect::axes(px(10), px(5)),
             border_radius: BorderRadius::all(px(6)),
             ..default()
@@ -185,21 +246,77 @@ fn spawn_hud(mut commands: Commands) {
         BackgroundColor(BAR_COLOR),
         children![text("", TEXT_COLOR, FONT_SIZE)],
     ));
-    commands.spawn((
-        Name::new("Help"),
-        HelpPanel,
+    // Notices and the replay banner at the bottom of the map area, wrapping within it, so a
+    // message is never cut off by the window's edge or hidden under the panel.
+    commands
+        .spawn((
+            Name::new("Messages"),
+            Node {
+                position_type: PositionType::Absolute,
+                left: px(GAP),
+                right: px(PANEL_WIDTH + GAP),
+                bottom: px(GAP),
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Start,
+                row_gap: px(4),
+                ..default()
+            },
+            GlobalZIndex(2),
+        ))
+        .with_children(|column| {
+            column.spawn((ReplayBanner, message_box(BOX_COLOR), children![text("", TEXT_COLOR, FONT_SIZE)]));
+            for slot in 0..MAX_NOTICES {
+                column.spawn((
+                    NoticeSlot(slot),
+                    message_box(BOX_COLOR),
+                    children![text("", TEXT_COLOR, FONT_SIZE)],
+                ));
+            }
+        });
+    commands
+        .spawn((
+            Name::new("Help"),
+            HelpPanel,
+            BelowHud { gap: GAP },
+            Node {
+                display: Display::None,
+                position_type: PositionType::Absolute,
+                top: px(HUD_HEIGHT + GAP),
+                left: px(GAP),
+                right: px(GAP),
+                padding: UiRect::all(px(14)),
+                border_radius: BorderRadius::all(px(8)),
+                flex_direction: FlexDirection::Column,
+                row_gap: px(8),
+                ..default()
+            },
+            BackgroundColor(Color::srgba(0.07, 0.08, 0.11, 0.97)),
+            GlobalZIndex(3),
+        ))
+        .with_children(|help| {
+            help.spawn(Node { column_gap: px(28), flex_wrap: FlexWrap::Wrap, ..default() }).with_children(
+                |columns| {
+                    for column in HELP {
+                        columns.spawn((text(column, TEXT_COLOR, HELP_FONT_SIZE), TextLayout::no_wrap()));
+                    }
+                },
+            );
+            help.spawn((HelpFooter, text("", DIM_COLOR, HELP_FONT_SIZE)));
+        });
+}
+
+/// A hidden box for one message over the map.
+fn message_box(color: Color) -> impl Bundle {
+    (
         Node {
             display: Display::None,
-            position_type: PositionType::Absolute,
-            top: px(HUD_HEIGHT + 16.0),
-            left: px(16),
-            padding: UiRect::all(px(16)),
-            border_radius: BorderRadius::all(px(8)),
+            padding: UiRect::axes(px(10), px(5)),
+            border_radius: BorderRadius::all(px(6)),
+            max_width: percent(100),
             ..default()
         },
-        BackgroundColor(BAR_COLOR),
-        children![text(HELP, TEXT_COLOR, HELP_FONT_SIZE)],
-    ));
+        BackgroundColor(color),
+    )
 }
 
 fn toggle_help(mut panel: Single<&mut Node, With<HelpPanel>>) {
@@ -209,18 +326,45 @@ fn toggle_help(mut panel: Single<&mut Node, With<HelpPanel>>) {
     };
 }
 
+fn toggle_frame_rate(mut controls: MessageReader<Control>, mut show: ResMut<ShowFrameRate>) {
+    for control in controls.read() {
+        if *control == Control::ToggleFrameRate {
+            show.0 = !show.0;
+        }
+    }
+}
+
+/// Reads the HUD bar's laid-out height (the minimum until the UI has been laid out, and in
+/// headless tests, which have no layout).
+fn measure_hud(bar: Single<&ComputedNode, With<HudBar>>, mut height: ResMut<HudHeight>) {
+    let measured = (bar.size().y * bar.inverse_scale_factor()).max(HUD_HEIGHT);
+    if (measured - height.0).abs() > 0.5 {
+        height.0 = measured;
+    }
+}
+
+/// Keeps every [`BelowHud`] node below the bar.
+fn place_below_hud(height: Res<HudHeight>, mut nodes: Query<(&BelowHud, &mut Node)>) {
+    for (below, mut node) in &mut nodes {
+        let top = px(height.0 + below.gap);
+        if node.top != top {
+            node.top = top;
+        }
+    }
+}
+
 /// Sets `target` to `value` only when it differs, so unchanged text is not laid out again.
-fn set_text(target: &mut Text, value: String) {
-    if target.0 != value {
-        target.0 = value;
+fn set_text(target: &mut String, value: String) {
+    if *target != value {
+        *target = value;
     }
 }
 
 fn update_search_line(
     pathfinder: Res<Pathfinder>,
     report: Res<PlanReport>,
-    mut settings_text: Single<&mut Text, (With<SettingsText>, Without<ResultText>)>,
-    result_text: Single<(&mut Text, &mut TextColor), With<ResultText>>,
+    mut settings_text: Single<&mut Text, With<SettingsText>>,
+    result_span: Single<(&mut TextSpan, &mut TextColor), With<ResultSpan>>,
 ) {
     let settings = pathfinder.settings();
     let rules = settings.rules;
@@ -229,20 +373,20 @@ fn update_search_line(
         gridpath::Moves::Eight => format!(", {}", corners_label(rules.corners)),
     };
     let line = format!(
-        "{}  |  {} moves{}  |  heuristic {} x{:.1}",
+        "{} | {} moves{} | {} x{:.1}     ",
         settings.algorithm,
         moves_label(rules.moves),
         corners,
         settings.heuristic.name(),
         settings.weight,
     );
-    set_text(&mut settings_text, line);
-    let (mut result, mut color) = result_text.into_inner();
+    set_text(&mut settings_text.0, line);
+    let (mut result, mut color) = result_span.into_inner();
     let (line, tint) = match &report.outcome {
         PlanOutcome::Pending => ("planning...".to_owned(), DIM_COLOR),
         PlanOutcome::Found { path, micros } => (
             format!(
-                "cost {:.2}  |  {} cells  |  {} expanded  |  peak open {}  |  {} us",
+                "cost {:.2} | {} cells | {} expanded | peak open {} | {} us",
                 path.cost,
                 path.cells.len(),
                 path.stats.expanded,
@@ -253,7 +397,7 @@ fn update_search_line(
         ),
         PlanOutcome::Failed(error) => (error.to_string(), ERROR_COLOR),
     };
-    set_text(&mut result, line);
+    set_text(&mut result.0, line);
     color.set_if_neq(TextColor(tint));
 }
 
@@ -263,9 +407,9 @@ fn update_status_line(
     speed: Res<AnimationSpeed>,
     map: Res<MapInfo>,
     unsaved: Option<Res<UnsavedEdits>>,
-    brush: Res<CurrentBrush>,
-    units: Query<(&UnitStatus, &Speed), With<LabUnit>>,
-    crowd: Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>,
+    show_frame_rate: Res<ShowFrameRate>,
+    diagnostics: Option<Res<DiagnosticsStore>>,
+    units: Query<(&UnitStatus, &Speed, &LabUnit)>,
     status_text: Single<(&mut Text, &mut TextColor), With<StatusText>>,
 ) {
     let grid = pathfinder.grid();
@@ -280,27 +424,29 @@ fn update_status_line(
     }
     if !animation.is_finished() {
         let state = if animation.is_paused() { "paused" } else { "replay" };
-        line.push_str(&format!(
-            "  |  search {state} {}/{}, {}",
-            animation.applied(),
-            animation.total(),
-            speed.label()
-        ));
+        let rate = speed.rate(animation.total()).map_or_else(|| "instant".to_owned(), |r| format!("{r}/s"));
+        line.push_str(&format!(" | search {state} {}/{} at {rate}", animation.applied(), animation.total()));
     }
-    if let Ok((status, speed)) = units.single() {
-        let label =
-            if *status == UnitStatus::Walking && !animation.is_finished() { "waits" } else { status.label() };
-        line.push_str(&format!("  |  unit: {label}, {:.1} tiles/s", speed.0));
+    if let Ok((status, speed, lab)) = units.single() {
+        let label = if lab.is_waiting() && *status == UnitStatus::Walking { "waits" } else { status.label() };
+        line.push_str(&format!(" | unit: {label}, {:.1} tiles/s", speed.0));
+        if matches!(status, UnitStatus::NoPath(_)) {
+            tint = ERROR_COLOR;
+        }
     }
-    line.push_str(&format!("  |  brush: {}", brush.0.name()));
-    let selected = crowd.iter().filter(|(_, is_selected)| *is_selected).count();
-    line.push_str(&format!("  |  crowd: {} units, {selected} selected", crowd.iter().len()));
-    if units.iter().any(|(status, _)| matches!(status, UnitStatus::NoPath(_))) {
-        tint = ERROR_COLOR;
+    if show_frame_rate.0 {
+        let fps = diagnostics
+            .as_ref()
+            .and_then(|d| d.get(&FrameTimeDiagnosticsPlugin::FPS))
+            .and_then(bevy::diagnostic::Diagnostic::smoothed);
+        match fps {
+            Some(fps) => line.push_str(&format!(" | {fps:.0} fps")),
+            None => line.push_str(" | fps: measuring"),
+        }
     }
-    line.push_str("  |  H: help");
+    line.push_str(" | H: help");
     let (mut text, mut color) = status_text.into_inner();
-    set_text(&mut text, line);
+    set_text(&mut text.0, line);
     color.set_if_neq(TextColor(tint));
 }
 
@@ -351,38 +497,118 @@ fn update_scenario_box(
     };
     for &child in children {
         if let Ok((mut text, mut color)) = texts.get_mut(child) {
-            set_text(&mut text, run.summary());
+            set_text(&mut text.0, run.summary());
             color.set_if_neq(TextColor(tint));
         }
     }
 }
 
-fn remember_notices(time: Res<Time>, mut notices: MessageReader<Notice>, mut latest: ResMut<LatestNotice>) {
-    if let Some(notice) = notices.read().last() {
-        latest.0 = Some((notice.clone(), time.elapsed_secs() + NOTICE_SECONDS));
+/// Keeps the latest notices, each for [`NOTICE_SECONDS`]; a repeat of the newest one only
+/// extends its time.
+fn remember_notices(time: Res<Time>, mut notices: MessageReader<Notice>, mut recent: ResMut<RecentNotices>) {
+    let now = time.elapsed_secs();
+    recent.0.retain(|(_, until)| *until >= now);
+    for notice in notices.read() {
+        let until = now + NOTICE_SECONDS;
+        match recent.0.last_mut() {
+            Some((last, last_until)) if last == notice => *last_until = until,
+            _ => recent.0.push((notice.clone(), until)),
+        }
+    }
+    let excess = recent.0.len().saturating_sub(MAX_NOTICES);
+    recent.0.drain(..excess);
+}
+
+/// Writes the notices into their boxes; unused boxes are hidden.
+fn update_notices(
+    recent: Res<RecentNotices>,
+    slots: Query<(&NoticeSlot, &mut Node, &Children)>,
+    mut texts: Query<(&mut Text, &mut TextColor)>,
+) {
+    for (slot, mut node, children) in slots {
+        let notice = recent.0.get(slot.0).map(|(notice, _)| notice);
+        let display = if notice.is_some() { Display::Flex } else { Display::None };
+        if node.display != display {
+            node.display = display;
+        }
+        let Some(notice) = notice else { continue };
+        let tint = match notice.severity {
+            Severity::Info => TEXT_COLOR,
+            Severity::Warning => WARN_COLOR,
+            Severity::Error => ERROR_COLOR,
+        };
+        for &child in children {
+            if let Ok((mut text, mut color)) = texts.get_mut(child) {
+                set_text(&mut text.0, notice.text.clone());
+                color.set_if_neq(TextColor(tint));
+            }
+        }
     }
 }
 
-fn update_notice(
-    time: Res<Time>,
-    mut latest: ResMut<LatestNotice>,
-    notice_text: Single<(&mut Text, &mut TextColor), With<NoticeText>>,
-) {
-    if latest.0.as_ref().is_some_and(|(_, until)| time.elapsed_secs() > *until) {
-        latest.0 = None;
+/// What the replay banner says now, and whether the replay is paused; `None` hides it. A paused
+/// replay is always shown; a playing one only while the lab's unit waits for it.
+pub fn replay_banner(
+    animation: &SearchAnimation,
+    speed: AnimationSpeed,
+    unit_waits: bool,
+) -> Option<(String, bool)> {
+    if animation.is_finished() {
+        return None;
     }
-    let (mut text, mut color) = notice_text.into_inner();
-    let (line, tint) = match &latest.0 {
-        Some((notice, _)) => (
-            notice.text.clone(),
-            match notice.severity {
-                Severity::Info => TEXT_COLOR,
-                Severity::Warning => WARN_COLOR,
-                Severity::Error => ERROR_COLOR,
-            },
+    let progress = format!("{} / {}", animation.applied(), animation.total());
+    if animation.is_paused() {
+        let who = if unit_waits { " - the unit waits" } else { "" };
+        return Some((
+            format!(
+                "SEARCH PAUSED at event {progress}{who}.  Space plays, N steps one event, Esc skips to the end"
+            ),
+            true,
+        ));
+    }
+    if !unit_waits {
+        return None;
+    }
+    let rate =
+        speed.rate(animation.total()).map_or_else(|| "instant".to_owned(), |r| format!("{r} events/s"));
+    Some((
+        format!(
+            "The unit waits for the search replay ({progress} at {rate}).  Esc skips it, Space pauses, \
+             , and . change the speed, / sets the automatic speed"
         ),
-        None => (String::new(), TEXT_COLOR),
-    };
-    set_text(&mut text, line);
-    color.set_if_neq(TextColor(tint));
+        false,
+    ))
+}
+
+fn update_replay_banner(
+    animation: Res<SearchAnimation>,
+    speed: Res<AnimationSpeed>,
+    units: Query<&LabUnit>,
+    banner: Single<(&mut Node, &mut BackgroundColor, &Children), With<ReplayBanner>>,
+    mut texts: Query<&mut Text>,
+) {
+    let unit_waits = units.iter().any(LabUnit::is_waiting);
+    let shown = replay_banner(&animation, *speed, unit_waits);
+    let (mut node, mut background, children) = banner.into_inner();
+    let display = if shown.is_some() { Display::Flex } else { Display::None };
+    if node.display != display {
+        node.display = display;
+    }
+    let Some((line, paused)) = shown else { return };
+    background.set_if_neq(BackgroundColor(if paused { PAUSED_COLOR } else { BOX_COLOR }));
+    for &child in children {
+        if let Ok(mut text) = texts.get_mut(child) {
+            set_text(&mut text.0, line.clone());
+        }
+    }
+}
+
+/// The help's last line says where maps and autosaves go.
+fn update_help_footer(save_dir: Option<Res<SaveDir>>, mut footer: Single<&mut Text, With<HelpFooter>>) {
+    let Some(save_dir) = save_dir else { return };
+    let line = format!(
+        "Ctrl+S saves, and unsaved edits are autosaved (the newest {AUTOSAVES_KEPT} per map) in {}",
+        save_dir.0.display()
+    );
+    set_text(&mut footer.0, line);
 }

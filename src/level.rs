@@ -179,12 +179,12 @@ pub fn read_level(source: &MapSource) -> Result<Level, String> {
     let level = match source {
         MapSource::BuiltIn => Ok(builtin_level()),
         MapSource::File(path) => {
-            let parsed = formats::load_map(path).map_err(|e| format!("cannot open map {e}"))?;
+            let parsed = formats::load_map(path).map_err(|e| load_failure(&e))?;
             level_of(parsed).map_err(|e| format!("cannot open map {}: {e}", path.display()))
         }
         MapSource::Text { name, text } => {
-            let parsed = formats::load_map_bytes(Path::new(name), text.as_bytes())
-                .map_err(|e| format!("cannot open map {e}"))?;
+            let parsed =
+                formats::load_map_bytes(Path::new(name), text.as_bytes()).map_err(|e| load_failure(&e))?;
             level_of(parsed).map_err(|e| format!("cannot open map {name}: {e}"))
         }
         &MapSource::Generated { generator, seed, width, height } => {
@@ -194,6 +194,15 @@ pub fn read_level(source: &MapSource) -> Result<Level, String> {
     }?;
     check_size(&level.grid).map_err(|e| format!("cannot open map {}: {e}", source_name(source)))?;
     Ok(level)
+}
+
+/// What the player reads when a map file cannot be loaded: gridpath's message, which names the
+/// file and the problem, led by what failed, without saying "cannot" twice.
+fn load_failure(error: &formats::LoadError) -> String {
+    match error {
+        formats::LoadError::Io { path, source } => format!("cannot read map {}: {source}", path.display()),
+        other => format!("cannot open map {other}"),
+    }
 }
 
 /// A generated map with endpoints in its largest open area, as far apart as

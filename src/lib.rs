@@ -86,6 +86,8 @@ pub struct PresentPlugin;
 
 impl Plugin for PresentPlugin {
     fn build(&self, app: &mut App) {
+        // The frame rate the HUD shows with F8.
+        app.add_plugins(bevy::diagnostic::FrameTimeDiagnosticsPlugin::default());
         app.add_plugins((
             bevy_ecs_tilemap::TilemapPlugin,
             assets::plugin,

@@ -1,6 +1,7 @@
 //! Maps in and out at run time: open a map file dropped on the window, cycle through the maps
 //! that come with the game (`[` / `]`), save the map (`Ctrl+S`), and never lose edits silently
-//! (quitting, or opening another map, with unsaved edits autosaves them first).
+//! (quitting, or opening another map, with unsaved edits autosaves them first; the newest
+//! [`AUTOSAVES_KEPT`] autosaves of each map name are kept).
 //!
 //! Every way of opening a map ends in one [`OpenMap`] message and one system
 //! ([`open_requested_maps`]): it reads the map and, only when that worked, replaces the level and
@@ -212,7 +213,6 @@ fn open_requested_maps(
     if unsaved.state == Unsaved::Edits {
         match autosave(&pathfinder, &info, &save_dir.0) {
             Ok(path) => {
-                eprintln!("tilepath: unsaved edits of {} autosaved to {}", info.name, path.display());
                 message.push_str(&format!(
                     "; your edits of {} were autosaved to {}",
                     info.name,
@@ -271,12 +271,52 @@ fn file_stem(name: &str) -> String {
     if clean.is_empty() { "map".to_owned() } else { clean }
 }
 
-/// Writes the map to `autosave-<name>.tpmap` in `dir` (`autosave-<name>-2.tpmap` and so on
-/// when taken: an older autosave is the only copy of older edits); returns the path.
+/// How many autosaves of one map name are kept; older ones are deleted when a new one is written.
+pub const AUTOSAVES_KEPT: usize = 5;
+
+/// Writes the map to a new `autosave-<name>~<n>.tpmap` in `dir` (`n` one above the newest
+/// autosave of that name, so none is ever overwritten), then deletes all but the newest
+/// [`AUTOSAVES_KEPT`] of that name; returns the path. `~` never occurs in a cleaned name, so
+/// the autosaves of `maze-7` and of `maze` cannot be taken for each other.
 fn autosave(pathfinder: &Pathfinder, info: &MapInfo, dir: &Path) -> Result<PathBuf, String> {
-    let path = unused_path(dir, &format!("autosave-{}", file_stem(&info.name)));
+    let stem = file_stem(&info.name);
+    let mut numbers = autosave_numbers(dir, &stem);
+    let next = numbers.iter().max().map_or(1, |n| n + 1);
+    let path = dir.join(autosave_name(&stem, next));
     write_map(pathfinder, &path)?;
+    numbers.sort_unstable();
+    let drop = (numbers.len() + 1).saturating_sub(AUTOSAVES_KEPT);
+    for old in &numbers[..drop] {
+        let old_path = dir.join(autosave_name(&stem, *old));
+        if let Err(error) = std::fs::remove_file(&old_path) {
+            // The new autosave is written: an old one left behind loses nothing.
+            eprintln!("tilepath: could not delete the old autosave {}: {error}", old_path.display());
+        }
+    }
     Ok(path)
+}
+
+/// The file name of autosave number `n` of the map named `stem`.
+fn autosave_name(stem: &str, n: u64) -> String {
+    format!("autosave-{stem}~{n}.tpmap")
+}
+
+/// The numbers of the autosaves of `stem` in `dir` (none when the folder cannot be read).
+fn autosave_numbers(dir: &Path, stem: &str) -> Vec<u64> {
+    let prefix = format!("autosave-{stem}~");
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let number = name.strip_prefix(&prefix)?.strip_suffix(".tpmap")?;
+            // Only plain decimal numbers: `~1.bak.tpmap` or `~+1.tpmap` are someone else's.
+            if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            number.parse().ok()
+        })
+        .collect()
 }
 
 /// `<stem>.tpmap` in `dir`, or `<stem>-2.tpmap`, `<stem>-3.tpmap`... the first that does not exist.
@@ -328,7 +368,6 @@ fn save_map(
     let path = save_target(&info, &save_dir.0);
     match write_map(&pathfinder, &path) {
         Ok(()) => {
-            eprintln!("tilepath: map saved to {}", path.display());
             notices.write(Notice::info(format!("saved to {}", path.display())));
             info.name = source_name(&MapSource::File(path.clone()));
             info.path = Some(path);
@@ -340,9 +379,10 @@ fn save_map(
     }
 }
 
-/// On quit (window closed, `AppExit`, Ctrl+C in the terminal): unsaved edits or an unsaved
-/// generated map go to `autosave-<name>.tpmap` in the save folder — never over the player's
-/// own file nor an older autosave — and the path is printed on stderr.
+/// On quit (window closed, `AppExit`, Ctrl+C in the terminal): unsaved edits go to a new
+/// autosave in the save folder — never over the player's own file nor an older autosave — and
+/// the path is printed on stderr. A generated map nobody edited is not saved: its generator and
+/// seed make it again.
 fn autosave_on_exit(
     mut exits: MessageReader<AppExit>,
     mut closes: MessageReader<WindowCloseRequested>,
@@ -352,7 +392,7 @@ fn autosave_on_exit(
     mut unsaved: ResMut<UnsavedEdits>,
 ) {
     let quitting = exits.read().count() + closes.read().count() > 0;
-    let Some(pathfinder) = pathfinder.filter(|_| quitting && unsaved.is_unsaved()) else { return };
+    let Some(pathfinder) = pathfinder.filter(|_| quitting && unsaved.state == Unsaved::Edits) else { return };
     match autosave(&pathfinder, &info, &save_dir.0) {
         Ok(path) => {
             eprintln!("tilepath: unsaved map {} autosaved to {}", info.name, path.display());

@@ -1,6 +1,6 @@
 //! The controls panel on the right: clickable buttons for the algorithm, moves, corner rule,
-//! heuristic, weight, the search animation and the views, each labelled with its key, and the
-//! race table. A button sends the same [`Control`] as its key. Options that do not apply to the
+//! heuristic, weight, the search animation and the views, each labelled with its key; and the
+//! race table, over the map's top right corner. A button sends the same [`Control`] as its key. Options that do not apply to the
 //! current choices are drawn disabled and the panel says why (a click on one is refused with
 //! the reason as well). The panel is a [`BlocksMap`] node: clicks on it never reach the map.
 //!
@@ -17,7 +17,7 @@ use crate::controls::{Control, ControlSystems};
 use crate::crowd::CrowdUnit;
 use crate::editor::BlocksMap;
 use crate::flowview::FlowView;
-use crate::hud::HUD_HEIGHT;
+use crate::hud::{BelowHud, HUD_HEIGHT, ShowFrameRate};
 use crate::planning::{CORNERS, Pathfinder, SearchOption, option_problem};
 use crate::race::{RaceOutcome, RaceRow, RaceTable};
 use crate::selection::Selected;
@@ -27,6 +27,8 @@ use crate::units::UnitStatus;
 
 /// Width of the panel, in logical pixels (the camera keeps the map left of it).
 pub const PANEL_WIDTH: f32 = 376.0;
+/// Space between the race table and the HUD bar and panel, in logical pixels.
+const RACE_GAP: f32 = 10.0;
 /// Button and label text size, in logical pixels.
 const FONT_SIZE: FontSize = FontSize::Px(13.0);
 /// Section titles, reasons and the race table, in logical pixels.
@@ -196,6 +198,7 @@ fn spawn_panel(mut commands: Commands) {
         .spawn((
             Name::new("Controls panel"),
             BlocksMap,
+            BelowHud { gap: 0.0 },
             Node {
                 position_type: PositionType::Absolute,
                 top: px(HUD_HEIGHT),
@@ -252,6 +255,7 @@ fn spawn_panel(mut commands: Commands) {
             row.spawn(button(Control::AnimationSlower, "slower"));
             row.spawn(button(Control::AnimationFaster, "faster"));
             row.spawn(button(Control::AnimationInstant, "instant"));
+            row.spawn(button(Control::AnimationAuto, "auto"));
         });
         panel.spawn(row_node()).with_children(|row| {
             row.spawn(button(Control::PlayPause, "play"));
@@ -288,18 +292,38 @@ fn spawn_panel(mut commands: Commands) {
             row.spawn(button(Control::ToggleRace, "race"));
             row.spawn(button(Control::ToggleFlowField, "flow field"));
             row.spawn(button(Control::ToggleSearchCells, "searched cells"));
+            row.spawn(button(Control::ToggleFrameRate, "fps"));
         });
-
-        panel
-            .spawn((RaceSection, Node { flex_direction: FlexDirection::Column, row_gap: px(2), ..default() }))
-            .with_children(|section| {
-                section.spawn(title("RACE   (same map, endpoints, rules)"));
-                section.spawn((
-                    RaceRows,
-                    Node { flex_direction: FlexDirection::Column, row_gap: px(1), ..default() },
-                ));
-            });
     });
+    // The race table lies over the map's top right corner, not in the panel: with it the panel
+    // would not fit a 600-pixel-high window.
+    commands
+        .spawn((
+            Name::new("Race table"),
+            RaceSection,
+            BlocksMap,
+            BelowHud { gap: RACE_GAP },
+            Node {
+                display: Display::None,
+                position_type: PositionType::Absolute,
+                top: px(HUD_HEIGHT + RACE_GAP),
+                right: px(PANEL_WIDTH + RACE_GAP),
+                padding: UiRect::axes(px(10), px(6)),
+                flex_direction: FlexDirection::Column,
+                row_gap: px(2),
+                border_radius: BorderRadius::all(px(6)),
+                ..default()
+            },
+            BackgroundColor(PANEL_COLOR),
+            GlobalZIndex(1),
+        ))
+        .with_children(|section| {
+            section.spawn(title("RACE   (same map, endpoints, rules)"));
+            section.spawn((
+                RaceRows,
+                Node { flex_direction: FlexDirection::Column, row_gap: px(1), ..default() },
+            ));
+        });
 }
 
 /// Sends the control of every button pressed this frame.
@@ -322,6 +346,7 @@ struct PanelState<'a> {
     race: bool,
     flow: bool,
     search_cells: bool,
+    frame_rate: bool,
 }
 
 impl PanelState<'_> {
@@ -347,6 +372,8 @@ impl PanelState<'_> {
                 (false, problem(SearchOption::Weight(settings.weight)))
             }
             Control::AnimationInstant => (self.speed == AnimationSpeed::Instant, None),
+            Control::AnimationAuto => (self.speed == AnimationSpeed::Auto, None),
+            Control::ToggleFrameRate => (self.frame_rate, None),
             Control::ToggleRace => (self.race, None),
             Control::ToggleFlowField => (self.flow, None),
             Control::ToggleSearchCells => (self.search_cells, None),
@@ -373,6 +400,7 @@ fn style_panel_buttons(
     race: Res<RaceTable>,
     flow: Option<Res<FlowView>>,
     show_search: Option<Res<ShowSearch>>,
+    frame_rate: Option<Res<ShowFrameRate>>,
     mut buttons: Query<(&PanelButton, &Interaction, &mut BackgroundColor, &Children)>,
     mut labels: Query<&mut TextColor, With<ButtonText>>,
 ) {
@@ -383,6 +411,7 @@ fn style_panel_buttons(
         race: race.shown,
         flow: flow.is_some_and(|f| f.shown),
         search_cells: show_search.is_some_and(|s| s.0),
+        frame_rate: frame_rate.is_some_and(|f| f.0),
     };
     for (button, interaction, mut background, children) in &mut buttons {
         let (look, _) = state.look(button.0);
@@ -433,6 +462,7 @@ fn update_panel_text(
         race: false,
         flow: false,
         search_cells: false,
+        frame_rate: false,
     };
     let settings = pathfinder.settings();
     for (which, mut text, mut node) in &mut texts {
@@ -452,7 +482,10 @@ fn update_panel_text(
                 Heuristic::ALL.into_iter().map(Control::SetHeuristic).chain([Control::WeightUp]),
             ),
             PanelText::Weight => format!("x{:.1}", settings.weight),
-            PanelText::Speed => format!("{}  ", speed.label()),
+            PanelText::Speed => match (*speed, speed.rate(animation.total())) {
+                (AnimationSpeed::Auto, Some(rate)) => format!("auto: {rate} events/s  "),
+                (speed, _) => format!("{}  ", speed.label()),
+            },
             PanelText::Progress => progress(&animation),
             PanelText::BrushReasons => reason_lines(&state, Brush::ALL.into_iter().map(Control::SelectBrush)),
             PanelText::Crowd => crate::hud::crowd_summary(&crowd),

@@ -17,8 +17,10 @@ use crate::notice::Notice;
 use crate::planning::Pathfinder;
 use crate::units::{Unit, UnitBody, UnitStatus};
 
-/// Tint of selected units.
+/// The ring around selected units.
 const SELECTED_COLOR: Color = Color::srgb(1.0, 0.86, 0.30);
+/// Radius of the selection ring, as a share of the unit sprite's size.
+const RING_RADIUS: f32 = 0.6;
 /// Outline of the selection box.
 const BOX_COLOR: Color = Color::srgb(1.0, 0.86, 0.30);
 
@@ -47,7 +49,7 @@ pub(super) fn plugin(app: &mut App) {
 pub(super) fn view_plugin(app: &mut App) {
     app.add_systems(
         Update,
-        (tint_selected_units, draw_select_box.run_if(not(resource_equals(SelectBox(None)))))
+        (draw_selection_rings, draw_select_box.run_if(not(resource_equals(SelectBox(None)))))
             .in_set(AppSystems::Present),
     );
 }
@@ -149,27 +151,22 @@ fn order_selected_units(
     notices.write(Notice::info(format!("{count} units sent to {cell}, {how}")));
 }
 
-/// Tints the bodies of units that were selected or deselected.
-fn tint_selected_units(
-    added: Query<&Children, Added<Selected>>,
-    mut removed: RemovedComponents<Selected>,
-    children: Query<&Children, With<CrowdUnit>>,
-    mut bodies: Query<&mut Sprite, With<UnitBody>>,
+/// Rings every selected unit in yellow. A ring rather than a tint: the sprite's colours
+/// multiply a tint, and yellow on the purple body came out brown.
+fn draw_selection_rings(
+    mut gizmos: Gizmos,
+    units: Query<(&Transform, &Children), (With<Selected>, Without<UnitBody>)>,
+    bodies: Query<&Transform, With<UnitBody>>,
 ) {
-    let mut tint = |kids: &Children, color: Color| {
-        for &child in kids {
-            if let Ok(mut sprite) = bodies.get_mut(child) {
-                sprite.color = color;
-            }
-        }
-    };
-    for kids in &added {
-        tint(kids, SELECTED_COLOR);
-    }
-    for entity in removed.read() {
-        if let Ok(kids) = children.get(entity) {
-            tint(kids, crate::crowd::CROWD_LOOK.color);
-        }
+    for (transform, children) in &units {
+        // The body's scale includes its enlargement when zoomed out: the ring grows with it.
+        let scale = children.iter().find_map(|child| bodies.get(child).ok()).map_or(1.0, |body| body.scale.x);
+        let radius = RING_RADIUS * TILE_SIZE * scale;
+        gizmos.circle_2d(
+            Isometry2d::from_translation(transform.translation.truncate()),
+            radius,
+            SELECTED_COLOR,
+        );
     }
 }
 

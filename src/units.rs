@@ -11,9 +11,9 @@ use bevy::prelude::*;
 use gridpath::{Pos, Settings};
 
 use crate::AppSystems;
-use crate::animation::search_shown;
+use crate::animation::SearchAnimation;
 use crate::assets::{GameAssets, UNIT_FRAMES};
-use crate::camera::{MainCamera, current_enlargement};
+use crate::camera::{MainCamera, marker_enlargement};
 use crate::level::{MapEdited, MapLoaded, TILE_SIZE};
 use crate::notice::Notice;
 use crate::planning::Pathfinder;
@@ -42,7 +42,7 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (respawn_units.run_if(on_message::<MapLoaded>), route_units).chain().in_set(AppSystems::Plan),
     );
-    app.add_systems(Update, follow_waypoints.run_if(search_shown).in_set(AppSystems::Move));
+    app.add_systems(Update, follow_waypoints.in_set(AppSystems::Move));
 }
 
 /// The sprite, its walk animation and the route line.
@@ -51,8 +51,7 @@ pub(super) fn view_plugin(app: &mut App) {
     // The route line would give the search's answer away while it is being replayed.
     app.add_systems(
         Update,
-        (animate_units, enlarge_lab_unit_when_zoomed_out, draw_routes.run_if(search_shown))
-            .in_set(AppSystems::Present),
+        (animate_units, enlarge_units_when_zoomed_out, draw_routes).in_set(AppSystems::Present),
     );
 }
 
@@ -101,11 +100,19 @@ pub struct LabUnit {
     goal: Pos,
     /// The settings its route was planned with.
     settings: Settings,
+    /// Its route was just planned and the search behind it is being replayed: it sets off when
+    /// the replay ends. A unit whose route an edit left alone keeps walking through the replay.
+    waiting: bool,
 }
 
 impl LabUnit {
     fn new(at: Pos) -> Self {
-        Self { home: at, goal: at, settings: Settings::default() }
+        Self { home: at, goal: at, settings: Settings::default(), waiting: true }
+    }
+
+    /// `true` while it stands still until the replay of its new route's search ends.
+    pub fn is_waiting(&self) -> bool {
+        self.waiting
     }
 }
 
@@ -184,6 +191,7 @@ fn plan_unit_route(
     let waypoint = |cell| Waypoint { cell, point: geometry.cell_center(cell) };
     lab.goal = pathfinder.goal();
     lab.settings = *pathfinder.settings();
+    let before = std::mem::take(&mut waypoints.0);
     let anchor = unit.anchor();
     match pathfinder.search(anchor, lab.goal) {
         Ok((path, _)) => {
@@ -199,6 +207,9 @@ fn plan_unit_route(
         }
     }
     unit.next = waypoints.0.front().map(|w| w.cell);
+    // A new route waits for the replay of the search that found it; the same route, re-planned
+    // after an edit or a settings change that did not alter it, is walked on without a pause.
+    lab.waiting |= waypoints.0 != before;
 }
 
 fn respawn_units(
@@ -262,12 +273,20 @@ fn route_units(
 }
 
 /// Moves units towards their next waypoint at their speed; several waypoints per frame when
-/// the frame is long, never past the last one.
+/// the frame is long, never past the last one. A unit whose route was just planned waits until
+/// the replay of that search ends.
 fn follow_waypoints(
     time: Res<Time>,
-    mut units: Query<(&mut Unit, &mut Waypoints, &mut UnitStatus, &mut Transform, &Speed), With<LabUnit>>,
+    animation: Res<SearchAnimation>,
+    mut units: Query<(&mut Unit, &mut LabUnit, &mut Waypoints, &mut UnitStatus, &mut Transform, &Speed)>,
 ) {
-    for (mut unit, mut waypoints, mut status, mut transform, speed) in &mut units {
+    for (mut unit, mut lab, mut waypoints, mut status, mut transform, speed) in &mut units {
+        if lab.waiting {
+            if !animation.is_finished() {
+                continue;
+            }
+            lab.waiting = false;
+        }
         let mut budget = speed.0 * TILE_SIZE * time.delta_secs();
         let mut at = transform.translation.truncate();
         while let Some(&next) = waypoints.0.front() {
@@ -385,29 +404,45 @@ fn animate_units(
     }
 }
 
-/// Keeps the lab's unit readable when a big map is zoomed out (crowd units stay true to size:
-/// thousands of enlarged sprites would hide the map).
-fn enlarge_lab_unit_when_zoomed_out(
+/// Smallest on-screen size of a crowd unit, in logical pixels: smaller than the lab's unit
+/// (thousands of big sprites would hide the map) but never under a visible dot.
+const MIN_CROWD_PIXELS: f32 = 6.0;
+
+/// Keeps units readable when a big map is zoomed out: the lab's unit at the markers' minimum
+/// size, crowd units at [`MIN_CROWD_PIXELS`] (on a fitted 1024 x 1024 map a cell is under a
+/// pixel, and a crowd there would be invisible).
+fn enlarge_units_when_zoomed_out(
     camera: Query<&Projection, With<MainCamera>>,
-    lab_units: Query<(Option<&UnitLook>, &Children), With<LabUnit>>,
+    units: Query<(Option<&UnitLook>, Has<LabUnit>, &Children), With<Unit>>,
     mut bodies: Query<&mut Transform, With<UnitBody>>,
 ) {
-    let Some(enlargement) = camera.iter().find_map(current_enlargement) else { return };
-    for (look, children) in &lab_units {
+    let Some(ortho_scale) = camera.iter().find_map(|projection| match projection {
+        Projection::Orthographic(ortho) => Some(ortho.scale),
+        _ => None,
+    }) else {
+        return;
+    };
+    let lab_enlargement = marker_enlargement(ortho_scale);
+    // The sprite scale at which a crowd unit covers MIN_CROWD_PIXELS on screen.
+    let crowd_min_scale = MIN_CROWD_PIXELS * ortho_scale / TILE_SIZE;
+    for (look, is_lab, children) in &units {
+        let base = look.copied().unwrap_or_default().scale;
+        let scale = if is_lab { base * lab_enlargement } else { base.max(crowd_min_scale) };
         for &child in children {
-            if let Ok(mut transform) = bodies.get_mut(child) {
-                let scale = look.copied().unwrap_or_default().scale * enlargement;
-                if transform.scale.x != scale {
-                    transform.scale = Vec3::new(scale, scale, 1.0);
-                }
+            if let Ok(mut transform) = bodies.get_mut(child)
+                && transform.scale.x != scale
+            {
+                transform.scale = Vec3::new(scale, scale, 1.0);
             }
         }
     }
 }
 
-fn draw_routes(mut gizmos: Gizmos, units: Query<(&Transform, &Waypoints), With<Unit>>) {
-    for (transform, waypoints) in &units {
-        if waypoints.is_empty() {
+/// Draws every unit's remaining route, except the route of a unit waiting for its search's
+/// replay: the line would give the search's answer away while it is being replayed.
+fn draw_routes(mut gizmos: Gizmos, units: Query<(&Transform, &Waypoints, Option<&LabUnit>), With<Unit>>) {
+    for (transform, waypoints, lab) in &units {
+        if waypoints.is_empty() || lab.is_some_and(LabUnit::is_waiting) {
             continue;
         }
         let points =

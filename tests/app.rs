@@ -82,10 +82,18 @@ fn animation(app: &App) -> &SearchAnimation {
     app.world().resource::<SearchAnimation>()
 }
 
-/// Every line of text in the UI.
+/// Every line of text in the UI (a text's coloured spans follow it on the same line).
 fn ui_text(app: &mut App) -> String {
-    let mut texts = app.world_mut().query::<&Text>();
-    texts.iter(app.world()).map(|t| t.0.clone()).collect::<Vec<_>>().join("\n")
+    let mut texts = app.world_mut().query::<(&Text, Option<&Children>)>();
+    let mut spans = app.world_mut().query::<&TextSpan>();
+    texts
+        .iter(app.world())
+        .map(|(text, children)| {
+            let tail = children.into_iter().flatten().filter_map(|&c| spans.get(app.world(), c).ok());
+            std::iter::once(text.0.clone()).chain(tail.map(|s| s.0.clone())).collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A 12 × 8 map with a strip of cost-3 ground (tilepath's digit extension of the Moving AI
@@ -865,6 +873,131 @@ mod animation {
     }
 
     #[test]
+    fn the_automatic_speed_ends_any_replay_within_a_few_seconds() {
+        use tilepath::animation::{AUTO_SECONDS, DEFAULT_RATE};
+        // The rule: small searches at the default pace, big ones fast enough for AUTO_SECONDS;
+        // a speed the player chose applies as it is.
+        assert_eq!(AnimationSpeed::Auto.rate(100), Some(DEFAULT_RATE));
+        assert_eq!(AnimationSpeed::Auto.rate(545_454), Some(181_818), "NewYork's first search in 3 s");
+        assert_eq!(AnimationSpeed::PerSecond(10).rate(545_454), Some(10), "a chosen speed still applies");
+        assert_eq!(AnimationSpeed::Instant.rate(10), None);
+        assert_eq!(AnimationSpeed::default(), AnimationSpeed::Auto, "the automatic speed is the default");
+
+        // In the app: Dijkstra over an open 256 x 256 map leaves a trace of 100,000+ events,
+        // five minutes at 300 events/s; the unit still sets off within AUTO_SECONDS.
+        let mut app = unstarted_app_at(open_map(256, 256), AnimationSpeed::Auto);
+        app.update();
+        tap_key(&mut app, KeyCode::F2);
+        let total = animation(&app).total();
+        assert!(total > 100_000, "Dijkstra on 256 x 256 should leave a long trace, got {total}");
+        let start = unit(&mut app).3;
+        let mut frames = 0;
+        while !animation(&app).is_finished() {
+            app.update();
+            frames += 1;
+            // Float to count: a small positive number of frames.
+            let limit = (AUTO_SECONDS / f64::from(FRAME)).ceil() as usize + 2;
+            assert!(frames <= limit, "the replay of {total} events took over {AUTO_SECONDS} s");
+        }
+        app.update();
+        assert_ne!(unit(&mut app).3, start, "the unit walks once the replay ended");
+    }
+
+    #[test]
+    fn an_edit_off_the_route_does_not_stop_the_walking_unit() {
+        let mut app = animated_app(MapSource::BuiltIn, 100);
+        tap_key(&mut app, KeyCode::Escape);
+        for _ in 0..10 {
+            app.update();
+        }
+        let route: Vec<Pos> = unit(&mut app).1.iter().map(|w| w.cell).collect();
+        assert!(route.len() > 10, "the unit is on its way");
+        // A free cell far from the rest of the route, the start and the goal.
+        let here = unit(&mut app).0.cell();
+        let grid = pathfinder(&app).grid();
+        let far = |p: Pos, q: Pos| p.x.abs_diff(q.x).max(p.y.abs_diff(q.y)) > 4;
+        let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
+        let cell = grid
+            .positions()
+            .find(|&p| grid.is_passable(p) && route.iter().chain([&start, &goal, &here]).all(|&r| far(p, r)))
+            .expect("the built-in map has room away from the route");
+        let restarts = animation(&app).restarts();
+        drag(&mut app, MouseButton::Left, &[cell]);
+        assert!(!pathfinder(&app).grid().is_passable(cell), "the wall is painted");
+        assert!(animation(&app).restarts() > restarts && !animation(&app).is_finished(), "a new replay runs");
+        for _ in 0..5 {
+            let before = unit(&mut app).3;
+            app.update();
+            assert_ne!(unit(&mut app).3, before, "the unit walks on: the edit left its route alone");
+            assert!(!animation(&app).is_finished(), "still during the replay");
+        }
+
+        // An edit across its route stops it until the new search is shown.
+        let ahead = unit(&mut app).1.iter().nth(4).map(|w| w.cell).expect("route ahead");
+        drag(&mut app, MouseButton::Left, &[ahead]);
+        assert!(!animation(&app).is_finished(), "the new search is replayed");
+        let waiting = unit(&mut app).3;
+        app.update();
+        app.update();
+        assert_eq!(unit(&mut app).3, waiting, "a re-routed unit waits for the replay of its new search");
+        tap_key(&mut app, KeyCode::Escape);
+        walk_to_arrival(&mut app);
+    }
+
+    #[test]
+    fn loading_or_generating_a_map_after_a_pause_plays_again() {
+        let mut app = animated_app(MapSource::BuiltIn, 3000);
+        tap_key(&mut app, KeyCode::Space);
+        assert!(animation(&app).is_paused(), "Space pauses");
+        tap_key(&mut app, KeyCode::BracketRight);
+        assert!(!animation(&app).is_paused(), "the next map's search plays");
+        tap_key(&mut app, KeyCode::Space);
+        tap_key(&mut app, KeyCode::KeyR);
+        assert!(!animation(&app).is_paused(), "a generated map's search plays");
+        let start = unit(&mut app).3;
+        for _ in 0..300 {
+            if animation(&app).is_finished() {
+                break;
+            }
+            app.update();
+        }
+        assert!(animation(&app).is_finished(), "the replay runs to its end by itself");
+        app.update();
+        assert_ne!(unit(&mut app).3, start, "and the unit walks");
+    }
+
+    #[test]
+    fn the_replay_banner_says_how_to_skip_and_shows_a_pause() {
+        let mut app = unstarted_app_at(MapSource::BuiltIn, AnimationSpeed::PerSecond(100));
+        app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+        app.update();
+        app.update();
+        let text = ui_text(&mut app);
+        assert!(
+            text.contains("The unit waits for the search replay") && text.contains("Esc skips it"),
+            "{text}"
+        );
+        tap_key(&mut app, KeyCode::Space);
+        let text = ui_text(&mut app);
+        assert!(text.contains("SEARCH PAUSED") && text.contains("Space plays"), "{text}");
+        tap_key(&mut app, KeyCode::Escape);
+        let banner = |app: &mut App| {
+            let mut nodes = app.world_mut().query::<(&Node, &Children)>();
+            let mut texts = app.world_mut().query::<&Text>();
+            nodes
+                .iter(app.world())
+                .filter(|(_, children)| {
+                    children
+                        .iter()
+                        .any(|c| texts.get(app.world(), c).is_ok_and(|t| t.0.contains("SEARCH PAUSED")))
+                })
+                .map(|(node, _)| node.display)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(banner(&mut app), vec![Display::None], "the banner hides once the search is shown");
+    }
+
+    #[test]
     fn an_edit_mid_animation_restarts_it_cleanly() {
         let mut app = animated_app(MapSource::BuiltIn, 100);
         for _ in 0..30 {
@@ -1485,7 +1618,7 @@ mod crowd {
         // Hold them still while selecting: stop the clock.
         app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
         app.update();
-        assert!(ui_text(&mut app).contains("crowd: 5 units, 0 selected"), "the HUD counts units");
+        assert!(ui_text(&mut app).contains("crowd: 5 units (0 selected)"), "the panel counts units");
 
         // Shift+left-drag: a box from (2, 2) to (6, 5) selects the three on the left.
         shift(&mut app, ButtonState::Pressed);
@@ -1494,7 +1627,7 @@ mod crowd {
         app.update();
         assert_eq!(selected(&mut app), left, "the box selects exactly the units inside it");
         assert!(walls(&app).is_empty(), "a selection drag never paints");
-        assert!(ui_text(&mut app).contains("crowd: 5 units, 3 selected"), "the HUD counts the selection");
+        assert!(ui_text(&mut app).contains("crowd: 5 units (3 selected)"), "the panel counts the selection");
 
         // Right-click: the selection goes there, sharing one flow field.
         let goal = Pos::new(12, 10);
@@ -1856,7 +1989,7 @@ mod maps_in_and_out {
         drag(&mut app, MouseButton::Left, &[PAINTED]);
         app.world_mut().write_message(AppExit::Success);
         app.update();
-        let autosave = save_dir(&app).join("autosave-default.tpmap");
+        let autosave = save_dir(&app).join("autosave-default~1.tpmap");
         let loaded = load_map(&autosave).expect("quitting wrote the autosave");
         assert_eq!(loaded.grid.tile(PAINTED), Some(Tile::Wall), "with the painted wall");
         assert_eq!(tiles(&loaded.grid), tiles(pathfinder(&app).grid()));
@@ -1866,16 +1999,87 @@ mod maps_in_and_out {
         drag(&mut app, MouseButton::Left, &[PAINTED]);
         app.world_mut().write_message(bevy::window::WindowCloseRequested { window: Entity::PLACEHOLDER });
         app.update();
-        assert!(save_dir(&app).join("autosave-default.tpmap").exists(), "closing the window autosaves");
+        assert!(save_dir(&app).join("autosave-default~1.tpmap").exists(), "closing the window autosaves");
 
         // A second session's edits of the same map never replace the first session's autosave.
-        let first = std::fs::read(save_dir(&app).join("autosave-default.tpmap")).expect("first autosave");
+        let first = std::fs::read(save_dir(&app).join("autosave-default~1.tpmap")).expect("first autosave");
         drag(&mut app, MouseButton::Left, &[Pos::new(8, 3)]);
         app.world_mut().write_message(AppExit::Success);
         app.update();
-        let second = load_map(&save_dir(&app).join("autosave-default-2.tpmap")).expect("second autosave");
+        let second = load_map(&save_dir(&app).join("autosave-default~2.tpmap")).expect("second autosave");
         assert_eq!(second.grid.tile(Pos::new(8, 3)), Some(Tile::Wall), "with the new edit");
-        assert_eq!(std::fs::read(save_dir(&app).join("autosave-default.tpmap")).ok(), Some(first));
+        assert_eq!(std::fs::read(save_dir(&app).join("autosave-default~1.tpmap")).ok(), Some(first));
+    }
+
+    #[test]
+    fn autosaves_keep_the_newest_few_of_each_map_and_nobody_elses_files() {
+        use tilepath::mapfiles::AUTOSAVES_KEPT;
+        let mut app = test_app(MapSource::BuiltIn);
+        // Files that only look alike: another map's autosave, an older naming, a backup.
+        let others = ["autosave-default-7.tpmap", "autosave-default.tpmap", "autosave-default~1.bak.tpmap"];
+        for name in others {
+            write(&save_dir(&app), name, b"someone else's");
+        }
+        let sessions = AUTOSAVES_KEPT + 3;
+        for n in 0..sessions {
+            let x = 4 + u32::try_from(n).expect("a few sessions");
+            drag(&mut app, MouseButton::Left, &[Pos::new(x, 5)]);
+            app.world_mut().write_message(AppExit::Success);
+            app.update();
+        }
+        let mut names: Vec<String> = std::fs::read_dir(save_dir(&app))
+            .expect("the save folder")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| !others.contains(&name.as_str()))
+            .collect();
+        names.sort();
+        let expected: Vec<String> = (sessions - AUTOSAVES_KEPT + 1..=sessions)
+            .map(|n| format!("autosave-default~{n}.tpmap"))
+            .collect();
+        let mut expected_sorted = expected.clone();
+        expected_sorted.sort();
+        assert_eq!(names, expected_sorted, "only the newest {AUTOSAVES_KEPT} autosaves are kept");
+        let newest = load_map(&save_dir(&app).join(&expected[AUTOSAVES_KEPT - 1])).expect("newest autosave");
+        let last_x = 4 + u32::try_from(sessions - 1).expect("a few sessions");
+        assert_eq!(newest.grid.tile(Pos::new(last_x, 5)), Some(Tile::Wall), "the newest has the last edit");
+        for name in others {
+            assert_eq!(
+                std::fs::read(save_dir(&app).join(name)).ok().as_deref(),
+                Some(&b"someone else's"[..]),
+                "{name} is not one of this map's autosaves: it stays"
+            );
+        }
+    }
+
+    #[test]
+    fn a_generated_map_nobody_edited_is_not_autosaved_on_quit() {
+        let mut app = test_app(MapSource::BuiltIn);
+        tap_key(&mut app, KeyCode::KeyR);
+        assert!(unsaved(&app), "a generated map is on no disk");
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        assert_eq!(
+            std::fs::read_dir(save_dir(&app)).map(Iterator::count).ok(),
+            Some(0),
+            "its generator and seed make it again: nothing to autosave"
+        );
+        let walker = unit(&mut app).0;
+        let free = {
+            let grid = pathfinder(&app).grid();
+            let taken = [pathfinder(&app).start(), pathfinder(&app).goal(), walker.cell()];
+            let clear =
+                |p: Pos| taken.iter().chain(walker.occupied().collect::<Vec<_>>().iter()).all(|&t| t != p);
+            grid.positions().find(|&p| grid.is_passable(p) && clear(p)).expect("a free cell")
+        };
+        drag(&mut app, MouseButton::Left, &[free]);
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        assert_eq!(
+            std::fs::read_dir(save_dir(&app)).map(Iterator::count).ok(),
+            Some(1),
+            "an edited generated map is autosaved"
+        );
     }
 
     #[test]
@@ -1885,7 +2089,7 @@ mod maps_in_and_out {
         app.world_mut().write_message(key_message(KeyCode::BracketRight, ButtonState::Pressed));
         app.update();
         let text = all_notices(&mut app);
-        let autosave = save_dir(&app).join("autosave-default.tpmap");
+        let autosave = save_dir(&app).join("autosave-default~1.tpmap");
         assert!(text.contains("autosaved") && text.contains(&autosave.display().to_string()), "{text}");
         assert_eq!(load_map(&autosave).ok().and_then(|m| m.grid.tile(PAINTED)), Some(Tile::Wall));
         assert!(!unsaved(&app), "the tutorial map is fresh");

@@ -4,7 +4,7 @@
 Writes, next to this script's parent folder:
   assets/tiles.png  one row of 32x32 tiles, in this order (the app's `TileLook` indices):
                     0 floor, 1 wall, 2 start, 3 goal, 4 path, 5 visited, 6 frontier,
-                    7 grass, 8 mud, 9 water, 10 trees
+                    7 grass, 8 mud, 9 water, 10 trees, 11 shallows
                     (start, goal, path, visited and frontier are drawn over the terrain, so
                     they are partly transparent)
   assets/unit.png   one row of 32x32 frames of a top-down unit facing right (+x):
@@ -229,6 +229,21 @@ def draw_water(cv, ox, rng):
     grid_edge(cv, ox, hexrgb("#2c6596"), 0.45)
 
 
+def draw_shallows(cv, ox, rng):
+    # The brush's slow ground: pale sandy shallows with a light ripple, so it never reads as the
+    # deep blue water class of the Moving AI maps (which only connects to water).
+    noisy_fill(cv, ox, hexrgb("#b9d9c9"), 4, rng)
+    for _ in range(9):
+        cv.circle(ox + rng.uniform(3, TILE - 3), rng.uniform(3, TILE - 3), 1.3, hexrgb("#d9c89a"), 0.9)
+    ripple = hexrgb("#6fb1b8")
+    for y in (10, 23):
+        for x in range(4, TILE - 4):
+            phase = (x + y) % 8
+            dy = 1 if phase < 4 else 0
+            cv.blend(ox + x, y - dy, ripple, 0.7)
+    grid_edge(cv, ox, hexrgb("#7fa899"), 0.45)
+
+
 def draw_trees(cv, ox, rng):
     noisy_fill(cv, ox, hexrgb("#4f7f3c"), 4, rng)
     # three round canopies with a shadow and a highlight, seen from above
@@ -240,7 +255,7 @@ def draw_trees(cv, ox, rng):
 
 
 TILES = [draw_floor, draw_wall, draw_start, draw_goal, draw_path, draw_visited,
-         draw_frontier, draw_grass, draw_mud, draw_water, draw_trees]
+         draw_frontier, draw_grass, draw_mud, draw_water, draw_trees, draw_shallows]
 
 UNIT_FRAMES = 4
 # Leg swing per frame, in pixels along the heading (+x): stand, step, stand, other step.

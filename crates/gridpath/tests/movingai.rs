@@ -62,3 +62,53 @@ fn moonglade_water_and_trees_scenarios_are_optimal() {
     // 12 queries start in water and 8 in trees: the terrain-class rule must hold.
     check("wc3maps512/moonglade.map.scen", &[Algorithm::Jps]);
 }
+
+/// Weighted A* on the shared maps: every cell is expanded at most once (so a search never
+/// expands more cells than the map has open), and every route costs at most `w` times the
+/// published optimum. A sample of each map's scenarios (every 25th) keeps the test short.
+#[test]
+fn weighted_astar_expands_each_cell_at_most_once_and_stays_within_its_bound() {
+    let dir = common::movingai_dir();
+    let mut scen_paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| {
+            panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", dir.display())
+        })
+        .flatten()
+        .filter(|set| set.path().is_dir())
+        .flat_map(|set| std::fs::read_dir(set.path()).into_iter().flatten().flatten())
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().ends_with(".map.scen"))
+        .collect();
+    scen_paths.sort();
+    assert!(scen_paths.len() >= 10, "expected the shared Moving AI maps, found {}", scen_paths.len());
+    let mut searcher = Searcher::new();
+    let mut checked = 0;
+    for scen_path in &scen_paths {
+        let scenarios = parse_scen(&std::fs::read_to_string(scen_path).unwrap()).unwrap();
+        let grid = parse_map_bytes(&std::fs::read(map_path_for_scen(scen_path)).unwrap()).unwrap().grid;
+        let open = grid.positions().filter(|&p| grid.is_passable(p)).count() as u64;
+        for weight in [1.5, 2.0, 5.0] {
+            let settings = Settings { weight, ..Settings::with_algorithm(Algorithm::AStar) };
+            for (n, s) in scenarios.iter().enumerate().step_by(25) {
+                let name = format!("{} #{n} A* x{weight}", scen_path.display());
+                let path = searcher
+                    .find_path(&grid, s.start, s.goal, &settings)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "{name}: illegal path");
+                assert!(
+                    path.stats.expanded <= open,
+                    "{name}: expanded {} cells on a map of {open} open cells: a cell was expanded twice",
+                    path.stats.expanded
+                );
+                assert!(
+                    path.cost <= weight * s.optimal + 0.01,
+                    "{name}: cost {} is over {weight} x the published optimum {}",
+                    path.cost,
+                    s.optimal
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} weighted searches were checked");
+}

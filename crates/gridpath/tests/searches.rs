@@ -109,9 +109,11 @@ fn water_connects_only_to_water() {
     grid.set_tile(Pos::new(2, 0), Tile::Water { cost: 1 }).unwrap();
     grid.set_tile(Pos::new(3, 0), Tile::Water { cost: 1 }).unwrap();
     let mut s = Searcher::new();
-    assert!(
-        s.find_path(&grid, Pos::new(0, 0), Pos::new(3, 0), &Settings::default()).is_err(),
-        "ground to water"
+    let err = s.find_path(&grid, Pos::new(0, 0), Pos::new(3, 0), &Settings::default()).unwrap_err();
+    assert!(matches!(err, SearchError::TerrainClasses { .. }), "ground to water: {err}");
+    assert_eq!(
+        err.to_string(),
+        "no path from (0,0) to (3,0): the start is on ground, the goal in water, and water connects only to water"
     );
     let p = s.find_path(&grid, Pos::new(2, 0), Pos::new(3, 0), &Settings::default()).unwrap();
     assert_eq!(p.cells.len(), 2, "water to water");

@@ -9,7 +9,8 @@ use crate::{Heuristic, Pos};
 /// How the open list is ordered.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
-    /// `f = g + w·h`, ties to lower `h`.
+    /// `f = g + w·h`, ties to lower `h`. With a weight above 1 a closed cell is never
+    /// re-opened (see [`run`]).
     AStar,
     /// `f = g`.
     Dijkstra,
@@ -110,6 +111,11 @@ fn best_first<O: Observer, F: Frontier>(
     let class = grid.class_at(start);
     let mut stats = Stats::default();
 
+    // Weighted A* expands every cell at most once: with a consistent heuristic the path found
+    // without re-expansions still costs at most `w` times the optimum (Likhachev, Gordon and
+    // Thrun, ARA*, 2003), while re-opening can expand cells many times over (752,747
+    // expansions on orz900d's 96,603 open cells at w = 2).
+    let reopen = !(mode == Mode::AStar && q.settings.weight > 1.0);
     let key = |g: f64, h: f64| match mode {
         Mode::AStar => (g + h, h),
         Mode::Dijkstra => (g, 0.0),
@@ -154,7 +160,7 @@ fn best_first<O: Observer, F: Frontier>(
             if seen
                 && (mode == Mode::Greedy
                     || ng >= nodes.g(j)
-                    || (nodes.closed(j) && ng + REOPEN_EPSILON >= nodes.g(j)))
+                    || (nodes.closed(j) && (!reopen || ng + REOPEN_EPSILON >= nodes.g(j))))
             {
                 continue;
             }

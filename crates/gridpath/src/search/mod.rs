@@ -134,7 +134,9 @@ pub struct Settings {
     pub rules: Rules,
     /// Heuristic for A*, greedy, JPS and bidirectional search.
     pub heuristic: Heuristic,
-    /// Heuristic weight `w ≥ 1` (weighted A*: `f = g + w·h`); 1 keeps A* optimal.
+    /// Heuristic weight `w ≥ 1` (weighted A*: `f = g + w·h`); 1 keeps A* optimal. Above 1, A*
+    /// expands every cell at most once and, with an admissible heuristic, returns a route
+    /// costing at most `w` times the optimum.
     pub weight: f64,
 }
 
@@ -225,6 +227,24 @@ pub enum SearchError {
         /// Work done before giving up.
         stats: Stats,
     },
+    /// The start and the goal lie in different terrain classes (ground, water, trees: the Moving
+    /// AI rule), which never connect, so no search is run.
+    #[error(
+        "no path from {start} to {goal}: the start is {}, the goal {}, and {}",
+        terrain_phrase(start_terrain),
+        terrain_phrase(goal_terrain),
+        class_rule(start_terrain, goal_terrain)
+    )]
+    TerrainClasses {
+        /// The start.
+        start: Pos,
+        /// The goal.
+        goal: Pos,
+        /// The start's terrain class: `"ground"`, `"water"` or `"trees"`.
+        start_terrain: &'static str,
+        /// The goal's terrain class.
+        goal_terrain: &'static str,
+    },
     /// The algorithm does not apply to these settings or this grid.
     #[error("{algorithm} cannot run here: {reason}")]
     Unsupported {
@@ -236,6 +256,29 @@ pub enum SearchError {
     /// A heuristic weight below 1 or not finite.
     #[error("heuristic weight {0} is not allowed: use a finite weight >= 1")]
     BadWeight(f64),
+}
+
+/// The name of terrain class `class` (the top bits of a cell byte).
+fn class_name(class: u8) -> &'static str {
+    match class {
+        2 => "water",
+        3 => "trees",
+        _ => "ground",
+    }
+}
+
+/// "on ground", "in water", "in trees".
+fn terrain_phrase(terrain: &str) -> String {
+    if terrain == "ground" { "on ground".to_owned() } else { format!("in {terrain}") }
+}
+
+/// Why two classes do not connect, naming the classes that are not ground.
+fn class_rule(a: &str, b: &str) -> String {
+    let only = |t: &str| format!("{t} connects only to {t}");
+    match (a, b) {
+        ("ground", other) | (other, "ground") => only(other),
+        (a, b) => format!("{} and {}", only(a), only(b)),
+    }
 }
 
 /// Checks that `pos` is a usable endpoint.
@@ -389,9 +432,16 @@ impl Searcher {
             out.push(start);
             return Ok((0.0, Stats::default()));
         }
-        if grid.class_at(grid.index(start)) != grid.class_at(grid.index(goal)) {
-            // Different terrain classes (ground and water, say) never connect.
-            return Err(SearchError::NoPath { start, goal, stats: Stats::default() });
+        let (start_class, goal_class) = (grid.class_at(grid.index(start)), grid.class_at(grid.index(goal)));
+        if start_class != goal_class {
+            // Different terrain classes (ground and water, say) never connect: say so, a bare
+            // "no path" leaves a player looking for the wall that is not there.
+            return Err(SearchError::TerrainClasses {
+                start,
+                goal,
+                start_terrain: class_name(start_class),
+                goal_terrain: class_name(goal_class),
+            });
         }
         let q = Query { grid, start, goal, settings };
         // The exact searches know their cost; the others are measured on their path.
