@@ -60,7 +60,7 @@ Mouse
 
 Map keys
   0 or W              brush: wall
-  1 - 4               floor 1, grass 2, mud 5, water 10
+  1 - 4               floor 1, grass 2, mud 5, shallows 10
   S / G               start / goal under the cursor
   C                   clear all walls
   R / Shift+R         new generated map / next generator
@@ -92,9 +92,10 @@ Replay and views
   F8                  frame rate on / off
   H                   this help
 
-Water (blue) connects only to water: a unit in a pond
-swims to other water, never onto land. The brush's
-slow ground is mud (brown). A new route waits for its
+Deep water (blue, from the maps) connects only to
+water: a unit in a pond swims to other water, never
+onto land. Shallows (pale, brush 4) are slow ground
+that connects to the shore. A new route waits for its
 search's replay, then the unit walks; it re-plans when
 the map, the goal or the settings change.",
 ];
@@ -264,9 +265,15 @@ fn spawn_hud(mut commands: Commands) {
             GlobalZIndex(2),
         ))
         .with_children(|column| {
-            column.spawn((ReplayBanner, message_box(BOX_COLOR), children![text("", TEXT_COLOR, FONT_SIZE)]));
+            column.spawn((
+                Name::new("Replay banner"),
+                ReplayBanner,
+                message_box(BOX_COLOR),
+                children![text("", TEXT_COLOR, FONT_SIZE)],
+            ));
             for slot in 0..MAX_NOTICES {
                 column.spawn((
+                    Name::new(format!("Notice {slot}")),
                     NoticeSlot(slot),
                     message_box(BOX_COLOR),
                     children![text("", TEXT_COLOR, FONT_SIZE)],
@@ -296,12 +303,16 @@ fn spawn_hud(mut commands: Commands) {
         .with_children(|help| {
             help.spawn(Node { column_gap: px(28), flex_wrap: FlexWrap::Wrap, ..default() }).with_children(
                 |columns| {
-                    for column in HELP {
-                        columns.spawn((text(column, TEXT_COLOR, HELP_FONT_SIZE), TextLayout::no_wrap()));
+                    for (index, column) in HELP.iter().enumerate() {
+                        columns.spawn((
+                            Name::new(format!("Help column {index}")),
+                            text(*column, TEXT_COLOR, HELP_FONT_SIZE),
+                            TextLayout::no_wrap(),
+                        ));
                     }
                 },
             );
-            help.spawn((HelpFooter, text("", DIM_COLOR, HELP_FONT_SIZE)));
+            help.spawn((Name::new("Help footer"), HelpFooter, text("", DIM_COLOR, HELP_FONT_SIZE)));
         });
 }
 
@@ -573,8 +584,8 @@ pub fn replay_banner(
         speed.rate(animation.total()).map_or_else(|| "instant".to_owned(), |r| format!("{r} events/s"));
     Some((
         format!(
-            "The unit waits for the search replay ({progress} at {rate}).  Esc skips it, Space pauses, \
-             , and . change the speed, / sets the automatic speed"
+            "The unit waits for the search replay ({progress} at {rate}).  Esc skips it, Space pauses; \
+             the keys , and . set the speed, / the automatic one"
         ),
         false,
     ))

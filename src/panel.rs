@@ -118,7 +118,7 @@ fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
 fn button(control: Control, label: &str) -> impl Bundle {
     (
         PanelButton(control),
-        Node { padding: UiRect::axes(px(6), px(3)), border_radius: BorderRadius::all(px(4)), ..default() },
+        Node { padding: UiRect::axes(px(6), px(2)), border_radius: BorderRadius::all(px(4)), ..default() },
         BackgroundColor(BUTTON_COLOR),
         children![(
             ButtonText,
@@ -207,7 +207,8 @@ fn spawn_panel(mut commands: Commands) {
                 width: px(PANEL_WIDTH),
                 padding: UiRect::all(px(10)),
                 flex_direction: FlexDirection::Column,
-                row_gap: px(5),
+                // Compact enough for a 1024 x 600 window (checked by the real-window test).
+                row_gap: px(3),
                 overflow: Overflow::clip(),
                 ..default()
             },
@@ -252,8 +253,8 @@ fn spawn_panel(mut commands: Commands) {
 
         panel.spawn(title("ANIMATION"));
         labelled_row(panel, "Speed", |row| {
-            row.spawn(button(Control::AnimationSlower, "slower"));
-            row.spawn(button(Control::AnimationFaster, "faster"));
+            row.spawn(button(Control::AnimationSlower, "slow"));
+            row.spawn(button(Control::AnimationFaster, "fast"));
             row.spawn(button(Control::AnimationInstant, "instant"));
             row.spawn(button(Control::AnimationAuto, "auto"));
         });
@@ -267,7 +268,7 @@ fn spawn_panel(mut commands: Commands) {
             row.spawn((PanelText::Progress, text("", DIM_COLOR, SMALL_FONT_SIZE)));
         });
 
-        panel.spawn(title("MAP & CROWD   (Shift+drag select, right-click order)"));
+        panel.spawn(title("MAP & CROWD"));
         labelled_row(panel, "Map", |row| {
             row.spawn(button(Control::PreviousMap, "prev"));
             row.spawn(button(Control::NextMap, "next"));
@@ -288,10 +289,10 @@ fn spawn_panel(mut commands: Commands) {
         panel.spawn((PanelText::Crowd, text("", DIM_COLOR, SMALL_FONT_SIZE)));
 
         panel.spawn(title("VIEW"));
-        panel.spawn(row_node()).with_children(|row| {
+        panel.spawn((Name::new("Panel: view row"), row_node())).with_children(|row| {
             row.spawn(button(Control::ToggleRace, "race"));
             row.spawn(button(Control::ToggleFlowField, "flow field"));
-            row.spawn(button(Control::ToggleSearchCells, "searched cells"));
+            row.spawn(button(Control::ToggleSearchCells, "searched"));
             row.spawn(button(Control::ToggleFrameRate, "fps"));
         });
     });
@@ -576,8 +577,8 @@ fn fill_race_table(
         Vec::new()
     };
     commands.entity(rows).with_children(|list| {
-        for (line, color) in lines {
-            list.spawn(text(line, color, SMALL_FONT_SIZE));
+        for (index, (line, color)) in lines.into_iter().enumerate() {
+            list.spawn((Name::new(format!("Race line {index}")), text(line, color, SMALL_FONT_SIZE)));
         }
     });
 }

@@ -9,9 +9,10 @@
 //! |-----------------------|-----------------------------------------------------------------|
 //! | `move X Y`            | put the OS cursor on the centre of cell column X, row Y (row 0 on top, as in map files) |
 //! | `press B` / `release B` | mouse button `left`, `right` or `middle`                      |
-//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `F1`–`F12`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Comma`, `Period`, `Left`, `Right`, `Up`, `Down`); `key Shift+K` holds Shift with it |
+//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `F1`–`F12`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Comma`, `Period`, `Slash`, `Left`, `Right`, `Up`, `Down`); `key Shift+K` holds Shift with it |
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
+//! | `resize W H`          | resize the window to W × H logical pixels                       |
 //! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`); relative to the working directory |
 //! | `exit`                | quit with success                                               |
 //!
@@ -60,6 +61,8 @@ pub enum Step {
     Wait(u32),
     /// Wait until every unit arrived, at most this many frames.
     WaitArrival(u32),
+    /// Resize the window to this width and height, in logical pixels.
+    Resize(u32, u32),
     /// Save a screenshot (and its layout JSON).
     Screenshot(PathBuf),
     /// Quit with success.
@@ -116,11 +119,18 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["wait", frames] => Ok(Step::Wait(number(frames, "the frame count")?)),
         ["wait_arrival"] => Ok(Step::WaitArrival(DEFAULT_ARRIVAL_FRAMES)),
         ["wait_arrival", frames] => Ok(Step::WaitArrival(number(frames, "the frame limit")?)),
+        ["resize", width, height] => {
+            let (width, height) = (number(width, "the width")?, number(height, "the height")?);
+            if !(200..=8192).contains(&width) || !(200..=8192).contains(&height) {
+                return Err(format!("a window of {width} x {height} is out of range (200 to 8192 a side)"));
+            }
+            Ok(Step::Resize(width, height))
+        }
         ["screenshot", path] => Ok(Step::Screenshot(PathBuf::from(path))),
         ["exit"] => Ok(Step::Exit),
         _ => Err(format!(
             "unknown step {line:?}: expected move X Y, press|release left|right|middle, key K, \
-             wait N, wait_arrival [N], screenshot PATH or exit"
+             wait N, wait_arrival [N], resize W H, screenshot PATH or exit"
         )),
     }
 }
@@ -196,6 +206,7 @@ pub fn parse_key(word: &str) -> Result<KeyCode, String> {
         "BracketRight" => Ok(KeyCode::BracketRight),
         "Comma" => Ok(KeyCode::Comma),
         "Period" => Ok(KeyCode::Period),
+        "Slash" => Ok(KeyCode::Slash),
         "Left" => Ok(KeyCode::ArrowLeft),
         "Right" => Ok(KeyCode::ArrowRight),
         "Up" => Ok(KeyCode::ArrowUp),
@@ -317,6 +328,7 @@ fn run_script(
     race: Res<RaceTable>,
     flow: Res<FlowView>,
     units: Query<(&Unit, &UnitStatus, &Transform)>,
+    boxes: Query<(&Name, &ComputedNode, &UiGlobalTransform, &InheritedVisibility)>,
     saved: Res<ScreenshotsSaved>,
     mut mouse: MessageWriter<MouseButtonInput>,
     mut keyboard: MessageWriter<KeyboardInput>,
@@ -371,6 +383,11 @@ fn run_script(
                         Ok(Waiting::Nothing)
                     }
                     Step::Wait(frames) => Ok(Waiting::Frames(frames)),
+                    Step::Resize(width, height) => {
+                        // Float from count: window sides are far below 2^24.
+                        window.resolution.set(width as f32, height as f32);
+                        Ok(Waiting::Nothing)
+                    }
                     Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
                     Step::Screenshot(path) => {
                         let shown = Shown { animation: &animation, race: &race, flow: flow.shown };
@@ -382,6 +399,7 @@ fn run_script(
                             &report,
                             &units,
                             &shown,
+                            &boxes,
                         );
                         let json_path = path.with_extension("json");
                         write_atomically(&json_path, &layout)
@@ -493,6 +511,7 @@ fn describe_layout(
     report: &PlanReport,
     units: &Query<(&Unit, &UnitStatus, &Transform)>,
     shown: &Shown,
+    boxes: &Query<(&Name, &ComputedNode, &UiGlobalTransform, &InheritedVisibility)>,
 ) -> String {
     let geometry = pathfinder.geometry();
     let scale = window.scale_factor();
@@ -537,6 +556,27 @@ fn describe_layout(
     );
     let _ = writeln!(json, "  \"race_rows\": {},", if shown.race.shown { shown.race.rows.len() } else { 0 });
     let _ = writeln!(json, "  \"flow_field\": {},", shown.flow);
+    // Every named UI node that is laid out and visible, as [left, top, right, bottom] in
+    // screenshot pixels: the checks find the panel's rows, the race table, the help and the
+    // notices by name and test that they lie inside the window.
+    let mut named: Vec<String> = boxes
+        .iter()
+        .filter(|(_, node, _, visible)| visible.get() && node.size().x > 0.0 && node.size().y > 0.0)
+        .map(|(name, node, transform, _)| {
+            let centre = transform.translation;
+            let half = node.size() / 2.0;
+            format!(
+                "{{\"name\": \"{}\", \"rect\": [{:.1}, {:.1}, {:.1}, {:.1}]}}",
+                name.as_str().replace('"', "'"),
+                centre.x - half.x,
+                centre.y - half.y,
+                centre.x + half.x,
+                centre.y + half.y
+            )
+        })
+        .collect();
+    named.sort();
+    let _ = writeln!(json, "  \"ui\": [\n    {}\n  ],", named.join(",\n    "));
     let path: Vec<String> = report.outcome.cells().iter().map(|&p| cell(p)).collect();
     let _ = writeln!(json, "  \"path\": [{}]", path.join(", "));
     json.push_str("}\n");

@@ -5,6 +5,7 @@ Usage: check_screenshot.py DEMO.png   (tests/scripts/demo.txt; reads DEMO.json n
        check_screenshot.py --lab DIR  (tests/scripts/search.txt and tutorial.txt, run in DIR)
        check_screenshot.py --crowd DIR  (tests/scripts/crowd.txt, run in DIR)
        check_screenshot.py --maps DIR  (tests/scripts/maps.txt, run in DIR)
+       check_screenshot.py --fit DIR  (tests/scripts/fit.txt, run in DIR)
 
 The app writes the layout — where cell (0, 0) is in the image and how many pixels a cell is —
 when it takes the screenshot, so these checks need no knowledge of the camera. The cells below
@@ -153,6 +154,9 @@ def check_lab(folder):
     a = anim.layout["animation"]
     check(0 < a["applied"] < a["total"] and a["paused"],
           f"the replay is paused mid-way: {a['applied']} of {a['total']} events")
+    banner = ui_rects(anim, "Replay banner")
+    check(len(banner) == 1 and inside(anim, banner[0][1]) and has_text(anim, banner[0][1]),
+          f"the pause is shown over the map: {banner}")
     units = anim.layout["units"]
     check(len(units) == 1 and tuple(units[0]["cell"]) == tuple(anim.layout["start"]),
           f"the unit waits on the start during the replay: {units}")
@@ -164,7 +168,7 @@ def check_lab(folder):
 
     flow = Shot(f"{folder}/flow.png")
     check(flow.layout["flow_field"], "the flow-field view is on")
-    near, far = flow.mean((35, 26), 0.3), flow.mean((2, 28), 0.3)
+    near, far = flow.mean((35, 26), 0.3), flow.mean((2, 20), 0.3)  # (2, 28) is under the notices
     check(is_heat_near(near), f"heat next to the goal is yellow: rgb {tuple(round(c) for c in near)}")
     check(is_heat_far(far), f"heat far from the goal is blue: rgb {tuple(round(c) for c in far)}")
 
@@ -193,7 +197,8 @@ def check_crowd(folder):
     mud, grass, water = shot.mean((20, 19), 0.5), shot.mean((30, 2), 0.5), shot.mean((5, 24), 0.5)
     check(mud[1] > mud[2] + 20 and sum(mud) < 450, f"mud painted at (20,19): {mud}")
     check(grass[1] > grass[0] + 30 and grass[1] > grass[2] + 30 and sum(grass) >= 400, f"grass at (30,2): {grass}")
-    check(water[2] > water[0] + 60, f"water painted at (5,24): {water}")
+    # The shallows brush: pale, never the deep blue of the maps' water class.
+    check(sum(water) > 520 and water[2] < water[0] + 40, f"shallows painted at (5,24), pale: {water}")
     def sprite_near(u, r=4):
         # Crowded units overlap and the lab unit may cover one: look a few pixels around the centre.
         cx, cy = round(u["pixel"][0]), round(u["pixel"][1])
@@ -242,7 +247,71 @@ def check_maps(folder):
         sys.exit(f"{len(failures)} maps screenshot check(s) failed")
 
 
+def ui_rects(shot, prefix):
+    """The rectangles [left, top, right, bottom] of the UI nodes whose name starts with `prefix`."""
+    return [(box["name"], box["rect"]) for box in shot.layout["ui"] if box["name"].startswith(prefix)]
+
+
+def inside(shot, rect):
+    left, top, right, bottom = rect
+    return left >= -0.5 and top >= -0.5 and right <= shot.width + 0.5 and bottom <= shot.height + 0.5
+
+
+def has_text(shot, rect):
+    """Whether the rectangle holds both a dark box background and bright glyph pixels."""
+    left, top, right, bottom = (int(round(v)) for v in rect)
+    px = [shot.rows[y][x] for y in range(max(0, top), min(shot.height, bottom))
+          for x in range(max(0, left), min(shot.width, right))]
+    bright = sum(1 for p in px if max(p) > 100)
+    dark = sum(1 for p in px if max(p) < 60)
+    return bright > 10 and dark > 10
+
+
+def check_fit(folder):
+    """tests/scripts/fit.txt: at 1280x720 and 1024x600 the race table's last line, a notice, the
+    panel's last row and the help overlay's last line all lie inside the window, and are drawn."""
+    failures = []
+
+    def check(ok, message):
+        print(("ok   " if ok else "FAIL ") + message)
+        if not ok:
+            failures.append(message)
+
+    for size, (width, height) in (("1280", (1280, 720)), ("1024", (1024, 600))):
+        race = Shot(os.path.join(folder, f"fit-race-{size}.png"))
+        check((race.width, race.height) == (width, height), f"the window is {width}x{height}: {race.width}x{race.height}")
+        lines = sorted(ui_rects(race, "Race line "), key=lambda item: int(item[0].split()[-1]))
+        check(len(lines) == 10, f"{size}: the race table has its header, 8 rows and the footer: {len(lines)} lines")
+        if lines:
+            name, rect = lines[-1]
+            check(inside(race, rect), f"{size}: the race table's last line is inside the window: {rect}")
+            check(has_text(race, rect), f"{size}: the race table's last line is drawn")
+            name, rect = lines[-2]
+            check(inside(race, rect) and has_text(race, rect), f"{size}: the race table's last row is drawn: {rect}")
+        notices = ui_rects(race, "Notice ")
+        check(len(notices) >= 1, f"{size}: a notice is shown: {[n for n, _ in notices]}")
+        for name, rect in notices:
+            check(inside(race, rect), f"{size}: {name} is inside the window: {rect}")
+            check(has_text(race, rect), f"{size}: {name} is drawn")
+        rows = ui_rects(race, "Panel: view row")
+        check(len(rows) == 1 and inside(race, rows[0][1]), f"{size}: the panel's last row is inside the window: {rows}")
+
+        helpshot = Shot(os.path.join(folder, f"fit-help-{size}.png"))
+        parts = ui_rects(helpshot, "Help")
+        names = sorted(n for n, _ in parts)
+        check(names == ["Help", "Help column 0", "Help column 1", "Help footer"], f"{size}: the help is shown: {names}")
+        for name, rect in parts:
+            check(inside(helpshot, rect), f"{size}: {name} is inside the window: {rect}")
+        footer = [rect for name, rect in parts if name == "Help footer"]
+        check(bool(footer) and has_text(helpshot, footer[0]), f"{size}: the help's last line is drawn")
+    if failures:
+        sys.exit(f"{len(failures)} fit screenshot check(s) failed")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--fit":
+        check_fit(sys.argv[2])
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--maps":
         check_maps(sys.argv[2])
         return

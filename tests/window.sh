@@ -3,7 +3,9 @@
 # Vulkan), saves a screenshot with Bevy's screenshot API and checks pixel colours at known cells;
 # then plays the search lab's scripts (search.txt; tutorial.txt on the tutorial map), which save
 # animation.png, race.png, flow.png and tutorial-flow.png in OUT_DIR, and checks those; then
-# crowd.txt (crowd.png) and maps.txt (maps-next.png, maze.png: maps opened at run time).
+# crowd.txt (crowd.png) and maps.txt (maps-next.png, maze.png: maps opened at run time); then
+# fit.txt (fit-*.png: the race table, a notice, the panel and the help inside the window at
+# 1280x720 and 1024x600).
 #
 #   tests/window.sh [OUT_DIR]      (default OUT_DIR: $CARGO_TARGET_DIR/window-test)
 #
@@ -58,4 +60,6 @@ python3 "$repo/tests/check_screenshot.py" --crowd "$out"
 # Maps at run time: ] opens the next embedded map, Shift+R a generated maze. Saves go to $out.
 run_lab maps.log --save-dir "$out/saves" --script "$repo/tests/scripts/maps.txt"
 python3 "$repo/tests/check_screenshot.py" --maps "$out"
-echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, maps-next.png, maze.png)"
+run_lab fit.log --save-dir "$out/saves" --script "$repo/tests/scripts/fit.txt"
+python3 "$repo/tests/check_screenshot.py" --fit "$out"
+echo "window test passed: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, maps-next.png, maze.png, fit-race-1280.png, fit-help-1280.png, fit-race-1024.png, fit-help-1024.png)"
