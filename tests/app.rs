@@ -1200,9 +1200,11 @@ mod panel {
             assert!(text.contains(label), "the panel should show {label:?}:\n{text}");
         }
         for label in [
-            ", slower",
-            ". faster",
+            ", slow",
+            ". fast",
             ". instant",
+            "/ auto",
+            "F8 fps",
             "Space",
             "N step",
             "Esc skip",
