@@ -18,7 +18,7 @@ usage: tilepath [--map FILE | --scen FILE] [--seed N] [--generator NAME] [--save
   --generator NAME     the generator for --seed and R: noise, maze, rooms or caves (default noise)
   --save-dir DIR       where Ctrl+S saves and autosaves go (default: $XDG_DATA_HOME/tilepath/maps,
                        i.e. ~/.local/share/tilepath/maps)
-  --script FILE        play the steps in FILE (see README: scripted mode), then exit
+  --script FILE        play the steps in FILE (see docs/manual.md: scripted mode), then exit
   --screenshot OUT.png save a screenshot when the script ends (or after start-up), then exit
   -h, --help           show this help";
 

@@ -2417,7 +2417,7 @@ mod window {
                 std::env::var_os("CI").is_none(),
                 "xvfb-run is missing: .ci/run should have installed it"
             );
-            eprintln!("skipped: xvfb-run is not installed (see README: the real-window test)");
+            eprintln!("skipped: xvfb-run is not installed (see docs/manual.md: the real-window test)");
             return;
         }
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
