@@ -84,6 +84,11 @@ impl AnimationSpeed {
         AnimationSpeed::PerSecond(RATES.iter().rev().find(|&&r| r < now).copied().unwrap_or(RATES[0]))
     }
 
+    /// The rate a replay of `total` events plays at, for the HUD ("300 events/s", "instant").
+    pub fn rate_label(self, total: usize) -> String {
+        self.rate(total).map_or_else(|| "instant".to_owned(), |rate| format!("{rate} events/s"))
+    }
+
     /// A few words for the HUD and the panel ("auto", "300 events/s", "instant").
     pub fn label(self) -> String {
         match self {

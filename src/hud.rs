@@ -435,7 +435,7 @@ fn update_status_line(
     }
     if !animation.is_finished() {
         let state = if animation.is_paused() { "paused" } else { "replay" };
-        let rate = speed.rate(animation.total()).map_or_else(|| "instant".to_owned(), |r| format!("{r}/s"));
+        let rate = speed.rate_label(animation.total());
         line.push_str(&format!(" | search {state} {}/{} at {rate}", animation.applied(), animation.total()));
     }
     if let Ok((status, speed, lab)) = units.single() {
@@ -580,8 +580,7 @@ pub fn replay_banner(
     if !unit_waits {
         return None;
     }
-    let rate =
-        speed.rate(animation.total()).map_or_else(|| "instant".to_owned(), |r| format!("{r} events/s"));
+    let rate = speed.rate_label(animation.total());
     Some((
         format!(
             "The unit waits for the search replay ({progress} at {rate}).  Esc skips it, Space pauses; \

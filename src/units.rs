@@ -413,8 +413,9 @@ const MIN_CROWD_PIXELS: f32 = 6.0;
 /// pixel, and a crowd there would be invisible).
 fn enlarge_units_when_zoomed_out(
     camera: Query<&Projection, With<MainCamera>>,
-    units: Query<(Option<&UnitLook>, Has<LabUnit>, &Children), With<Unit>>,
+    units: Query<(Option<&UnitLook>, Has<LabUnit>, Ref<Children>), With<Unit>>,
     mut bodies: Query<&mut Transform, With<UnitBody>>,
+    mut last_scale: Local<Option<f32>>,
 ) {
     let Some(ortho_scale) = camera.iter().find_map(|projection| match projection {
         Projection::Orthographic(ortho) => Some(ortho.scale),
@@ -422,13 +423,20 @@ fn enlarge_units_when_zoomed_out(
     }) else {
         return;
     };
+    // Crowds run to 10,000 units: look at every body only when the zoom changed, else only at
+    // units whose body was just added.
+    let zoomed = *last_scale != Some(ortho_scale);
+    *last_scale = Some(ortho_scale);
     let lab_enlargement = marker_enlargement(ortho_scale);
     // The sprite scale at which a crowd unit covers MIN_CROWD_PIXELS on screen.
     let crowd_min_scale = MIN_CROWD_PIXELS * ortho_scale / TILE_SIZE;
     for (look, is_lab, children) in &units {
+        if !zoomed && !children.is_changed() {
+            continue;
+        }
         let base = look.copied().unwrap_or_default().scale;
         let scale = if is_lab { base * lab_enlargement } else { base.max(crowd_min_scale) };
-        for &child in children {
+        for &child in &*children {
             if let Ok(mut transform) = bodies.get_mut(child)
                 && transform.scale.x != scale
             {
