@@ -1,0 +1,95 @@
+//! Grid pathfinding for Bevy games, on the engine-free [`gridpath`] core.
+//!
+//! Add [`GridPathPlugin`], insert a [`NavGrid`] (a [`gridpath::Grid`] placed in the world), and
+//! give entities a [`PathRequest`]: the plugin plans their route and answers with
+//! [`Waypoints`] (world positions, next first) and a [`PathStatus`]. Add a [`Mover`] and the
+//! plugin walks the entity along its waypoints too, re-planning from where it stands when an
+//! edit of the grid crosses its remaining route. Units that share a goal can share one flow
+//! field instead of one search each: give them [`FollowFlowField`].
+//!
+//! One request is planned at once, in the frame it was made; many are batched on Bevy's
+//! `AsyncComputeTaskPool` within a per-frame [`PlanBudget`], and a result computed for a grid
+//! that was edited meanwhile is thrown away and planned again.
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_gridpath::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins((MinimalPlugins, GridPathPlugin));
+//! let grid = bevy_gridpath::gridpath::formats::parse_map("....\n.##.\n....").unwrap().grid;
+//! app.insert_resource(NavGrid::centered(grid, 16.0));
+//! let start = app.world().resource::<NavGrid>().cell_center(Pos::new(0, 0));
+//! let unit = app
+//!     .world_mut()
+//!     .spawn((Transform::from_translation(start.extend(0.0)), PathRequest::new(Pos::new(3, 2))))
+//!     .id();
+//! app.update();
+//! assert_eq!(app.world().get::<PathStatus>(unit), Some(&PathStatus::Following));
+//! let waypoints = app.world().get::<Waypoints>(unit).unwrap();
+//! assert_eq!(waypoints.back().map(|w| w.cell), Some(Pos::new(3, 2)));
+//! ```
+#![deny(missing_docs)]
+
+use bevy::prelude::*;
+
+#[cfg(feature = "debug")]
+mod debug;
+mod flow;
+mod mover;
+mod nav;
+mod plan;
+
+#[cfg(feature = "debug")]
+pub use debug::{GridPathDebug, GridPathDebugPlugin};
+pub use flow::{FlowFields, FollowFlowField, SharedField};
+/// The core this plugin runs on: grids, rules, searches, fields and map formats.
+pub use gridpath;
+pub use mover::Mover;
+pub use nav::{GridChanged, NavGrid, NavVersion};
+pub use plan::{
+    PathFailure, PathRequest, PathStatus, PlanBudget, PlanCounts, PlanQueue, Waypoint, Waypoints,
+};
+
+/// What a game needs in one `use`.
+pub mod prelude {
+    pub use crate::{
+        FlowFields, FollowFlowField, GridChanged, GridPathPlugin, GridPathSystems, Mover, NavGrid,
+        PathFailure, PathRequest, PathStatus, PlanBudget, Waypoint, Waypoints,
+    };
+    #[cfg(feature = "debug")]
+    pub use crate::{GridPathDebug, GridPathDebugPlugin};
+    pub use gridpath::{Algorithm, Corners, Grid, Moves, Pos, Rules, SearchError, Settings, Tile};
+}
+
+/// The plugin's stages in `Update`, in order. Order your own systems against them: edit the
+/// [`NavGrid`] and make requests before [`GridPathSystems::Request`], read fresh
+/// [`Waypoints`] after [`GridPathSystems::Plan`], and positions after [`GridPathSystems::Move`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GridPathSystems {
+    /// Publishes the grid's edits ([`GridChanged`]), finds requests to plan (new, changed, or
+    /// crossed by an edit) and brings flow fields up to date.
+    Request,
+    /// Plans: collects finished batches, starts new ones, answers single requests at once.
+    Plan,
+    /// Walks [`Mover`]s along their waypoints or flow fields.
+    Move,
+}
+
+/// Plans [`PathRequest`]s, keeps [`FlowFields`] current and moves [`Mover`]s on the [`NavGrid`].
+///
+/// Needs Bevy's time (`MinimalPlugins` or `DefaultPlugins`). Every system runs only while a
+/// [`NavGrid`] exists.
+pub struct GridPathPlugin;
+
+impl Plugin for GridPathPlugin {
+    fn build(&self, app: &mut App) {
+        app.configure_sets(
+            Update,
+            (GridPathSystems::Request, GridPathSystems::Plan, GridPathSystems::Move)
+                .chain()
+                .run_if(resource_exists::<NavGrid>),
+        );
+        app.add_plugins((nav::plugin, plan::plugin, flow::plugin, mover::plugin));
+    }
+}

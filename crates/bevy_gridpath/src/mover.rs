@@ -1,0 +1,173 @@
+//! [`Mover`]: walks an entity along its [`Waypoints`] or its [`FollowFlowField`], from cell
+//! centre to cell centre, at its speed divided by the terrain cost of the cell it steps into
+//! (the cost rule every search uses).
+
+use bevy::prelude::*;
+use gridpath::Pos;
+
+use crate::GridPathSystems;
+use crate::flow::{FlowFields, FollowFlowField};
+use crate::nav::NavGrid;
+use crate::plan::{PathFailure, PathStatus, Waypoints};
+
+pub(crate) fn plugin(app: &mut App) {
+    app.add_systems(Update, (follow_waypoints, follow_flow_fields).in_set(GridPathSystems::Move));
+}
+
+/// Walks the entity: along its [`Waypoints`] (with a [`PathRequest`](crate::PathRequest)) or
+/// down its flow field (with a [`FollowFlowField`]).
+///
+/// ```
+/// use bevy_gridpath::prelude::*;
+///
+/// let mover = Mover::new(4.0);
+/// assert_eq!(mover.speed, 4.0);
+/// assert_eq!(mover.next(), None);
+/// ```
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[require(Transform)]
+pub struct Mover {
+    /// Tiles per second on plain ground (cost 1); a cell of cost `c` is crossed `c` times slower.
+    pub speed: f32,
+    /// Stands still while `true` (a cut-scene, a replay, a stun), keeping its route.
+    pub hold: bool,
+    /// The last cell centre it reached.
+    cell: Option<Pos>,
+    /// The cell it is stepping into, while between two cell centres.
+    next: Option<Pos>,
+    /// Direction of travel (unit length).
+    heading: Vec2,
+}
+
+impl Mover {
+    /// A mover walking `speed` tiles per second, facing +x.
+    pub fn new(speed: f32) -> Self {
+        Self { speed, hold: false, cell: None, next: None, heading: Vec2::X }
+    }
+
+    /// The last cell centre it reached (`None` before it reached one).
+    pub fn cell(&self) -> Option<Pos> {
+        self.cell
+    }
+
+    /// The cell it is stepping into, while between two cell centres. A new route starts there.
+    pub fn next(&self) -> Option<Pos> {
+        self.next
+    }
+
+    /// Direction of travel (unit length; +x before it moved).
+    pub fn heading(&self) -> Vec2 {
+        self.heading
+    }
+
+    /// Forgets the step it was taking: for a unit put down somewhere (move its `Transform`
+    /// too), then [`Mover::cell`] is `cell`.
+    pub fn place(&mut self, cell: Pos) {
+        self.cell = Some(cell);
+        self.next = None;
+    }
+
+    /// Moves from `at` towards the centre of `cell` with `budget` (world units on plain ground);
+    /// returns the new position and whether the centre was reached.
+    fn step(&mut self, nav: &NavGrid, at: &mut Vec2, cell: Pos, budget: &mut f32) -> bool {
+        let target = nav.cell_center(cell);
+        let to = target - *at;
+        let distance = to.length();
+        if distance > f32::EPSILON {
+            self.heading = to / distance;
+        }
+        let cost = f32::from(nav.grid().tile(cell).and_then(|t| t.cost()).unwrap_or(1).max(1));
+        if distance * cost > *budget {
+            *at += self.heading * (*budget / cost);
+            *budget = 0.0;
+            self.next = Some(cell);
+            return false;
+        }
+        *budget -= distance * cost;
+        *at = target;
+        self.cell = Some(cell);
+        self.next = None;
+        true
+    }
+}
+
+/// Walks movers along their waypoints; several per frame when the frame is long, never past
+/// the last. A mover whose waypoints ran out on a followed route has arrived.
+fn follow_waypoints(
+    time: Res<Time>,
+    nav: Res<NavGrid>,
+    mut units: Query<(&mut Mover, &mut Waypoints, &mut PathStatus, &mut Transform), Without<FollowFlowField>>,
+) {
+    for (mut mover, mut waypoints, mut status, mut transform) in &mut units {
+        if mover.hold || waypoints.is_empty() {
+            continue;
+        }
+        let mut budget = mover.speed * nav.tile_size() * time.delta_secs();
+        let mut at = transform.translation.truncate();
+        while budget > 0.0 {
+            let Some(&next) = waypoints.front() else { break };
+            if !mover.step(&nav, &mut at, next.cell, &mut budget) {
+                break;
+            }
+            waypoints.pop_front();
+            mover.next = waypoints.front().map(|w| w.cell);
+        }
+        if waypoints.is_empty() {
+            mover.next = None;
+        }
+        transform.translation = at.extend(transform.translation.z);
+        if waypoints.is_empty() && *status == PathStatus::Following {
+            *status = PathStatus::Arrived;
+        }
+    }
+}
+
+/// Walks movers down their shared flow field, one next step at a time; a mover on a cell the
+/// field cannot lead from (no field, unreachable goal) stops with the reason.
+fn follow_flow_fields(
+    time: Res<Time>,
+    nav: Res<NavGrid>,
+    fields: Res<FlowFields>,
+    mut units: Query<(&FollowFlowField, &mut Mover, &mut PathStatus, &mut Transform)>,
+) {
+    for (follow, mut mover, mut status, mut transform) in &mut units {
+        if mover.hold {
+            continue;
+        }
+        let Some(shared) = fields.shared(follow) else { continue };
+        let mut budget = mover.speed * nav.tile_size() * time.delta_secs();
+        let mut at = transform.translation.truncate();
+        while budget > 0.0 {
+            let target = match mover.next {
+                Some(next) => next,
+                None => {
+                    let Some(cell) = nav.cell_at(at) else {
+                        status.set_if_neq(PathStatus::Failed(PathFailure::OffGrid));
+                        break;
+                    };
+                    if cell == follow.goal {
+                        // Walk onto the goal's centre, then stay.
+                        if at == nav.cell_center(cell) {
+                            status.set_if_neq(PathStatus::Arrived);
+                            break;
+                        }
+                        cell
+                    } else {
+                        match shared.field.as_ref().and_then(|field| field.next_step(cell)) {
+                            Some(next) => next,
+                            None => {
+                                status.set_if_neq(PathStatus::Failed(shared.failure(cell)));
+                                break;
+                            }
+                        }
+                    }
+                }
+            };
+            status.set_if_neq(PathStatus::Following);
+            if !mover.step(&nav, &mut at, target, &mut budget) {
+                break;
+            }
+        }
+        transform.translation = at.extend(transform.translation.z);
+    }
+}

@@ -1,0 +1,221 @@
+//! The map units walk on: [`NavGrid`], a [`gridpath::Grid`] placed in the world, whose edit
+//! methods record what changed; the plugin announces it as a [`GridChanged`] message.
+
+use bevy::prelude::*;
+use gridpath::{Grid, GridError, Pos, Tile};
+
+use crate::GridPathSystems;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.add_message::<GridChanged>();
+    app.add_systems(Update, publish_grid_changes.in_set(GridPathSystems::Request));
+}
+
+/// The walkable map: a [`Grid`] and where it lies in the world.
+///
+/// Cell `(x, y)` is a square of [`NavGrid::tile_size`] world units; `x` grows to the right and
+/// `y` downwards (row 0 is the top row, as in map files), so world y decreases with the row.
+/// Edit through the methods here, not through a `&mut Grid`: they record which cells changed,
+/// which is how routes crossing an edit are re-planned.
+///
+/// ```
+/// use bevy::math::Vec2;
+/// use bevy_gridpath::prelude::*;
+///
+/// let mut nav = NavGrid::centered(Grid::new(4, 2).unwrap(), 10.0);
+/// assert_eq!(nav.cell_center(Pos::new(0, 0)), Vec2::new(-15.0, 5.0));
+/// assert_eq!(nav.cell_at(Vec2::new(12.0, -3.0)), Some(Pos::new(3, 1)));
+/// assert_eq!(nav.set_wall(Pos::new(1, 1), true), Ok(true));
+/// assert!(!nav.grid().is_passable(Pos::new(1, 1)));
+/// ```
+#[derive(Resource, Debug, Clone)]
+pub struct NavGrid {
+    grid: Grid,
+    tile_size: f32,
+    /// World position of the top-left corner of cell (0, 0).
+    origin: Vec2,
+    /// Grids this resource held before the current one ([`NavGrid::replace`]).
+    generation: u64,
+    /// Edits not yet announced.
+    pending: Pending,
+}
+
+/// Edits since the last [`GridChanged`].
+#[derive(Debug, Clone, Default)]
+struct Pending {
+    cells: Vec<Pos>,
+    all: bool,
+    replaced: bool,
+}
+
+/// Which grid a route was planned on: the grid ([`NavGrid::replace`] counts) and its edit
+/// revision. A result planned on an older version is not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct NavVersion {
+    /// Grids replaced before this one.
+    pub generation: u64,
+    /// [`Grid::revision`] of this grid.
+    pub revision: u64,
+}
+
+/// The [`NavGrid`] changed since the last frame; written once per frame at the start of
+/// [`GridPathSystems::Request`].
+#[derive(Message, Clone, Debug, PartialEq, Eq)]
+pub enum GridChanged {
+    /// These cells changed (each listed once per edit that touched it).
+    Cells(Vec<Pos>),
+    /// Any cell may have changed ([`NavGrid::edit`], [`NavGrid::fill`]).
+    All,
+    /// A new grid replaced the old one ([`NavGrid::replace`]), possibly of another size.
+    Replaced,
+}
+
+impl GridChanged {
+    /// `true` when `cell` may have changed.
+    pub fn touches(&self, cell: Pos) -> bool {
+        match self {
+            GridChanged::Cells(cells) => cells.contains(&cell),
+            GridChanged::All | GridChanged::Replaced => true,
+        }
+    }
+}
+
+impl NavGrid {
+    /// `grid` with its top-left corner at `origin`, each cell `tile_size` world units wide.
+    pub fn new(grid: Grid, tile_size: f32, origin: Vec2) -> Self {
+        Self { grid, tile_size, origin, generation: 0, pending: Pending::default() }
+    }
+
+    /// `grid` centred on the world origin, each cell `tile_size` world units wide.
+    pub fn centered(grid: Grid, tile_size: f32) -> Self {
+        let origin = Self::centered_origin(&grid, tile_size);
+        Self::new(grid, tile_size, origin)
+    }
+
+    fn centered_origin(grid: &Grid, tile_size: f32) -> Vec2 {
+        Vec2::new(-(grid.width() as f32), grid.height() as f32) * tile_size / 2.0
+    }
+
+    /// The map.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// Side of a cell in world units.
+    pub fn tile_size(&self) -> f32 {
+        self.tile_size
+    }
+
+    /// World position of the top-left corner of cell (0, 0).
+    pub fn origin(&self) -> Vec2 {
+        self.origin
+    }
+
+    /// Size of the whole map in world units.
+    pub fn world_size(&self) -> Vec2 {
+        Vec2::new(self.grid.width() as f32, self.grid.height() as f32) * self.tile_size
+    }
+
+    /// The version routes are planned on.
+    pub fn version(&self) -> NavVersion {
+        NavVersion { generation: self.generation, revision: self.grid.revision() }
+    }
+
+    /// The centre of `cell` in world space.
+    pub fn cell_center(&self, cell: Pos) -> Vec2 {
+        self.origin + Vec2::new(cell.x as f32 + 0.5, -(cell.y as f32 + 0.5)) * self.tile_size
+    }
+
+    /// The cell containing the world point `world`, or `None` off the map.
+    pub fn cell_at(&self, world: Vec2) -> Option<Pos> {
+        let col = ((world.x - self.origin.x) / self.tile_size).floor();
+        let row = ((self.origin.y - world.y) / self.tile_size).floor();
+        let inside =
+            (0.0..self.grid.width() as f32).contains(&col) && (0.0..self.grid.height() as f32).contains(&row);
+        // The range check makes both casts exact and in range.
+        inside.then(|| Pos::new(col as u32, row as u32))
+    }
+
+    /// Sets one cell. Returns whether it changed.
+    ///
+    /// # Errors
+    /// `pos` off the grid or a bad terrain cost; nothing changes then.
+    pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<bool, GridError> {
+        let changed = self.grid.set_tile(pos, tile)? != tile;
+        if changed {
+            self.pending.cells.push(pos);
+        }
+        Ok(changed)
+    }
+
+    /// Makes `pos` a wall, or plain ground. Returns whether it changed.
+    ///
+    /// # Errors
+    /// `pos` off the grid; nothing changes then.
+    pub fn set_wall(&mut self, pos: Pos, wall: bool) -> Result<bool, GridError> {
+        self.set_tile(pos, if wall { Tile::Wall } else { Tile::FLOOR })
+    }
+
+    /// Sets many cells at once (cheaper than one call each for big edits). Returns how many
+    /// changed.
+    ///
+    /// # Errors
+    /// An edit off the grid or with a bad terrain cost; nothing changes then.
+    pub fn set_tiles(&mut self, edits: &[(Pos, Tile)]) -> Result<usize, GridError> {
+        let before: Vec<Option<Tile>> = edits.iter().map(|&(pos, _)| self.grid.tile(pos)).collect();
+        let changed = self.grid.set_tiles(edits)?;
+        let cells =
+            edits.iter().zip(before).filter(|&(&(_, tile), old)| old != Some(tile)).map(|(&(p, _), _)| p);
+        self.pending.cells.extend(cells);
+        Ok(changed)
+    }
+
+    /// Sets every cell to `tile`.
+    ///
+    /// # Errors
+    /// A bad terrain cost; nothing changes then.
+    pub fn fill(&mut self, tile: Tile) -> Result<(), GridError> {
+        self.grid.fill(tile)?;
+        self.pending.all = true;
+        Ok(())
+    }
+
+    /// Edits the grid through `edit`, for changes the methods above do not cover; every cell
+    /// counts as changed.
+    pub fn edit<R>(&mut self, edit: impl FnOnce(&mut Grid) -> R) -> R {
+        self.pending.all = true;
+        edit(&mut self.grid)
+    }
+
+    /// Puts a new map in place of the current one, keeping the tile size and, for a map of the
+    /// same size, the origin; a map of another size is centred where the old one was centred.
+    /// Every route is planned again.
+    pub fn replace(&mut self, grid: Grid) {
+        let center = self.origin + Vec2::new(self.world_size().x, -self.world_size().y) / 2.0;
+        self.grid = grid;
+        self.origin = center + Self::centered_origin(&self.grid, self.tile_size);
+        self.generation += 1;
+        self.pending = Pending { replaced: true, ..Pending::default() };
+    }
+
+    /// `true` when edits wait to be announced.
+    fn has_pending(&self) -> bool {
+        self.pending.replaced || self.pending.all || !self.pending.cells.is_empty()
+    }
+}
+
+/// Announces the edits made since the last frame.
+pub(crate) fn publish_grid_changes(mut nav: ResMut<NavGrid>, mut changed: MessageWriter<GridChanged>) {
+    // Read first: taking the list through `ResMut` would mark the grid changed every frame.
+    if !nav.has_pending() {
+        return;
+    }
+    let pending = std::mem::take(&mut nav.pending);
+    changed.write(if pending.replaced {
+        GridChanged::Replaced
+    } else if pending.all {
+        GridChanged::All
+    } else {
+        GridChanged::Cells(pending.cells)
+    });
+}

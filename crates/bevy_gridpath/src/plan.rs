@@ -1,0 +1,470 @@
+//! Route planning: a [`PathRequest`] on an entity is answered with [`Waypoints`] and a
+//! [`PathStatus`]. A lone request is searched in the frame it was made; many are handed to
+//! Bevy's `AsyncComputeTaskPool` in batches, each batch searched by one pooled
+//! [`gridpath::Searcher`] on a shared snapshot of the grid, and collected on a later frame. A
+//! result for a grid that was edited meanwhile is thrown away and its request queued again.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+
+use bevy::platform::collections::HashSet;
+use bevy::prelude::*;
+use bevy::tasks::{AsyncComputeTaskPool, Task, TaskPool, block_on};
+use gridpath::{Grid, Pos, SearchError, Searcher, Settings};
+
+use crate::GridPathSystems;
+use crate::flow::FollowFlowField;
+use crate::mover::Mover;
+use crate::nav::{GridChanged, NavGrid, NavVersion};
+
+pub(crate) fn plugin(app: &mut App) {
+    app.init_resource::<PlanBudget>();
+    app.init_resource::<PlanQueue>();
+    app.add_systems(
+        Update,
+        (queue_new_requests, queue_routes_crossed_by_edits)
+            .chain()
+            .in_set(GridPathSystems::Request)
+            .after(crate::nav::publish_grid_changes),
+    );
+    app.add_systems(
+        Update,
+        (collect_finished_batches.run_if(batches_in_flight), plan_waiting_requests.run_if(requests_waiting))
+            .chain()
+            .in_set(GridPathSystems::Plan),
+    );
+}
+
+/// A route wanted: from where the entity stands (its `Transform`, or the cell a [`Mover`] is
+/// stepping into) to `goal`, searched with `settings`. Insert it, or change it, to plan; the
+/// answer comes as [`Waypoints`] and a [`PathStatus`].
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[require(Transform, Waypoints, PathStatus)]
+pub struct PathRequest {
+    /// Where to go.
+    pub goal: Pos,
+    /// How to search: algorithm, movement rules, heuristic.
+    pub settings: Settings,
+}
+
+impl PathRequest {
+    /// A route to `goal` with the default settings (A*, 8 moves without corner cutting).
+    pub fn new(goal: Pos) -> Self {
+        Self { goal, settings: Settings::default() }
+    }
+
+    /// The same request, searched with `settings`.
+    #[must_use]
+    pub fn with_settings(self, settings: Settings) -> Self {
+        Self { settings, ..self }
+    }
+}
+
+/// Where an entity with a [`PathRequest`] or a [`FollowFlowField`] stands with its route.
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub enum PathStatus {
+    /// Its route is being planned.
+    #[default]
+    Planning,
+    /// It has a route ([`Waypoints`], or its flow field) and is on its way.
+    Following,
+    /// It is on its goal.
+    Arrived,
+    /// There is no route; why. An edit of the grid plans again.
+    Failed(PathFailure),
+}
+
+/// Why an entity has no route.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PathFailure {
+    /// The entity stands outside the grid.
+    OffGrid,
+    /// The search found none (no path, an endpoint on a wall, settings that do not apply).
+    Search(SearchError),
+}
+
+impl fmt::Display for PathFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathFailure::OffGrid => f.write_str("it stands outside the map"),
+            PathFailure::Search(error) => error.fmt(f),
+        }
+    }
+}
+
+/// One point of a route.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waypoint {
+    /// The cell.
+    pub cell: Pos,
+    /// The cell's centre in world space.
+    pub point: Vec2,
+}
+
+/// The rest of an entity's route, next point first (the cell it stands on is not in it). A
+/// game that steers its units itself pops points as they are reached; a [`Mover`] does it.
+#[derive(Component, Debug, Clone, Default, PartialEq, Deref, DerefMut)]
+pub struct Waypoints(pub VecDeque<Waypoint>);
+
+/// How much planning a frame may start.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanBudget {
+    /// Requests planned or handed to the task pool per frame, at most.
+    pub requests_per_frame: usize,
+    /// Requests per task: one task searches them one after the other with one `Searcher`.
+    pub batch_size: usize,
+    /// Batches running at once, at most: an edit makes their work worthless, so few in flight
+    /// waste little.
+    pub max_in_flight: usize,
+    /// Up to this many waiting requests, with nothing in flight, are searched at once in the
+    /// frame (no task, no frame of delay).
+    pub sync_max: usize,
+}
+
+impl Default for PlanBudget {
+    fn default() -> Self {
+        Self { requests_per_frame: 256, batch_size: 32, max_in_flight: 16, sync_max: 1 }
+    }
+}
+
+/// Counters since start-up, for a HUD, tests and benchmarks.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct PlanCounts {
+    /// Searches run (in the frame or on the task pool).
+    pub searched: u64,
+    /// Answers given to entities.
+    pub delivered: u64,
+    /// Results thrown away because the grid changed while they were computed (each request is
+    /// planned again).
+    pub discarded: u64,
+    /// Routes planned again because an edit crossed them, or freed an entity that had none.
+    pub replans: u64,
+}
+
+/// A search to run: for whom, from where, to where, how.
+#[derive(Clone, Copy, Debug)]
+struct Job {
+    entity: Entity,
+    from: Pos,
+    request: PathRequest,
+}
+
+/// What a finished task hands back.
+struct Batch {
+    version: NavVersion,
+    searcher: Searcher,
+    results: Vec<(Job, Result<Vec<Pos>, SearchError>)>,
+}
+
+/// The requests waiting to be planned and the batches being searched.
+#[derive(Resource, Default)]
+pub struct PlanQueue {
+    waiting: VecDeque<Entity>,
+    queued: HashSet<Entity>,
+    in_flight: Vec<Task<Batch>>,
+    /// Workspaces not in use by a task.
+    searchers: Vec<Searcher>,
+    /// The grid the next batches search, shared by every task of this version.
+    snapshot: Option<(NavVersion, Arc<Grid>)>,
+    counts: PlanCounts,
+}
+
+impl PlanQueue {
+    /// Requests not yet planned or handed to the task pool.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Batches being searched.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// `true` when nothing waits and nothing runs.
+    pub fn is_idle(&self) -> bool {
+        self.waiting.is_empty() && self.in_flight.is_empty()
+    }
+
+    /// Counters since start-up.
+    pub fn counts(&self) -> PlanCounts {
+        self.counts
+    }
+
+    /// Queues `entity` once, however often it is asked for.
+    fn push(&mut self, entity: Entity) {
+        if self.queued.insert(entity) {
+            self.waiting.push_back(entity);
+        }
+    }
+}
+
+fn batches_in_flight(queue: Res<PlanQueue>) -> bool {
+    !queue.in_flight.is_empty()
+}
+
+fn requests_waiting(queue: Res<PlanQueue>) -> bool {
+    !queue.waiting.is_empty()
+}
+
+/// The cell a new route of an entity starts from, and whether it is in the middle of a step
+/// towards it (a [`Mover`] finishes its step first: it never turns around between two cells).
+fn route_start(nav: &NavGrid, transform: &Transform, mover: Option<&Mover>) -> Option<(Pos, bool)> {
+    match mover.and_then(Mover::next) {
+        Some(next) => Some((next, true)),
+        None => nav.cell_at(transform.translation.truncate()).map(|cell| (cell, false)),
+    }
+}
+
+/// Marks `entity` as planning: it keeps only the step it is in the middle of, so it never walks
+/// on along a route that may cross a new wall.
+fn start_planning(waypoints: &mut Waypoints, status: &mut PathStatus, mid_step: bool) {
+    waypoints.truncate(usize::from(mid_step));
+    if *status != PathStatus::Planning {
+        *status = PathStatus::Planning;
+    }
+}
+
+/// Queues every new or changed request.
+fn queue_new_requests(
+    nav: Res<NavGrid>,
+    mut queue: ResMut<PlanQueue>,
+    mut units: Query<
+        (Entity, &Transform, Option<&Mover>, &mut Waypoints, &mut PathStatus),
+        (Changed<PathRequest>, Without<FollowFlowField>),
+    >,
+) {
+    for (entity, transform, mover, mut waypoints, mut status) in &mut units {
+        let mid_step = route_start(&nav, transform, mover).is_some_and(|(_, mid)| mid);
+        start_planning(&mut waypoints, &mut status, mid_step);
+        queue.push(entity);
+    }
+}
+
+/// Which cells this frame's edits touched: a stamp per cell, so checking a route costs one
+/// array read per waypoint however many cells were edited.
+#[derive(Default)]
+struct EditedCells {
+    stamp: Vec<u32>,
+    width: u32,
+    current: u32,
+    all: bool,
+}
+
+impl EditedCells {
+    fn mark(&mut self, grid: &Grid, changes: &[GridChanged]) {
+        if self.stamp.len() != grid.len() || self.width != grid.width() || self.current == u32::MAX {
+            self.stamp = vec![0; grid.len()];
+            self.width = grid.width();
+            self.current = 0;
+        }
+        self.current += 1;
+        self.all = false;
+        for change in changes {
+            match change {
+                GridChanged::All | GridChanged::Replaced => self.all = true,
+                GridChanged::Cells(cells) => {
+                    for cell in cells.iter().filter(|c| grid.in_bounds(**c)) {
+                        self.stamp[cell.y as usize * self.width as usize + cell.x as usize] = self.current;
+                    }
+                }
+            }
+        }
+    }
+
+    fn touches(&self, cell: Pos) -> bool {
+        self.all
+            || self.stamp.get(cell.y as usize * self.width as usize + cell.x as usize) == Some(&self.current)
+    }
+}
+
+/// Queues exactly the routes an edit crossed, and the entities without a route (an edit may
+/// have opened one); a new grid re-plans everyone.
+fn queue_routes_crossed_by_edits(
+    nav: Res<NavGrid>,
+    mut changes: MessageReader<GridChanged>,
+    mut queue: ResMut<PlanQueue>,
+    mut edited: Local<EditedCells>,
+    mut units: Query<
+        (Entity, &Transform, Option<&Mover>, &mut Waypoints, &mut PathStatus),
+        (With<PathRequest>, Without<FollowFlowField>),
+    >,
+) {
+    let changes: Vec<GridChanged> = changes.read().cloned().collect();
+    if changes.is_empty() {
+        return;
+    }
+    let replaced = changes.contains(&GridChanged::Replaced);
+    edited.mark(nav.grid(), &changes);
+    for (entity, transform, mover, mut waypoints, mut status) in &mut units {
+        let stale = match *status {
+            PathStatus::Planning => false,
+            PathStatus::Failed(_) => true,
+            PathStatus::Following => waypoints.iter().any(|w| edited.touches(w.cell)),
+            PathStatus::Arrived => replaced,
+        };
+        if stale {
+            queue.counts.replans += 1;
+            let mid_step = route_start(&nav, transform, mover).is_some_and(|(_, mid)| mid);
+            start_planning(&mut waypoints, &mut status, mid_step);
+            queue.push(entity);
+        }
+    }
+}
+
+/// The entities the planner answers, with what it needs to know about them.
+type Planned<'a> = (&'a PathRequest, &'a Transform, Option<&'a Mover>, &'a mut Waypoints, &'a mut PathStatus);
+
+/// Takes the results of finished batches: current ones are given to their entities, outdated
+/// ones are queued again.
+fn collect_finished_batches(
+    nav: Res<NavGrid>,
+    mut queue: ResMut<PlanQueue>,
+    mut units: Query<Planned, Without<FollowFlowField>>,
+) {
+    let queue = &mut *queue;
+    let current = nav.version();
+    let mut index = 0;
+    while index < queue.in_flight.len() {
+        if !queue.in_flight[index].is_finished() {
+            index += 1;
+            continue;
+        }
+        // Finished: `block_on` returns at once.
+        let batch = block_on(queue.in_flight.swap_remove(index));
+        queue.searchers.push(batch.searcher);
+        for (job, result) in batch.results {
+            if batch.version == current {
+                deliver(&nav, queue, &mut units, job, result);
+            } else {
+                queue.counts.discarded += 1;
+                queue.push(job.entity);
+            }
+        }
+    }
+}
+
+/// Plans the frame's budget of waiting requests: at once when there are few, else in batches
+/// on the task pool.
+fn plan_waiting_requests(
+    nav: Res<NavGrid>,
+    budget: Res<PlanBudget>,
+    mut queue: ResMut<PlanQueue>,
+    mut sync_searcher: Local<Searcher>,
+    mut units: Query<Planned, Without<FollowFlowField>>,
+) {
+    let queue = &mut *queue;
+    let mut jobs = Vec::new();
+    while jobs.len() < budget.requests_per_frame {
+        let Some(entity) = queue.waiting.pop_front() else { break };
+        queue.queued.remove(&entity);
+        let Ok((request, transform, mover, mut waypoints, mut status)) = units.get_mut(entity) else {
+            continue;
+        };
+        match route_start(&nav, transform, mover) {
+            Some((from, _)) => jobs.push(Job { entity, from, request: *request }),
+            None => {
+                waypoints.clear();
+                status.set_if_neq(PathStatus::Failed(PathFailure::OffGrid));
+            }
+        }
+    }
+    queue.counts.searched += jobs.len() as u64;
+    if jobs.len() <= budget.sync_max && queue.in_flight.is_empty() {
+        for job in jobs {
+            let result =
+                sync_searcher.find_path(nav.grid(), job.from, job.request.goal, &job.request.settings);
+            deliver(&nav, queue, &mut units, job, result.map(|path| path.cells));
+        }
+        return;
+    }
+    dispatch(&nav, &budget, queue, jobs);
+}
+
+/// Hands `jobs` to the task pool in batches; what does not fit in flight waits for a later
+/// frame.
+fn dispatch(nav: &NavGrid, budget: &PlanBudget, queue: &mut PlanQueue, jobs: Vec<Job>) {
+    let version = nav.version();
+    if queue.snapshot.as_ref().is_none_or(|(v, _)| *v != version) {
+        queue.snapshot = Some((version, Arc::new(nav.grid().clone())));
+    }
+    let Some((_, grid)) = &queue.snapshot else { return };
+    let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+    let mut jobs = jobs.into_iter().peekable();
+    while jobs.peek().is_some() && queue.in_flight.len() < budget.max_in_flight {
+        let batch: Vec<Job> = jobs.by_ref().take(budget.batch_size.max(1)).collect();
+        let mut searcher = queue.searchers.pop().unwrap_or_default();
+        let grid = Arc::clone(grid);
+        queue.in_flight.push(pool.spawn(async move {
+            let results = batch
+                .into_iter()
+                .map(|job| {
+                    let result = searcher.find_path(&grid, job.from, job.request.goal, &job.request.settings);
+                    (job, result.map(|path| path.cells))
+                })
+                .collect();
+            Batch { version, searcher, results }
+        }));
+    }
+    // No room in flight: back to the front of the queue, in order.
+    let rest: Vec<Job> = jobs.collect();
+    queue.counts.searched -= rest.len() as u64;
+    for job in rest.into_iter().rev() {
+        if queue.queued.insert(job.entity) {
+            queue.waiting.push_front(job.entity);
+        }
+    }
+}
+
+/// Gives `job`'s entity its route (or its failure), if the answer still fits: the request is
+/// unchanged (else a newer one is queued) and the route starts where the entity stands, or one
+/// legal step from it (else it is planned again).
+fn deliver(
+    nav: &NavGrid,
+    queue: &mut PlanQueue,
+    units: &mut Query<Planned, Without<FollowFlowField>>,
+    job: Job,
+    result: Result<Vec<Pos>, SearchError>,
+) {
+    let Ok((request, transform, mover, mut waypoints, mut status)) = units.get_mut(job.entity) else {
+        return;
+    };
+    if *request != job.request {
+        return;
+    }
+    let Some((now, mid_step)) = route_start(nav, transform, mover) else {
+        queue.push(job.entity);
+        return;
+    };
+    let cells = match result {
+        Err(error) if now == job.from => {
+            // Finish the current step, then stand still.
+            waypoints.truncate(usize::from(mid_step));
+            status.set_if_neq(PathStatus::Failed(PathFailure::Search(error)));
+            queue.counts.delivered += 1;
+            return;
+        }
+        Ok(cells) if now == job.from || joins(nav, &job, &cells, now) => cells,
+        _ => {
+            queue.push(job.entity);
+            return;
+        }
+    };
+    // The route goes on from where the entity stands; one in the middle of a step finishes it.
+    let waypoint = |cell| Waypoint { cell, point: nav.cell_center(cell) };
+    let after = cells.iter().position(|&c| c == now).map_or(1, |i| i + 1);
+    waypoints.0 = cells[after.min(cells.len())..].iter().map(|&cell| waypoint(cell)).collect();
+    if mid_step {
+        waypoints.0.push_front(waypoint(now));
+    }
+    let next = if waypoints.is_empty() { PathStatus::Arrived } else { PathStatus::Following };
+    status.set_if_neq(next);
+    queue.counts.delivered += 1;
+}
+
+/// `true` when a route found from `job.from` still serves an entity that moved to `now`
+/// meanwhile: `now` is on it, or one legal step from its second cell.
+fn joins(nav: &NavGrid, job: &Job, cells: &[Pos], now: Pos) -> bool {
+    cells.contains(&now)
+        || cells.get(1).is_some_and(|&next| nav.grid().can_step(now, next, job.request.settings.rules))
+}
