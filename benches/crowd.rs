@@ -19,18 +19,19 @@ use bevy::input::InputPlugin;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_gridpath::{FlowFields, FollowFlowField, NavGrid, PathRequest, PathStatus, PlanQueue};
 use gridpath::{Algorithm, FlowField, Pos, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tilepath::LogicPlugin;
 use tilepath::animation::AnimationSpeed;
-use tilepath::async_plan::PlanQueue;
 use tilepath::controls::Control;
-use tilepath::crowd::{CrowdStats, CrowdUnit, FlowFollower, Target, crowd_unit};
+use tilepath::crowd::{CrowdUnit, Target, crowd_unit};
 use tilepath::editor::HoverTile;
+use tilepath::level::Geometry;
 use tilepath::level::MapSource;
-use tilepath::planning::Pathfinder;
-use tilepath::units::{DEFAULT_SPEED, UnitStatus};
+use tilepath::planning::Endpoints;
+use tilepath::units::DEFAULT_SPEED;
 
 /// Side of the benchmark map, in cells.
 const SIDE: u32 = 256;
@@ -85,15 +86,15 @@ fn bench_app() -> App {
 
 /// Cells that can reach the main goal.
 fn reachable_cells(app: &App) -> Vec<Pos> {
-    let pathfinder = app.world().resource::<Pathfinder>();
-    let grid = pathfinder.grid();
-    let field = FlowField::dijkstra(grid, pathfinder.goal(), Rules::OCTILE).expect("the goal is free");
-    grid.positions().filter(|&p| p != pathfinder.goal() && field.distance(p).is_some()).collect()
+    let grid = app.world().resource::<NavGrid>().grid();
+    let goal = app.world().resource::<Endpoints>().goal;
+    let field = FlowField::dijkstra(grid, goal, Rules::OCTILE).expect("the goal is free");
+    grid.positions().filter(|&p| p != goal && field.distance(p).is_some()).collect()
 }
 
 fn spawn_crowd(app: &mut App, count: usize, seed: u64) -> Vec<Entity> {
     let cells = reachable_cells(app);
-    let geometry = app.world().resource::<Pathfinder>().geometry();
+    let geometry = Geometry::of(app.world().resource::<NavGrid>().grid());
     let mut rng = StdRng::seed_from_u64(seed);
     (0..count)
         .map(|_| {
@@ -109,8 +110,17 @@ fn order_alone(app: &mut App, units: &[Entity], seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     for &unit in units {
         let goal = cells[rng.random_range(0..cells.len())];
-        app.world_mut().entity_mut(unit).remove::<FlowFollower>().insert(Target::Cell(goal));
+        app.world_mut()
+            .entity_mut(unit)
+            .remove::<FollowFlowField>()
+            .insert((Target::Cell(goal), PathRequest::new(goal)));
     }
+}
+
+/// Flow fields built, followers re-routed by a rebuild, own routes re-planned after edits.
+fn counters(app: &App) -> (u64, u64, u64) {
+    let fields = app.world().resource::<FlowFields>();
+    (fields.builds, fields.rerouted, app.world().resource::<PlanQueue>().counts().replans)
 }
 
 fn timed_update(app: &mut App) -> Duration {
@@ -135,14 +145,14 @@ fn percentile(times: &mut [Duration], p: f64) -> Duration {
 }
 
 fn statuses(app: &mut App) -> (usize, usize, usize, usize) {
-    let mut query = app.world_mut().query_filtered::<&UnitStatus, With<CrowdUnit>>();
+    let mut query = app.world_mut().query_filtered::<&PathStatus, With<CrowdUnit>>();
     let (mut walking, mut arrived, mut planning, mut stopped) = (0, 0, 0, 0);
     for status in query.iter(app.world()) {
         match status {
-            UnitStatus::Walking => walking += 1,
-            UnitStatus::Arrived => arrived += 1,
-            UnitStatus::Planning => planning += 1,
-            UnitStatus::NoPath(_) => stopped += 1,
+            PathStatus::Following => walking += 1,
+            PathStatus::Arrived => arrived += 1,
+            PathStatus::Planning => planning += 1,
+            PathStatus::Failed(_) => stopped += 1,
         }
     }
     (walking, arrived, planning, stopped)
@@ -186,7 +196,7 @@ fn edit() {
     let mut quiet: Vec<Duration> = (0..120).map(|_| timed_update(&mut app)).collect();
     let mut rng = StdRng::seed_from_u64(5);
     let mut edit_frames = Vec::new();
-    let before = *app.world().resource::<CrowdStats>();
+    let before = counters(&app);
     for _ in 0..20 {
         // A 2-frame stroke: the press paints one cell, the next frame a line of up to 24 cells.
         let a = Pos::new(rng.random_range(8..SIDE - 32), rng.random_range(8..SIDE - 32));
@@ -202,7 +212,7 @@ fn edit() {
             app.update();
         }
     }
-    let after = *app.world().resource::<CrowdStats>();
+    let after = counters(&app);
     let quiet_median = median(&mut quiet);
     println!(
         "edit:  {UNITS} units (100 on own routes), 20 wall strokes = 40 edit frames: median {:.3} ms, \
@@ -211,9 +221,9 @@ fn edit() {
         ms(median(&mut edit_frames)),
         ms(*edit_frames.iter().max().unwrap_or(&Duration::ZERO)),
         ms(quiet_median),
-        after.field_builds - before.field_builds,
-        after.flow_reroutes - before.flow_reroutes,
-        after.route_reroutes - before.route_reroutes,
+        after.0 - before.0,
+        after.1 - before.1,
+        after.2 - before.2,
     );
 }
 
@@ -246,7 +256,7 @@ fn run_async(algorithm: Algorithm) {
             std::thread::sleep(rest);
         }
     }
-    let counts = app.world().resource::<PlanQueue>().counts;
+    let counts = app.world().resource::<PlanQueue>().counts();
     let (walking, arrived, _, stopped) = statuses(&mut app);
     println!(
         "async: 1000 {algorithm} requests at 60 fps: all served after {frames} frames ({:.0} ms), longest \

@@ -12,7 +12,7 @@ use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
 use crate::level::MapLoaded;
 use crate::notice::Notice;
-use crate::planning::{Explored, Pathfinder, PlanReport, plan_main_route};
+use crate::planning::{Explored, PlanReport, SearchProblem, plan_main_route};
 
 /// The replay rates the speed controls step through, in search events per second.
 pub const RATES: [u32; 7] = [10, 30, 100, 300, 1_000, 3_000, 10_000];
@@ -299,11 +299,11 @@ fn animation_playing(animation: Res<SearchAnimation>) -> bool {
 /// Starts replaying the new main search (in instant mode: shows it finished at once).
 fn restart_animation(
     report: Res<PlanReport>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     speed: Res<AnimationSpeed>,
     mut animation: ResMut<SearchAnimation>,
 ) {
-    let grid = pathfinder.grid();
+    let grid = problem.grid();
     animation.restart(report.trace.clone(), grid.width(), grid.height());
     if *speed == AnimationSpeed::Instant {
         animation.finish();
@@ -332,7 +332,7 @@ fn control_animation(
     mut animation: ResMut<SearchAnimation>,
     mut speed: ResMut<AnimationSpeed>,
     report: Res<PlanReport>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut notices: MessageWriter<Notice>,
 ) {
     for &control in controls.read() {
@@ -356,7 +356,7 @@ fn control_animation(
             }
             Control::PlayPause if animation.is_finished() => {
                 // Watch it again: replay the same search from its first event.
-                let grid = pathfinder.grid();
+                let grid = problem.grid();
                 animation.restart(report.trace.clone(), grid.width(), grid.height());
                 animation.set_paused(false);
                 if *speed == AnimationSpeed::Instant {

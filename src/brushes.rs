@@ -14,7 +14,7 @@ use gridpath::{Settings, Tile};
 use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
 use crate::notice::Notice;
-use crate::planning::{Pathfinder, cost_blind};
+use crate::planning::{SearchProblem, cost_blind};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CurrentBrush>();
@@ -105,12 +105,12 @@ pub fn brush_problem(settings: &Settings, brush: Brush) -> Option<&'static str> 
 fn select_brush(
     mut controls: MessageReader<Control>,
     mut brush: ResMut<CurrentBrush>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut notices: MessageWriter<Notice>,
 ) {
     for control in controls.read() {
         let Control::SelectBrush(chosen) = *control else { continue };
-        if let Some(problem) = brush_problem(pathfinder.settings(), chosen) {
+        if let Some(problem) = brush_problem(problem.settings(), chosen) {
             notices.write(Notice::warning(format!("{} brush not available: {problem}", chosen.name())));
             continue;
         }

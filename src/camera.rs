@@ -12,7 +12,7 @@ use crate::AppSystems;
 use crate::hud::HudHeight;
 use crate::level::MapLoaded;
 use crate::panel::PANEL_WIDTH;
-use crate::planning::Pathfinder;
+use crate::planning::SearchProblem;
 
 /// Free space around the fitted map, in logical pixels.
 const FIT_MARGIN: f32 = 12.0;
@@ -134,12 +134,12 @@ fn fit_camera(
     window: Single<&Window, With<PrimaryWindow>>,
     hud: Res<HudHeight>,
     camera: Single<(&mut Transform, &mut Projection), With<MainCamera>>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
 ) {
     let (mut transform, mut projection) = camera.into_inner();
     let Projection::Orthographic(ortho) = &mut *projection else { return };
     let area = MapArea::of(&window, &hud);
-    let scale = fit_scale(area, pathfinder.geometry().world_size());
+    let scale = fit_scale(area, problem.geometry().world_size());
     ortho.scale = scale;
     // Centre the map in the area below the HUD bar and left of the panel.
     let centre = -area.centre_offset() * scale;
@@ -152,7 +152,7 @@ fn zoom_camera(
     window: Single<&Window, With<PrimaryWindow>>,
     hud: Res<HudHeight>,
     camera: Single<(&mut Transform, &mut Projection), With<MainCamera>>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
 ) {
     let (mut transform, mut projection) = camera.into_inner();
     let Projection::Orthographic(ortho) = &mut *projection else { return };
@@ -160,7 +160,7 @@ fn zoom_camera(
         MouseScrollUnit::Line => scroll.delta.y,
         MouseScrollUnit::Pixel => scroll.delta.y / PIXELS_PER_LINE,
     };
-    let map_size = pathfinder.geometry().world_size();
+    let map_size = problem.geometry().world_size();
     let area = MapArea::of(&window, &hud);
     let max_scale = fit_scale(area, map_size) * MAX_ZOOM_OUT;
     let old = ortho.scale;
@@ -183,7 +183,7 @@ fn pan_camera(
     window: Single<&Window, With<PrimaryWindow>>,
     hud: Res<HudHeight>,
     camera: Single<(&mut Transform, &Projection), With<MainCamera>>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut last_cursor: Local<Option<Vec2>>,
 ) {
     let (mut transform, projection) = camera.into_inner();
@@ -219,6 +219,6 @@ fn pan_camera(
     if shift != Vec2::ZERO {
         transform.translation += shift.extend(0.0);
         let area = MapArea::of(&window, &hud);
-        clamp_to_map(&mut transform.translation, pathfinder.geometry().world_size(), area, ortho.scale);
+        clamp_to_map(&mut transform.translation, problem.geometry().world_size(), area, ortho.scale);
     }
 }

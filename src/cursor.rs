@@ -8,7 +8,7 @@ use bevy::window::PrimaryWindow;
 
 use crate::camera::MainCamera;
 use crate::editor::HoverTile;
-use crate::planning::Pathfinder;
+use crate::planning::SearchProblem;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(PreUpdate, update_hover_tile.after(InputSystems));
@@ -17,13 +17,13 @@ pub(super) fn plugin(app: &mut App) {
 fn update_hover_tile(
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform), With<MainCamera>>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut hover: ResMut<HoverTile>,
 ) {
     let (camera, camera_transform) = *camera;
     let cell = window
         .cursor_position()
         .and_then(|cursor| camera.viewport_to_world_2d(camera_transform, cursor).ok())
-        .and_then(|world| pathfinder.geometry().cell_at(world));
+        .and_then(|world| problem.geometry().cell_at(world));
     hover.set_if_neq(HoverTile(cell));
 }

@@ -9,8 +9,6 @@
 //! pointer is over a UI node marked [`BlocksMap`] (the controls panel), the map under it
 //! counts as not hovered: clicks on the panel never paint.
 
-use std::ops::DerefMut;
-
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
@@ -24,7 +22,7 @@ use crate::crowd::CrowdUnit;
 use crate::level::{MapEdited, MapSource};
 use crate::mapfiles::{LoadMapSystems, OpenMap};
 use crate::notice::Notice;
-use crate::planning::Pathfinder;
+use crate::planning::{SearchProblem, SearchProblemMut};
 use crate::selection::Selected;
 use crate::units::Unit;
 
@@ -154,12 +152,12 @@ pub fn line_cells(a: Pos, b: Pos) -> Vec<Pos> {
 }
 
 /// Why `cell` cannot hold the `which` endpoint, if it cannot.
-fn endpoint_problem(pathfinder: &Pathfinder, which: Endpoint, cell: Pos) -> Option<String> {
+fn endpoint_problem(problem: &SearchProblemMut, which: Endpoint, cell: Pos) -> Option<String> {
     let other = match which {
-        Endpoint::Start => pathfinder.goal(),
-        Endpoint::Goal => pathfinder.start(),
+        Endpoint::Start => problem.goal(),
+        Endpoint::Goal => problem.start(),
     };
-    if !pathfinder.grid().is_passable(cell) {
+    if !problem.grid().is_passable(cell) {
         Some(format!("the {which} must be on a free cell, not a wall"))
     } else if cell == other {
         Some("the start and the goal must be different cells".to_owned())
@@ -171,24 +169,20 @@ fn endpoint_problem(pathfinder: &Pathfinder, which: Endpoint, cell: Pos) -> Opti
 /// Moves the `which` endpoint to `cell` when allowed; returns why not otherwise.
 ///
 /// Generic over the smart pointer so a `ResMut` is only marked changed by a real move.
-fn move_endpoint<P: DerefMut<Target = Pathfinder>>(
-    pathfinder: &mut P,
-    which: Endpoint,
-    cell: Pos,
-) -> Result<(), String> {
+fn move_endpoint(problem: &mut SearchProblemMut, which: Endpoint, cell: Pos) -> Result<(), String> {
     let current = match which {
-        Endpoint::Start => pathfinder.start(),
-        Endpoint::Goal => pathfinder.goal(),
+        Endpoint::Start => problem.start(),
+        Endpoint::Goal => problem.goal(),
     };
     if current == cell {
         return Ok(());
     }
-    if let Some(problem) = endpoint_problem(pathfinder, which, cell) {
+    if let Some(problem) = endpoint_problem(problem, which, cell) {
         return Err(problem);
     }
     match which {
-        Endpoint::Start => pathfinder.set_start(cell),
-        Endpoint::Goal => pathfinder.set_goal(cell),
+        Endpoint::Start => problem.set_start(cell),
+        Endpoint::Goal => problem.set_goal(cell),
     }
     Ok(())
 }
@@ -205,16 +199,16 @@ struct Protected {
 /// the goal, a cell a unit stands on or is stepping into or a crowd's goal; terrain costs are
 /// refused while the algorithm cannot use them.
 fn paint_problem(
-    pathfinder: &Pathfinder,
+    problem: &SearchProblemMut,
     protected: &Protected,
     cell: Pos,
     tile: Tile,
 ) -> Option<&'static str> {
     if matches!(tile, Tile::Ground { .. }) {
-        terrain_problem(pathfinder.settings(), tile)
-    } else if cell == pathfinder.start() {
+        terrain_problem(problem.settings(), tile)
+    } else if cell == problem.start() {
         Some("can't build on the start: move it first")
-    } else if cell == pathfinder.goal() {
+    } else if cell == problem.goal() {
         Some("can't build on the goal: move it first")
     } else if protected.units.contains(&cell) {
         Some("can't build under a unit")
@@ -227,8 +221,8 @@ fn paint_problem(
 
 /// Paints `tile` on `cells`, skipping refused cells. Returns the cells that changed and the
 /// first refusal.
-fn paint<P: DerefMut<Target = Pathfinder>>(
-    pathfinder: &mut P,
+fn paint(
+    problem: &mut SearchProblemMut,
     protected: &Protected,
     cells: &[Pos],
     tile: Tile,
@@ -236,11 +230,11 @@ fn paint<P: DerefMut<Target = Pathfinder>>(
     let mut edits: Vec<(Pos, Tile)> = Vec::new();
     let mut refusal = None;
     for &cell in cells {
-        // Read through `Deref` first: only a real change may mark the pathfinder changed.
-        if pathfinder.grid().tile(cell).is_none_or(|t| t == tile) || edits.iter().any(|&(c, _)| c == cell) {
+        // Read through `Deref` first: only a real change may mark the problem changed.
+        if problem.grid().tile(cell).is_none_or(|t| t == tile) || edits.iter().any(|&(c, _)| c == cell) {
             continue;
         }
-        if let Some(problem) = paint_problem(pathfinder, protected, cell, tile) {
+        if let Some(problem) = paint_problem(problem, protected, cell, tile) {
             refusal = refusal.or(Some(problem));
             continue;
         }
@@ -248,7 +242,7 @@ fn paint<P: DerefMut<Target = Pathfinder>>(
     }
     // One bulk edit: the grid brings its derived data (JPS's jump bits: whole rows and
     // columns) in step once for the stroke, not once per cell.
-    if edits.is_empty() || pathfinder.grid_mut().set_tiles(&edits).is_err() {
+    if edits.is_empty() || problem.nav_mut().set_tiles(&edits).is_err() {
         return (Vec::new(), refusal);
     }
     (edits.into_iter().map(|(cell, _)| cell).collect(), refusal)
@@ -265,7 +259,7 @@ fn protected_cells(units: &Query<&Unit>, crowd: &Query<&CrowdUnit>) -> Protected
 fn place_endpoints_by_key(
     keys: Res<ButtonInput<KeyCode>>,
     hover: Res<HoverTile>,
-    mut pathfinder: ResMut<Pathfinder>,
+    mut problem: SearchProblemMut,
     mut notices: MessageWriter<Notice>,
 ) {
     for (key, which) in [(KeyCode::KeyS, Endpoint::Start), (KeyCode::KeyG, Endpoint::Goal)] {
@@ -276,26 +270,26 @@ fn place_endpoints_by_key(
             notices.write(Notice::warning(format!("point at a map cell to place the {which}")));
             continue;
         };
-        if let Err(problem) = move_endpoint(&mut pathfinder, which, cell) {
+        if let Err(problem) = move_endpoint(&mut problem, which, cell) {
             notices.write(Notice::warning(problem));
         }
     }
 }
 
 fn clear_walls(
-    mut pathfinder: ResMut<Pathfinder>,
+    mut problem: SearchProblemMut,
     mut edits: MessageWriter<MapEdited>,
     mut notices: MessageWriter<Notice>,
 ) {
     let walls: Vec<Pos> =
-        pathfinder.grid().positions().filter(|&p| pathfinder.grid().tile(p) == Some(Tile::Wall)).collect();
+        problem.grid().positions().filter(|&p| problem.grid().tile(p) == Some(Tile::Wall)).collect();
     if walls.is_empty() {
         return;
     }
     // In bounds by construction; an error would leave the grid as it was. One bulk edit: cell
     // by cell, each would recompute its rows' and columns' jump bits (seconds on a 1024² city).
     let floor: Vec<(Pos, Tile)> = walls.iter().map(|&cell| (cell, Tile::FLOOR)).collect();
-    let _ = pathfinder.grid_mut().set_tiles(&floor);
+    let _ = problem.nav_mut().set_tiles(&floor);
     edits.write(MapEdited::All);
     notices.write(Notice::info(format!("cleared {} walls", walls.len())));
 }
@@ -304,7 +298,7 @@ fn clear_walls(
 /// to the next generator first. The map is opened like a file (autosaving unsaved edits first).
 fn make_random_map(
     mut controls: MessageReader<Control>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut generator: ResMut<MapGenerator>,
     mut seed: ResMut<MapSeed>,
     mut open: MessageWriter<OpenMap>,
@@ -319,7 +313,7 @@ fn make_random_map(
             }
             _ => continue,
         }
-        let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
+        let (width, height) = (problem.grid().width(), problem.grid().height());
         open.write(OpenMap(MapSource::Generated { generator: generator.0, seed: seed.0, width, height }));
         seed.0 += 1;
     }
@@ -327,12 +321,12 @@ fn make_random_map(
 
 /// `--seed` / `--generator`: replace the start-up map by a generated one of the same size.
 fn generate_at_start(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     generator: Res<MapGenerator>,
     mut seed: ResMut<MapSeed>,
     mut open: MessageWriter<OpenMap>,
 ) {
-    let (width, height) = (pathfinder.grid().width(), pathfinder.grid().height());
+    let (width, height) = (problem.grid().width(), problem.grid().height());
     open.write(OpenMap(MapSource::Generated { generator: generator.0, seed: seed.0, width, height }));
     seed.0 += 1;
 }
@@ -340,7 +334,7 @@ fn generate_at_start(
 fn begin_drag(
     buttons: Res<ButtonInput<MouseButton>>,
     hover: Res<HoverTile>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     brush: Res<CurrentBrush>,
     selected: Query<(), With<Selected>>,
     mut drag: ResMut<Drag>,
@@ -348,9 +342,9 @@ fn begin_drag(
     // A press off the map does nothing, even if the cursor then moves onto the map.
     let Some(cell) = hover.0 else { return };
     if buttons.just_pressed(MouseButton::Left) {
-        *drag = if cell == pathfinder.start() {
+        *drag = if cell == problem.start() {
             Drag::Move { button: MouseButton::Left, which: Endpoint::Start }
-        } else if cell == pathfinder.goal() {
+        } else if cell == problem.goal() {
             Drag::Move { button: MouseButton::Left, which: Endpoint::Goal }
         } else {
             Drag::Paint { button: MouseButton::Left, tile: brush.0.tile(), last: None }
@@ -364,7 +358,7 @@ fn begin_drag(
 fn continue_drag(
     hover: Res<HoverTile>,
     mut drag: ResMut<Drag>,
-    mut pathfinder: ResMut<Pathfinder>,
+    mut problem: SearchProblemMut,
     units: Query<&Unit>,
     crowd: Query<&CrowdUnit>,
     mut edits: MessageWriter<MapEdited>,
@@ -389,7 +383,7 @@ fn continue_drag(
             // Only walls need the protected cells: no need to collect them for terrain.
             let protected =
                 if tile.is_wall() { protected_cells(&units, &crowd) } else { Protected::default() };
-            let (changed, refusal) = paint(&mut pathfinder, &protected, &cells, tile);
+            let (changed, refusal) = paint(&mut problem, &protected, &cells, tile);
             if !changed.is_empty() {
                 edits.write(MapEdited::Cells(changed));
             }
@@ -401,7 +395,7 @@ fn continue_drag(
         Drag::Move { which, .. } => {
             // Invalid cells are skipped silently: the marker waits at its last valid cell.
             if let Some(cell) = hover.0 {
-                let _ = move_endpoint(&mut pathfinder, which, cell);
+                let _ = move_endpoint(&mut problem, which, cell);
             }
         }
     }

@@ -13,7 +13,7 @@ use gridpath::FlowField;
 use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
 use crate::level::TILE_SIZE;
-use crate::planning::Pathfinder;
+use crate::planning::{SearchProblem, problem_changed};
 
 /// Depth of the heat map: over the terrain (0), under the path overlay (1).
 const HEAT_Z: f32 = 0.5;
@@ -49,9 +49,8 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
-            show_flow_field.run_if(
-                flow_shown.and_then(resource_changed::<Pathfinder>.or_else(resource_changed::<FlowView>)),
-            ),
+            show_flow_field
+                .run_if(flow_shown.and_then(problem_changed.or_else(resource_changed::<FlowView>))),
             hide_flow_field.run_if(not(flow_shown).and_then(resource_changed::<FlowView>)),
             // Past the arrow limit, not even a pass over the cells every frame.
             draw_flow_arrows.run_if(flow_shown.and_then(arrows_fit)),
@@ -83,8 +82,8 @@ struct HeatMap;
 struct StepNumber;
 
 /// Run condition: the map is small enough for an arrow per cell.
-fn arrows_fit(pathfinder: Res<Pathfinder>) -> bool {
-    pathfinder.grid().len() <= MAX_ARROW_CELLS
+fn arrows_fit(problem: SearchProblem) -> bool {
+    problem.grid().len() <= MAX_ARROW_CELLS
 }
 
 /// Run condition: the flow-field view is on.
@@ -123,7 +122,7 @@ pub fn heat_color(t: f32) -> [u8; 3] {
 /// Rebuilds the fields, the heat map and the step numbers for the current map and goal.
 fn show_flow_field(
     mut commands: Commands,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut fields: ResMut<Fields>,
     mut images: ResMut<Assets<Image>>,
     heat_map: Single<(&mut Sprite, &mut Visibility), With<HeatMap>>,
@@ -132,11 +131,11 @@ fn show_flow_field(
     for entity in &numbers {
         commands.entity(entity).despawn();
     }
-    let grid = pathfinder.grid();
-    let rules = pathfinder.settings().rules;
-    let geometry = pathfinder.geometry();
+    let grid = problem.grid();
+    let rules = problem.settings().rules;
+    let geometry = problem.geometry();
     // The goal is always on a free cell (the editor sees to it); a failure shows an empty field.
-    let cost = FlowField::dijkstra(grid, pathfinder.goal(), rules).ok();
+    let cost = FlowField::dijkstra(grid, problem.goal(), rules).ok();
     let farthest = grid
         .positions()
         .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
@@ -166,7 +165,7 @@ fn show_flow_field(
     *visibility = Visibility::Inherited;
 
     if grid.len() <= MAX_NUMBERED_CELLS
-        && let Ok(steps) = FlowField::wavefront(grid, pathfinder.goal(), rules)
+        && let Ok(steps) = FlowField::wavefront(grid, problem.goal(), rules)
     {
         for cell in grid.positions() {
             let Some(number) = steps.step_number(cell) else { continue };
@@ -200,9 +199,9 @@ fn hide_flow_field(
 }
 
 /// A small arrow in every reached cell toward its next step; beside the number on small maps.
-fn draw_flow_arrows(mut gizmos: Gizmos, pathfinder: Res<Pathfinder>, fields: Res<Fields>) {
-    let grid = pathfinder.grid();
-    let geometry = pathfinder.geometry();
+fn draw_flow_arrows(mut gizmos: Gizmos, problem: SearchProblem, fields: Res<Fields>) {
+    let grid = problem.grid();
+    let geometry = problem.geometry();
     let numbered = grid.len() <= MAX_NUMBERED_CELLS;
     // With numbers in the middle, the arrow sits between the number and the cell's edge.
     let (from, to) = if numbered { (0.24, 0.48) } else { (-0.3, 0.3) };

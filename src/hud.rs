@@ -8,6 +8,7 @@
 
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::prelude::*;
+use bevy_gridpath::{Mover, PathStatus};
 
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 
@@ -19,11 +20,11 @@ use crate::level::MapInfo;
 use crate::mapfiles::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
 use crate::notice::{Notice, Severity};
 use crate::panel::PANEL_WIDTH;
-use crate::planning::{Pathfinder, PlanOutcome, PlanReport, corners_label, moves_label};
+use crate::planning::{PlanOutcome, PlanReport, SearchProblem, corners_label, moves_label};
 use crate::scenario::ScenarioRun;
 use crate::selection::Selected;
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
-use crate::units::{LabUnit, Speed, UnitStatus};
+use crate::units::{LabUnit, status_label};
 
 /// Smallest height of the HUD bar, in logical pixels; it grows when a narrow window wraps its
 /// lines, and what lies below it follows ([`HudHeight`]).
@@ -372,12 +373,12 @@ fn set_text(target: &mut String, value: String) {
 }
 
 fn update_search_line(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     report: Res<PlanReport>,
     mut settings_text: Single<&mut Text, With<SettingsText>>,
     result_span: Single<(&mut TextSpan, &mut TextColor), With<ResultSpan>>,
 ) {
-    let settings = pathfinder.settings();
+    let settings = problem.settings();
     let rules = settings.rules;
     let corners = match rules.moves {
         gridpath::Moves::Four => String::new(),
@@ -413,17 +414,17 @@ fn update_search_line(
 }
 
 fn update_status_line(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     animation: Res<SearchAnimation>,
     speed: Res<AnimationSpeed>,
     map: Res<MapInfo>,
     unsaved: Option<Res<UnsavedEdits>>,
     show_frame_rate: Res<ShowFrameRate>,
     diagnostics: Option<Res<DiagnosticsStore>>,
-    units: Query<(&UnitStatus, &Speed, &LabUnit)>,
+    units: Query<(&PathStatus, &Mover, &LabUnit)>,
     status_text: Single<(&mut Text, &mut TextColor), With<StatusText>>,
 ) {
-    let grid = pathfinder.grid();
+    let grid = problem.grid();
     let mut line = format!("{} {}x{}", map.name, grid.width(), grid.height());
     let mut tint = DIM_COLOR;
     if let Some(error) = &map.error {
@@ -438,10 +439,11 @@ fn update_status_line(
         let rate = speed.rate_label(animation.total());
         line.push_str(&format!(" | search {state} {}/{} at {rate}", animation.applied(), animation.total()));
     }
-    if let Ok((status, speed, lab)) = units.single() {
-        let label = if lab.is_waiting() && *status == UnitStatus::Walking { "waits" } else { status.label() };
-        line.push_str(&format!(" | unit: {label}, {:.1} tiles/s", speed.0));
-        if matches!(status, UnitStatus::NoPath(_)) {
+    if let Ok((status, mover, lab)) = units.single() {
+        let label =
+            if lab.is_waiting() && *status == PathStatus::Following { "waits" } else { status_label(status) };
+        line.push_str(&format!(" | unit: {label}, {:.1} tiles/s", mover.speed));
+        if matches!(status, PathStatus::Failed(_)) {
             tint = ERROR_COLOR;
         }
     }
@@ -462,16 +464,16 @@ fn update_status_line(
 }
 
 /// "120 units (40 selected): 80 walking, 40 arrived" and the like.
-pub(crate) fn crowd_summary(crowd: &Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>) -> String {
+pub(crate) fn crowd_summary(crowd: &Query<(&PathStatus, Has<Selected>), With<CrowdUnit>>) -> String {
     let (mut total, mut selected, mut walking, mut arrived, mut planning, mut stopped) = (0, 0, 0, 0, 0, 0);
     for (status, is_selected) in crowd {
         total += 1;
         selected += usize::from(is_selected);
         match status {
-            UnitStatus::Walking => walking += 1,
-            UnitStatus::Arrived => arrived += 1,
-            UnitStatus::Planning => planning += 1,
-            UnitStatus::NoPath(_) => stopped += 1,
+            PathStatus::Following => walking += 1,
+            PathStatus::Arrived => arrived += 1,
+            PathStatus::Planning => planning += 1,
+            PathStatus::Failed(_) => stopped += 1,
         }
     }
     if total == 0 {

@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::tiles::TilePos;
+use bevy_gridpath::NavGrid;
 use gridpath::formats::{self, ParsedMap};
 use gridpath::generate::{Generator, generate, pick_endpoints};
 use gridpath::{Grid, Pos, Tile};
 
 use crate::notice::Notice;
-use crate::planning::Pathfinder;
+use crate::planning::Endpoints;
 
 /// Side of one cell in world units (one screen pixel at zoom 1, and the tileset's tile size).
 pub const TILE_SIZE: f32 = 32.0;
@@ -107,7 +108,7 @@ impl MapEdited {
     }
 }
 
-/// A map with its endpoints, ready to become the [`Pathfinder`].
+/// A map with its endpoints, ready to become the [`NavGrid`] and the [`Endpoints`].
 #[derive(Clone, Debug)]
 pub struct Level {
     /// The cells.
@@ -262,9 +263,21 @@ fn load_requested_map(
             (builtin_level(), info)
         }
     };
-    commands.insert_resource(Pathfinder::new(level.grid, level.start, level.goal));
+    install_level(&mut commands, level);
     commands.insert_resource(info);
     loaded.write(MapLoaded);
+}
+
+/// Makes `level` the current map and endpoints: a new [`NavGrid`] the first time, else the
+/// grid is replaced in it (which tells the plugin that everything planned for the old one is
+/// void).
+pub fn install_level(commands: &mut Commands, level: Level) {
+    let Level { grid, start, goal } = level;
+    commands.insert_resource(Endpoints { start, goal });
+    commands.queue(move |world: &mut World| match world.get_resource_mut::<NavGrid>() {
+        Some(mut nav) => nav.replace(grid),
+        None => world.insert_resource(NavGrid::centered(grid, TILE_SIZE)),
+    });
 }
 
 /// The placement of a `width` × `height` map in world space: centred on the origin, row 0 at

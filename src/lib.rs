@@ -9,7 +9,6 @@ use bevy::prelude::*;
 
 pub mod animation;
 mod assets;
-pub mod async_plan;
 pub mod brushes;
 mod camera;
 pub mod cli;
@@ -58,6 +57,16 @@ impl Plugin for LogicPlugin {
             Update,
             (AppSystems::RecordInput, AppSystems::Plan, AppSystems::Move, AppSystems::Present).chain(),
         );
+        // The pathfinding any game can add: the lab's unit and the crowds are its users.
+        app.add_plugins(bevy_gridpath::GridPathPlugin);
+        app.configure_sets(
+            Update,
+            (
+                (bevy_gridpath::GridPathSystems::Request, bevy_gridpath::GridPathSystems::Plan)
+                    .in_set(AppSystems::Plan),
+                bevy_gridpath::GridPathSystems::Move.in_set(AppSystems::Move),
+            ),
+        );
         app.add_plugins((
             notice::plugin,
             controls::plugin,
@@ -70,7 +79,6 @@ impl Plugin for LogicPlugin {
             brushes::plugin,
         ));
         app.add_plugins((
-            async_plan::plugin,
             crowd::plugin,
             selection::plugin,
             steering::plugin,

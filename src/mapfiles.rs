@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 use bevy::window::{FileDragAndDrop, WindowCloseRequested};
-use gridpath::Pos;
 use gridpath::formats::{self, MapFormat};
+use gridpath::{Grid, Pos};
 
 use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
 use crate::level::{BUILTIN_MAP, Level, MapInfo, MapLoaded, MapSource, read_level, source_name, source_path};
 use crate::notice::Notice;
-use crate::planning::{Pathfinder, cost_blind};
+use crate::planning::{Endpoints, SearchProblem, SearchProblemMut, cost_blind};
 
 /// The maps that come with the game, in the order `]` opens them: `assets/maps/`, embedded in
 /// the binary so it runs from any directory. The first is the built-in map.
@@ -113,9 +113,9 @@ pub struct UnsavedEdits {
 }
 
 impl UnsavedEdits {
-    /// The map as `pathfinder` holds it is saved (or freshly opened) in state `state`.
-    pub(crate) fn reset(&mut self, pathfinder: &Pathfinder, state: Unsaved) {
-        self.baseline = Some(snapshot(pathfinder));
+    /// The map `grid` with `endpoints` is saved (or freshly opened) in state `state`.
+    pub(crate) fn reset(&mut self, grid: &Grid, endpoints: Endpoints, state: Unsaved) {
+        self.baseline = Some(snapshot(grid, endpoints));
         self.state = state;
     }
 
@@ -134,13 +134,13 @@ impl UnsavedEdits {
 }
 
 /// What decides whether the map changed: grid revision, start, goal.
-fn snapshot(pathfinder: &Pathfinder) -> (u64, Pos, Pos) {
-    (pathfinder.grid().revision(), pathfinder.start(), pathfinder.goal())
+fn snapshot(grid: &Grid, endpoints: Endpoints) -> (u64, Pos, Pos) {
+    (grid.revision(), endpoints.start, endpoints.goal)
 }
 
 /// Marks the map edited when its cells or endpoints differ from the last load or save.
-fn track_unsaved_edits(pathfinder: Res<Pathfinder>, mut unsaved: ResMut<UnsavedEdits>) {
-    let now = snapshot(&pathfinder);
+fn track_unsaved_edits(problem: SearchProblem, mut unsaved: ResMut<UnsavedEdits>) {
+    let now = snapshot(problem.grid(), problem.endpoints());
     match unsaved.baseline {
         // The first frame: the start-up map is the baseline.
         None => unsaved.baseline = Some(now),
@@ -192,7 +192,7 @@ fn cycle_catalog_maps(
 /// asking for the same map again then discards the edits (the player was told).
 fn open_requested_maps(
     mut requests: MessageReader<OpenMap>,
-    mut pathfinder: ResMut<Pathfinder>,
+    mut problem: SearchProblemMut,
     mut info: ResMut<MapInfo>,
     mut unsaved: ResMut<UnsavedEdits>,
     save_dir: Res<SaveDir>,
@@ -211,7 +211,7 @@ fn open_requested_maps(
     };
     let mut message = format!("opened {name} ({} x {})", level.grid.width(), level.grid.height());
     if unsaved.state == Unsaved::Edits {
-        match autosave(&pathfinder, &info, &save_dir.0) {
+        match autosave(problem.grid(), problem.endpoints(), &info, &save_dir.0) {
             Ok(path) => {
                 message.push_str(&format!(
                     "; your edits of {} were autosaved to {}",
@@ -232,30 +232,32 @@ fn open_requested_maps(
         }
     }
     *discard_for = None;
-    install_level(&mut pathfinder, level, &mut notices);
+    install_level(&mut problem, level, &mut notices);
     *info = MapInfo { name, error: None, path: source_path(&source) };
     let state =
         if matches!(source, MapSource::Generated { .. }) { Unsaved::Generated } else { Unsaved::Nothing };
-    unsaved.reset(&pathfinder, state);
+    unsaved.reset(problem.grid(), problem.endpoints(), state);
     loaded.write(MapLoaded);
     notices.write(Notice::info(message));
 }
 
-/// Puts `level` in the pathfinder, keeping the search settings; an algorithm the new map rules
-/// out (JPS on terrain costs, say) falls back to A*, with a notice.
-fn install_level(pathfinder: &mut Pathfinder, level: Level, notices: &mut MessageWriter<Notice>) {
-    let mut settings = *pathfinder.settings();
-    let problem = settings
+/// Puts `level` in place, keeping the search settings; an algorithm the new map rules out (JPS
+/// on terrain costs, say) falls back to A*, with a notice.
+fn install_level(problem: &mut SearchProblemMut, level: Level, notices: &mut MessageWriter<Notice>) {
+    let mut settings = *problem.settings();
+    let refused = settings
         .algorithm
         .check(&level.grid, &settings)
         .err()
         .or_else(|| if level.grid.has_uniform_cost() { None } else { cost_blind(settings.algorithm) });
-    if let Some(problem) = problem {
-        notices.write(Notice::warning(format!("{problem}: switched to A*")));
+    if let Some(refused) = refused {
+        notices.write(Notice::warning(format!("{refused}: switched to A*")));
         settings.algorithm = gridpath::Algorithm::AStar;
     }
-    *pathfinder = Pathfinder::new(level.grid, level.start, level.goal);
-    *pathfinder.settings_mut() = settings;
+    if settings != *problem.settings() {
+        *problem.settings_mut() = settings;
+    }
+    problem.install(level.grid, Endpoints { start: level.start, goal: level.goal });
 }
 
 /// `name` reduced to what is safe in a file name: letters, digits, `-`, `_` and `.`; the
@@ -278,12 +280,12 @@ pub const AUTOSAVES_KEPT: usize = 5;
 /// autosave of that name, so none is ever overwritten), then deletes all but the newest
 /// [`AUTOSAVES_KEPT`] of that name; returns the path. `~` never occurs in a cleaned name, so
 /// the autosaves of `maze-7` and of `maze` cannot be taken for each other.
-fn autosave(pathfinder: &Pathfinder, info: &MapInfo, dir: &Path) -> Result<PathBuf, String> {
+fn autosave(grid: &Grid, endpoints: Endpoints, info: &MapInfo, dir: &Path) -> Result<PathBuf, String> {
     let stem = file_stem(&info.name);
     let mut numbers = autosave_numbers(dir, &stem);
     let next = numbers.iter().max().map_or(1, |n| n + 1);
     let path = dir.join(autosave_name(&stem, next));
-    write_map(pathfinder, &path)?;
+    write_map(grid, endpoints, &path)?;
     numbers.sort_unstable();
     let drop = (numbers.len() + 1).saturating_sub(AUTOSAVES_KEPT);
     for old in &numbers[..drop] {
@@ -333,11 +335,11 @@ fn unused_path(dir: &Path, stem: &str) -> PathBuf {
 
 /// Writes the map, its terrain and its endpoints to `path` in the `.tpmap` format, atomically
 /// (a temporary file in the same folder, then a rename), creating the folder if needed.
-fn write_map(pathfinder: &Pathfinder, path: &Path) -> Result<(), String> {
+fn write_map(grid: &Grid, endpoints: Endpoints, path: &Path) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    let text = formats::write_tilepath(pathfinder.grid(), Some(pathfinder.start()), Some(pathfinder.goal()));
+    let text = formats::write_tilepath(grid, Some(endpoints.start), Some(endpoints.goal));
     formats::write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
@@ -356,7 +358,7 @@ pub fn save_target(info: &MapInfo, dir: &Path) -> PathBuf {
 /// `Ctrl+S`: saves the map with its terrain, start and goal; the HUD and stderr say where.
 fn save_map(
     mut controls: MessageReader<Control>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut info: ResMut<MapInfo>,
     save_dir: Res<SaveDir>,
     mut unsaved: ResMut<UnsavedEdits>,
@@ -366,12 +368,12 @@ fn save_map(
         return;
     }
     let path = save_target(&info, &save_dir.0);
-    match write_map(&pathfinder, &path) {
+    match write_map(problem.grid(), problem.endpoints(), &path) {
         Ok(()) => {
             notices.write(Notice::info(format!("saved to {}", path.display())));
             info.name = source_name(&MapSource::File(path.clone()));
             info.path = Some(path);
-            unsaved.reset(&pathfinder, Unsaved::Nothing);
+            unsaved.reset(problem.grid(), problem.endpoints(), Unsaved::Nothing);
         }
         Err(error) => {
             notices.write(Notice::error(format!("cannot save {}: {error}", info.name)));
@@ -386,17 +388,17 @@ fn save_map(
 fn autosave_on_exit(
     mut exits: MessageReader<AppExit>,
     mut closes: MessageReader<WindowCloseRequested>,
-    pathfinder: Option<Res<Pathfinder>>,
+    problem: Option<SearchProblem>,
     info: Res<MapInfo>,
     save_dir: Res<SaveDir>,
     mut unsaved: ResMut<UnsavedEdits>,
 ) {
     let quitting = exits.read().count() + closes.read().count() > 0;
-    let Some(pathfinder) = pathfinder.filter(|_| quitting && unsaved.state == Unsaved::Edits) else { return };
-    match autosave(&pathfinder, &info, &save_dir.0) {
+    let Some(problem) = problem.filter(|_| quitting && unsaved.state == Unsaved::Edits) else { return };
+    match autosave(problem.grid(), problem.endpoints(), &info, &save_dir.0) {
         Ok(path) => {
             eprintln!("tilepath: unsaved map {} autosaved to {}", info.name, path.display());
-            unsaved.reset(&pathfinder, Unsaved::Nothing);
+            unsaved.reset(problem.grid(), problem.endpoints(), Unsaved::Nothing);
         }
         Err(error) => eprintln!("tilepath: could not autosave the unsaved map {}: {error}", info.name),
     }

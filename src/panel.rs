@@ -8,6 +8,7 @@
 //! too (its [`plugin`] is public for them) and press its buttons by setting [`Interaction`].
 
 use bevy::prelude::*;
+use bevy_gridpath::PathStatus;
 use gridpath::{Algorithm, Corners, Heuristic, Moves};
 
 use crate::AppSystems;
@@ -18,12 +19,11 @@ use crate::crowd::CrowdUnit;
 use crate::editor::BlocksMap;
 use crate::flowview::FlowView;
 use crate::hud::{BelowHud, HUD_HEIGHT, ShowFrameRate};
-use crate::planning::{CORNERS, Pathfinder, SearchOption, option_problem};
+use crate::planning::{CORNERS, SearchOption, SearchProblem, option_problem, problem_changed};
 use crate::race::{RaceOutcome, RaceRow, RaceTable};
 use crate::selection::Selected;
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::tilemap::ShowSearch;
-use crate::units::UnitStatus;
 
 /// Width of the panel, in logical pixels (the camera keeps the map left of it).
 pub const PANEL_WIDTH: f32 = 376.0;
@@ -54,7 +54,7 @@ pub fn plugin(app: &mut App) {
         (
             style_panel_buttons,
             update_panel_text,
-            fill_race_table.run_if(resource_changed::<RaceTable>.or_else(resource_changed::<Pathfinder>)),
+            fill_race_table.run_if(resource_changed::<RaceTable>.or_else(problem_changed)),
         )
             .chain()
             .in_set(AppSystems::Present),
@@ -341,7 +341,7 @@ fn press_panel_buttons(
 
 /// What the panel needs to know to draw its buttons.
 struct PanelState<'a> {
-    pathfinder: &'a Pathfinder,
+    problem: &'a SearchProblem<'a>,
     brush: Brush,
     speed: AnimationSpeed,
     race: bool,
@@ -353,9 +353,9 @@ struct PanelState<'a> {
 impl PanelState<'_> {
     /// How the button for `control` is drawn, and why it is disabled.
     fn look(&self, control: Control) -> (ButtonLook, Option<&'static str>) {
-        let settings = self.pathfinder.settings();
+        let settings = self.problem.settings();
         let rules = settings.rules;
-        let problem = |option| option_problem(self.pathfinder.grid(), settings, option);
+        let problem = |option| option_problem(self.problem.grid(), settings, option);
         let (selected, problem) = match control {
             Control::SelectAlgorithm(algorithm) => {
                 (settings.algorithm == algorithm, problem(SearchOption::Algorithm(algorithm)))
@@ -395,7 +395,7 @@ impl PanelState<'_> {
 
 /// Colours every button by its look (selected, enabled, disabled) and the pointer.
 fn style_panel_buttons(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     brush: Res<CurrentBrush>,
     speed: Res<AnimationSpeed>,
     race: Res<RaceTable>,
@@ -406,7 +406,7 @@ fn style_panel_buttons(
     mut labels: Query<&mut TextColor, With<ButtonText>>,
 ) {
     let state = PanelState {
-        pathfinder: &pathfinder,
+        problem: &problem,
         brush: brush.0,
         speed: *speed,
         race: race.shown,
@@ -447,9 +447,9 @@ fn reason_lines(state: &PanelState, options: impl IntoIterator<Item = Control>) 
 
 /// Writes the reasons, the weight, the replay speed and progress, and the play button's label.
 fn update_panel_text(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     brush: Res<CurrentBrush>,
-    crowd: Query<(&UnitStatus, Has<Selected>), With<CrowdUnit>>,
+    crowd: Query<(&PathStatus, Has<Selected>), With<CrowdUnit>>,
     speed: Res<AnimationSpeed>,
     animation: Res<SearchAnimation>,
     mut texts: Query<(&PanelText, &mut Text, &mut Node)>,
@@ -457,7 +457,7 @@ fn update_panel_text(
     mut labels: Query<&mut Text, (With<ButtonText>, Without<PanelText>)>,
 ) {
     let state = PanelState {
-        pathfinder: &pathfinder,
+        problem: &problem,
         brush: brush.0,
         speed: *speed,
         race: false,
@@ -465,7 +465,7 @@ fn update_panel_text(
         search_cells: false,
         frame_rate: false,
     };
-    let settings = pathfinder.settings();
+    let settings = problem.settings();
     for (which, mut text, mut node) in &mut texts {
         let value = match which {
             PanelText::AlgorithmReasons => {

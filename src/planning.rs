@@ -1,14 +1,18 @@
-//! Planning: the [`Pathfinder`] resource owns the map, the endpoints and the search settings;
-//! the main route from start to goal is re-planned only when one of them changed.
+//! Planning: the search problem is three resources — the map ([`NavGrid`], the plugin's),
+//! the [`Endpoints`] and the [`SearchSettings`] — read together through [`SearchProblem`]. The
+//! main route from start to goal is searched (traced, for the replay) only when one of them
+//! changed, with a search workspace local to the system that searches.
 //!
 //! Settings change through [`Control`] messages (keys and panel buttons alike). An option that
 //! does not apply to the current choices ([`option_problem`]) is refused with its reason, never
 //! taken and silently ignored.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
+use bevy_gridpath::NavGrid;
 use gridpath::{
     Algorithm, Corners, Grid, Heuristic, Moves, Path, Pos, Rules, SearchError, Searcher, Settings, TraceEvent,
 };
@@ -27,97 +31,134 @@ pub const CORNERS: [Corners; 3] = [Corners::Forbid, Corners::AllowOne, Corners::
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PlanReport>();
+    app.init_resource::<SearchSettings>();
     app.add_systems(
         Update,
         change_settings.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
     );
-    app.add_systems(Update, plan_main_route.run_if(resource_changed::<Pathfinder>).in_set(AppSystems::Plan));
+    app.add_systems(
+        Update,
+        plan_main_route
+            .run_if(resource_exists::<Endpoints>.and_then(problem_changed))
+            .in_set(AppSystems::Plan),
+    );
 }
 
-/// The search problem: the map, the start and goal, and how to search.
-///
-/// Every change to any of these marks the resource changed, which is what triggers a re-plan,
-/// so searches themselves go through [`Pathfinder::search`] on a change-detection bypass.
-#[derive(Resource)]
-pub struct Pathfinder {
-    grid: Grid,
-    start: Pos,
-    goal: Pos,
-    settings: Settings,
-    searcher: Searcher,
-}
-
-impl Pathfinder {
-    /// A problem on `grid` from `start` to `goal` with the default settings (A*, 8 moves, no
-    /// corner cutting, octile heuristic).
-    pub fn new(grid: Grid, start: Pos, goal: Pos) -> Self {
-        Self { grid, start, goal, settings: Settings::default(), searcher: Searcher::new() }
-    }
-
-    /// The map.
-    pub fn grid(&self) -> &Grid {
-        &self.grid
-    }
-
-    /// Where units start.
-    pub fn start(&self) -> Pos {
-        self.start
-    }
-
+/// Where units start and where they go.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoints {
+    /// Where the lab's unit starts.
+    pub start: Pos,
     /// Where units go.
-    pub fn goal(&self) -> Pos {
-        self.goal
+    pub goal: Pos,
+}
+
+/// How routes are searched: algorithm, rules, heuristic, weight.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Default, Deref, DerefMut)]
+pub struct SearchSettings(pub Settings);
+
+/// The read side of the search problem, for [`SearchProblem`] and [`SearchProblemMut`].
+macro_rules! read_problem {
+    ($param:ident) => {
+        impl $param<'_> {
+            /// The map.
+            pub fn grid(&self) -> &Grid {
+                self.nav.grid()
+            }
+
+            /// The map placed in the world.
+            pub fn nav(&self) -> &NavGrid {
+                &self.nav
+            }
+
+            /// Where units start.
+            pub fn start(&self) -> Pos {
+                self.endpoints.start
+            }
+
+            /// Where units go.
+            pub fn goal(&self) -> Pos {
+                self.endpoints.goal
+            }
+
+            /// The start and the goal.
+            pub fn endpoints(&self) -> Endpoints {
+                *self.endpoints
+            }
+
+            /// How routes are searched.
+            pub fn settings(&self) -> &Settings {
+                &self.settings.0
+            }
+
+            /// Where the map lies in world space.
+            pub fn geometry(&self) -> Geometry {
+                Geometry::of(self.nav.grid())
+            }
+        }
+    };
+}
+
+/// The search problem, read together: the map, the endpoints and the settings.
+#[derive(SystemParam)]
+pub struct SearchProblem<'w> {
+    nav: Res<'w, NavGrid>,
+    endpoints: Res<'w, Endpoints>,
+    settings: Res<'w, SearchSettings>,
+}
+
+read_problem!(SearchProblem);
+
+impl SearchProblem<'_> {
+    /// `true` when the map, the endpoints or the settings changed since the system asking last
+    /// ran.
+    pub fn is_changed(&self) -> bool {
+        self.nav.is_changed() || self.endpoints.is_changed() || self.settings.is_changed()
+    }
+}
+
+/// Run condition: the search problem changed (see [`SearchProblem::is_changed`]).
+pub fn problem_changed(problem: SearchProblem) -> bool {
+    problem.is_changed()
+}
+
+/// The search problem for systems that change it. Each part is its own resource: changing the
+/// goal marks only the endpoints changed, painting only the map.
+#[derive(SystemParam)]
+pub struct SearchProblemMut<'w> {
+    nav: ResMut<'w, NavGrid>,
+    endpoints: ResMut<'w, Endpoints>,
+    settings: ResMut<'w, SearchSettings>,
+}
+
+read_problem!(SearchProblemMut);
+
+impl SearchProblemMut<'_> {
+    /// The map, to edit (its edit methods record what changed).
+    pub fn nav_mut(&mut self) -> &mut NavGrid {
+        &mut self.nav
     }
 
-    /// How routes are searched.
-    pub fn settings(&self) -> &Settings {
-        &self.settings
+    /// Moves the start.
+    pub fn set_start(&mut self, start: Pos) {
+        self.endpoints.start = start;
     }
 
-    /// Where the map lies in world space.
-    pub fn geometry(&self) -> Geometry {
-        Geometry::of(&self.grid)
+    /// Moves the goal.
+    pub fn set_goal(&mut self, goal: Pos) {
+        self.endpoints.goal = goal;
     }
 
-    pub(crate) fn grid_mut(&mut self) -> &mut Grid {
-        &mut self.grid
+    /// The settings, to change.
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings.0
     }
 
-    pub(crate) fn set_start(&mut self, start: Pos) {
-        self.start = start;
-    }
-
-    pub(crate) fn set_goal(&mut self, goal: Pos) {
-        self.goal = goal;
-    }
-
-    pub(crate) fn settings_mut(&mut self) -> &mut Settings {
-        &mut self.settings
-    }
-
-    /// Searches a route from `from` to `to` with the current settings; also returns how long
-    /// the search took.
-    ///
-    /// # Errors
-    /// Whatever `gridpath` reports: no path, an endpoint on a wall, unsupported settings.
-    pub(crate) fn search(&mut self, from: Pos, to: Pos) -> Result<(Path, Duration), SearchError> {
-        let started = Instant::now();
-        let path = self.searcher.find_path(&self.grid, from, to, &self.settings)?;
-        Ok((path, started.elapsed()))
-    }
-
-    /// Like [`Pathfinder::search`], also recording every step the search took (empty when it
-    /// could not start), whatever the outcome.
-    fn search_traced(
-        &mut self,
-        from: Pos,
-        to: Pos,
-    ) -> (Result<(Path, Duration), SearchError>, Vec<TraceEvent>) {
-        // Time an untraced run: the HUD reports the algorithm's speed, not the tracing's.
-        let result = self.search(from, to);
-        let mut events: Vec<TraceEvent> = Vec::new();
-        let _ = self.searcher.find_path_traced(&self.grid, from, to, &self.settings, &mut events);
-        (result, events)
+    /// Puts a new map and its endpoints in place (the plugin drops what it planned for the old
+    /// one).
+    pub fn install(&mut self, grid: Grid, endpoints: Endpoints) {
+        self.nav.replace(grid);
+        *self.endpoints = endpoints;
     }
 }
 
@@ -190,18 +231,24 @@ impl PlanOutcome {
     }
 }
 
-pub(crate) fn plan_main_route(mut pathfinder: ResMut<Pathfinder>, mut report: ResMut<PlanReport>) {
-    // Searching only uses the workspace: not a change anyone needs to react to.
-    let pathfinder = pathfinder.bypass_change_detection();
-    let (start, goal) = (pathfinder.start, pathfinder.goal);
+/// Searches the main route, start to goal, recording every step for the replay. The HUD
+/// reports the time of an untraced run: the algorithm's speed, not the tracing's.
+pub(crate) fn plan_main_route(
+    problem: SearchProblem,
+    mut searcher: Local<Searcher>,
+    mut report: ResMut<PlanReport>,
+) {
+    let (start, goal, settings) = (problem.start(), problem.goal(), problem.settings());
     report.plans += 1;
-    let (result, trace) = pathfinder.search_traced(start, goal);
+    let started = Instant::now();
+    let result = searcher.find_path(problem.grid(), start, goal, settings);
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let _ = searcher.find_path_traced(problem.grid(), start, goal, settings, &mut trace);
     report.explored = Explored::from_trace(&trace);
     report.trace = trace;
     report.outcome = match result {
-        Ok((path, took)) => {
-            PlanOutcome::Found { path, micros: u64::try_from(took.as_micros()).unwrap_or(u64::MAX) }
-        }
+        Ok(path) => PlanOutcome::Found { path, micros },
         Err(error) => PlanOutcome::Failed(error),
     };
 }
@@ -366,23 +413,21 @@ fn requested_option(
     Some(option_problem(grid, settings, option).map_or(Ok(option), Err))
 }
 
-/// Applies the settings controls (keys and panel buttons). The [`Pathfinder`] changes only when
-/// a setting really changes, so a refused or repeated choice never re-plans.
+/// Applies the settings controls (keys and panel buttons). The settings change only when a
+/// setting really changes, so a refused or repeated choice never re-plans.
 fn change_settings(
     mut controls: MessageReader<Control>,
-    mut pathfinder: ResMut<Pathfinder>,
+    nav: Res<NavGrid>,
+    mut settings: ResMut<SearchSettings>,
     mut notices: MessageWriter<Notice>,
 ) {
     for &control in controls.read() {
-        let Some(request) = requested_option(pathfinder.grid(), pathfinder.settings(), control) else {
+        let Some(request) = requested_option(nav.grid(), &settings, control) else {
             continue;
         };
         match request {
             Ok(option) => {
-                let settings = with_option(*pathfinder.settings(), option);
-                if settings != *pathfinder.settings() {
-                    *pathfinder.settings_mut() = settings;
-                }
+                settings.set_if_neq(SearchSettings(with_option(settings.0, option)));
                 notices.write(Notice::info(describe(option)));
             }
             Err(problem) => {

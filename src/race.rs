@@ -10,7 +10,7 @@ use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings};
 
 use crate::AppSystems;
 use crate::controls::{Control, ControlSystems};
-use crate::planning::Pathfinder;
+use crate::planning::{SearchProblem, problem_changed};
 
 /// Heuristic weight of the race's weighted-A* row when the settings' weight is 1.
 pub const RACE_WEIGHT: f64 = 2.0;
@@ -29,9 +29,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         run_race
-            .run_if(
-                race_shown.and_then(resource_changed::<Pathfinder>.or_else(resource_changed::<RaceTable>)),
-            )
+            .run_if(race_shown.and_then(problem_changed.or_else(resource_changed::<RaceTable>)))
             .in_set(AppSystems::Plan),
     );
 }
@@ -174,11 +172,9 @@ fn toggle_race(mut controls: MessageReader<Control>, mut table: ResMut<RaceTable
 
 /// Races every algorithm on the current problem (when the table is shown and the problem or the
 /// table's visibility changed).
-fn run_race(mut pathfinder: ResMut<Pathfinder>, mut table: ResMut<RaceTable>, mut searcher: Local<Searcher>) {
-    // Searching only uses the workspace: not a change anyone needs to react to.
-    let pathfinder = pathfinder.bypass_change_detection();
+fn run_race(problem: SearchProblem, mut table: ResMut<RaceTable>, mut searcher: Local<Searcher>) {
     let (rows, optimum) =
-        race(&mut searcher, pathfinder.grid(), pathfinder.start(), pathfinder.goal(), pathfinder.settings());
+        race(&mut searcher, problem.grid(), problem.start(), problem.goal(), problem.settings());
     let table = table.bypass_change_detection();
     table.rows = rows;
     table.optimum = optimum;

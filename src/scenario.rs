@@ -11,18 +11,18 @@
 use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
+use bevy_gridpath::{PathRequest, PathStatus, Waypoints};
 use gridpath::Pos;
 use gridpath::formats::{Scenario, map_path_for_scen, parse_scen};
 
 use crate::AppSystems;
-use crate::async_plan::{AsyncPlanSystems, RoutePlanned};
 use crate::controls::{Control, ControlSystems};
 use crate::crowd::routed_crowd_unit;
 use crate::level::{LoadLevelSystems, MapInfo, MapSource};
 use crate::mapfiles::{LoadMapSystems, UnsavedEdits};
 use crate::notice::Notice;
-use crate::planning::{Pathfinder, PlanOutcome, PlanReport, plan_main_route};
-use crate::units::{LabUnit, Unit, UnitSpeed, UnitStatus};
+use crate::planning::{PlanOutcome, PlanReport, SearchProblem, SearchProblemMut, plan_main_route};
+use crate::units::{LabUnit, Unit, UnitSpeed};
 
 /// Queries one press of `B` spawns as crowd units.
 pub const BATCH_SIZE: usize = 50;
@@ -54,7 +54,7 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             measure_query.run_if(resource_changed::<PlanReport>).after(plan_main_route),
-            judge_batch_routes.run_if(on_message::<RoutePlanned>).after(AsyncPlanSystems),
+            judge_batch_routes.after(bevy_gridpath::GridPathSystems::Plan),
         )
             .run_if(resource_exists::<ScenarioRun>)
             .in_set(AppSystems::Plan),
@@ -215,10 +215,10 @@ fn check_scenario_map(
     mut commands: Commands,
     run: Res<ScenarioRun>,
     info: Res<MapInfo>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut notices: MessageWriter<Notice>,
 ) {
-    let grid = pathfinder.grid();
+    let grid = problem.grid();
     let problem = if info.error.is_some() {
         Some(format!("the scenario {} cannot run without its map", run.name))
     } else {
@@ -250,9 +250,9 @@ fn end_scenario_on_new_map(
 fn take_next_query(
     mut run: ResMut<ScenarioRun>,
     mut controls: MessageReader<Control>,
-    mut pathfinder: ResMut<Pathfinder>,
+    mut problem: SearchProblemMut,
     mut unsaved: ResMut<UnsavedEdits>,
-    lab: Query<(&Unit, &UnitStatus), With<LabUnit>>,
+    lab: Query<(&Unit, &PathStatus), With<LabUnit>>,
     mut notices: MessageWriter<Notice>,
 ) {
     let skip = controls.read().any(|c| *c == Control::NextQuery);
@@ -263,8 +263,8 @@ fn take_next_query(
             let goal = query.goal;
             let finished = run.ours.is_some()
                 && lab.iter().any(|(unit, status)| {
-                    (*status == UnitStatus::Arrived && unit.cell() == goal)
-                        || matches!(status, UnitStatus::NoPath(_))
+                    (*status == PathStatus::Arrived && unit.cell() == goal)
+                        || matches!(status, PathStatus::Failed(_))
                 });
             if !finished && !skip {
                 return;
@@ -287,23 +287,23 @@ fn take_next_query(
         )));
         return;
     };
-    if !pathfinder.grid().is_passable(query.start) || !pathfinder.grid().is_passable(query.goal) {
+    if !problem.grid().is_passable(query.start) || !problem.grid().is_passable(query.goal) {
         // Only after an edit walled one in: the published endpoints are always free.
         notices.write(Notice::warning(format!("query {} starts or ends in a wall now", next + 1)));
     }
     if query.start == query.goal {
         notices.write(Notice::warning(format!("query {} starts on its goal", next + 1)));
     }
-    pathfinder.set_start(query.start);
-    pathfinder.set_goal(query.goal);
+    problem.set_start(query.start);
+    problem.set_goal(query.goal);
     // The scenario moved the endpoints, not the player: nothing to save.
     unsaved.accept_endpoints(query.start, query.goal);
 }
 
 /// Records our path length for the current query whenever its main route is (re)planned.
-fn measure_query(mut run: ResMut<ScenarioRun>, pathfinder: Res<Pathfinder>, report: Res<PlanReport>) {
+fn measure_query(mut run: ResMut<ScenarioRun>, problem: SearchProblem, report: Res<PlanReport>) {
     let Some(query) = run.current_query() else { return };
-    if (pathfinder.start(), pathfinder.goal()) != (query.start, query.goal) {
+    if (problem.start(), problem.goal()) != (query.start, query.goal) {
         return;
     }
     run.ours = Some(match &report.outcome {
@@ -319,7 +319,7 @@ fn spawn_query_batch(
     mut commands: Commands,
     mut controls: MessageReader<Control>,
     mut run: ResMut<ScenarioRun>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     speed: Res<UnitSpeed>,
     mut notices: MessageWriter<Notice>,
 ) {
@@ -330,12 +330,12 @@ fn spawn_query_batch(
             notices.write(Notice::warning(format!("every query of {} was spawned", run.name)));
             continue;
         }
-        let grid = pathfinder.grid();
+        let grid = problem.grid();
         let mut spawned = 0;
         for query in &run.queries[from..to] {
             if grid.is_passable(query.start) && grid.is_passable(query.goal) {
                 commands.spawn((
-                    routed_crowd_unit(query.start, query.goal, pathfinder.geometry(), speed.0),
+                    routed_crowd_unit(query.start, query.goal, problem.geometry(), speed.0),
                     BatchQuery {
                         start: query.start,
                         goal: query.goal,
@@ -363,23 +363,26 @@ fn spawn_query_batch(
 }
 
 /// Judges each batch unit's first route from its query's start against the published optimum
-/// (later routes start wherever the unit was, so they compare with nothing).
+/// (later routes start wherever the unit was, so they compare with nothing). Runs right after
+/// the plugin answered, before anyone moved.
 fn judge_batch_routes(
-    mut planned: MessageReader<RoutePlanned>,
     mut run: ResMut<ScenarioRun>,
-    pathfinder: Res<Pathfinder>,
-    mut units: Query<&mut BatchQuery>,
+    problem: SearchProblem,
+    mut units: Query<(&mut BatchQuery, &Unit, &PathRequest, &PathStatus, &Waypoints), Changed<PathStatus>>,
 ) {
-    let rules = pathfinder.settings().rules;
-    for route in planned.read() {
-        let Ok(mut query) = units.get_mut(route.request.unit) else { continue };
-        if query.judged || (route.request.from, route.request.to) != (query.start, query.goal) {
+    let rules = problem.settings().rules;
+    for (mut query, unit, request, status, waypoints) in &mut units {
+        let first = unit.cell() == query.start && request.goal == query.goal;
+        if query.judged || *status == PathStatus::Planning || !first {
             continue;
         }
         query.judged = true;
-        // Routes are searched on the current map (stale ones are dropped), so its cost is theirs.
-        let length =
-            route.result.as_ref().ok().and_then(|cells| pathfinder.grid().path_cost(cells, rules).ok());
+        // Routes are planned on the current map (stale ones are dropped), so its cost is theirs.
+        let cells: Vec<Pos> = std::iter::once(query.start).chain(waypoints.iter().map(|w| w.cell)).collect();
+        let length = match status {
+            PathStatus::Failed(_) => None,
+            _ => problem.grid().path_cost(&cells, rules).ok(),
+        };
         if length.is_some_and(|length| (length - query.optimal).abs() <= TOLERANCE) {
             run.batch_matches += 1;
         } else {

@@ -28,14 +28,15 @@ use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::PrimaryWindow;
+use bevy_gridpath::PathStatus;
 use gridpath::Pos;
 
 use crate::animation::SearchAnimation;
 use crate::camera::MainCamera;
 use crate::flowview::FlowView;
-use crate::planning::{Pathfinder, PlanReport};
+use crate::planning::{PlanReport, SearchProblem};
 use crate::race::RaceTable;
-use crate::units::{Unit, UnitStatus};
+use crate::units::{Unit, status_label};
 
 /// Frames to let pass before the first step, so the window, camera and map are set up.
 const WARMUP_FRAMES: u32 = 10;
@@ -322,12 +323,12 @@ fn run_script(
     mut runner: ResMut<ScriptRunner>,
     window: Single<(Entity, &mut Window), With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform), With<MainCamera>>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     report: Res<PlanReport>,
     animation: Res<SearchAnimation>,
     race: Res<RaceTable>,
     flow: Res<FlowView>,
-    units: Query<(&Unit, &UnitStatus, &Transform)>,
+    units: Query<(&Unit, &PathStatus, &Transform)>,
     boxes: Query<(&Name, &ComputedNode, &UiGlobalTransform, &InheritedVisibility)>,
     saved: Res<ScreenshotsSaved>,
     mut mouse: MessageWriter<MouseButtonInput>,
@@ -355,7 +356,7 @@ fn run_script(
                 info!("script step {}: {step:?}", runner.next);
                 match step {
                     Step::Move(cell) => {
-                        let target = cursor_target(camera, camera_transform, &pathfinder, cell);
+                        let target = cursor_target(camera, camera_transform, &problem, cell);
                         target.map(|position| {
                             window.set_cursor_position(Some(position));
                             Waiting::Nothing
@@ -395,7 +396,7 @@ fn run_script(
                             camera,
                             camera_transform,
                             &window,
-                            &pathfinder,
+                            &problem,
                             &report,
                             &units,
                             &shown,
@@ -438,19 +439,19 @@ fn run_script(
 /// A unit has no path, or the arrival wait timed out.
 fn next_wait(
     waiting: Waiting,
-    units: &Query<(&Unit, &UnitStatus, &Transform)>,
+    units: &Query<(&Unit, &PathStatus, &Transform)>,
     screenshots: u32,
 ) -> Result<Waiting, String> {
     Ok(match waiting {
         Waiting::Nothing | Waiting::Frames(0) => Waiting::Nothing,
         Waiting::Frames(left) => Waiting::Frames(left - 1),
         Waiting::Arrival(left) => {
-            if let Some(UnitStatus::NoPath(reason)) =
-                units.iter().map(|(_, status, _)| status).find(|s| matches!(s, UnitStatus::NoPath(_)))
+            if let Some(PathStatus::Failed(reason)) =
+                units.iter().map(|(_, status, _)| status).find(|s| matches!(s, PathStatus::Failed(_)))
             {
                 return Err(format!("a unit has no path: {reason}"));
             }
-            if units.iter().all(|(_, status, _)| *status == UnitStatus::Arrived) {
+            if units.iter().all(|(_, status, _)| *status == PathStatus::Arrived) {
                 Waiting::Nothing
             } else if left == 0 {
                 return Err("wait_arrival timed out".to_owned());
@@ -470,13 +471,13 @@ fn next_wait(
 fn cursor_target(
     camera: &Camera,
     camera_transform: &GlobalTransform,
-    pathfinder: &Pathfinder,
+    problem: &SearchProblem,
     cell: Pos,
 ) -> Result<Vec2, String> {
-    if !pathfinder.grid().in_bounds(cell) {
+    if !problem.grid().in_bounds(cell) {
         return Err(format!("cell {cell} is off the map"));
     }
-    let world = pathfinder.geometry().cell_center(cell).extend(0.0);
+    let world = problem.geometry().cell_center(cell).extend(0.0);
     camera
         .world_to_viewport(camera_transform, world)
         .map_err(|error| format!("cannot put the cursor on {cell}: {error:?}"))
@@ -507,13 +508,13 @@ fn describe_layout(
     camera: &Camera,
     camera_transform: &GlobalTransform,
     window: &Window,
-    pathfinder: &Pathfinder,
+    problem: &SearchProblem,
     report: &PlanReport,
-    units: &Query<(&Unit, &UnitStatus, &Transform)>,
+    units: &Query<(&Unit, &PathStatus, &Transform)>,
     shown: &Shown,
     boxes: &Query<(&Name, &ComputedNode, &UiGlobalTransform, &InheritedVisibility)>,
 ) -> String {
-    let geometry = pathfinder.geometry();
+    let geometry = problem.geometry();
     let scale = window.scale_factor();
     let to_pixel = |world: Vec2| {
         camera.world_to_viewport(camera_transform, world.extend(0.0)).map(|p| p * scale).unwrap_or(Vec2::NAN)
@@ -532,8 +533,8 @@ fn describe_layout(
     );
     let _ = writeln!(json, "  \"cell_pixels\": {step:.3},");
     let _ = writeln!(json, "  \"cell0_center\": {},", pixel(origin));
-    let _ = writeln!(json, "  \"start\": {},", cell(pathfinder.start()));
-    let _ = writeln!(json, "  \"goal\": {},", cell(pathfinder.goal()));
+    let _ = writeln!(json, "  \"start\": {},", cell(problem.start()));
+    let _ = writeln!(json, "  \"goal\": {},", cell(problem.goal()));
     let units: Vec<String> = units
         .iter()
         .map(|(unit, status, transform)| {
@@ -541,7 +542,7 @@ fn describe_layout(
                 "{{\"cell\": {}, \"pixel\": {}, \"status\": \"{}\"}}",
                 cell(unit.cell()),
                 pixel(to_pixel(transform.translation.truncate())),
-                status.label()
+                status_label(status)
             )
         })
         .collect();

@@ -14,8 +14,8 @@ use crate::crowd::{CrowdUnit, Target, give_order};
 use crate::editor::HoverTile;
 use crate::level::TILE_SIZE;
 use crate::notice::Notice;
-use crate::planning::Pathfinder;
-use crate::units::{Unit, UnitBody, UnitStatus};
+use crate::planning::SearchProblem;
+use crate::units::{Unit, UnitBody};
 
 /// The ring around selected units.
 const SELECTED_COLOR: Color = Color::srgb(1.0, 0.86, 0.30);
@@ -130,8 +130,8 @@ fn select_all_units(
 fn order_selected_units(
     mut commands: Commands,
     hover: Res<HoverTile>,
-    pathfinder: Res<Pathfinder>,
-    mut units: Query<(Entity, &mut UnitStatus), (With<CrowdUnit>, With<Selected>)>,
+    problem: SearchProblem,
+    units: Query<Entity, (With<CrowdUnit>, With<Selected>)>,
     mut notices: MessageWriter<Notice>,
 ) {
     let Some(cell) = hover.0 else { return };
@@ -139,13 +139,13 @@ fn order_selected_units(
     if count == 0 {
         return;
     }
-    if !pathfinder.grid().is_passable(cell) {
+    if !problem.grid().is_passable(cell) {
         notices.write(Notice::warning("units can't go into a wall"));
         return;
     }
     let shared = count >= 2;
-    for (entity, mut status) in &mut units {
-        give_order(&mut commands, entity, Target::Cell(cell), shared, &mut status);
+    for entity in &units {
+        give_order(&mut commands, entity, Target::Cell(cell), shared);
     }
     let how = if shared { "sharing one flow field" } else { "on its own route" };
     notices.write(Notice::info(format!("{count} units sent to {cell}, {how}")));
@@ -170,9 +170,9 @@ fn draw_selection_rings(
     }
 }
 
-fn draw_select_box(mut gizmos: Gizmos, select_box: Res<SelectBox>, pathfinder: Res<Pathfinder>) {
+fn draw_select_box(mut gizmos: Gizmos, select_box: Res<SelectBox>, problem: SearchProblem) {
     let Some((a, b)) = select_box.0 else { return };
-    let geometry = pathfinder.geometry();
+    let geometry = problem.geometry();
     let (low, high) = (Pos::new(a.x.min(b.x), a.y.min(b.y)), Pos::new(a.x.max(b.x), a.y.max(b.y)));
     let (p, q) = (geometry.cell_center(low), geometry.cell_center(high));
     let size = (q - p).abs() + Vec2::splat(TILE_SIZE);

@@ -11,14 +11,14 @@
 //! rules forbid, or onto another terrain class.
 
 use bevy::prelude::*;
-use gridpath::{Grid, Pos, Rules, SQRT2};
+use bevy_gridpath::{FlowFields, FollowFlowField, PathFailure, PathRequest, PathStatus, Waypoints};
+use gridpath::{Grid, Pos, Rules, SQRT2, SearchError, Stats};
 
 use crate::AppSystems;
-use crate::async_plan::PlanQueue;
-use crate::crowd::{CrowdStats, CrowdUnit, FlowFields, FlowFollower, request_route};
+use crate::crowd::CrowdUnit;
 use crate::level::TILE_SIZE;
-use crate::planning::Pathfinder;
-use crate::units::{Speed, Unit, UnitStatus, Waypoints};
+use crate::planning::SearchProblem;
+use crate::units::{Speed, Unit};
 
 /// Radius of a crowd unit's body, in tiles.
 pub const UNIT_RADIUS: f32 = 0.3;
@@ -190,26 +190,24 @@ fn split_direction(i: usize, j: usize) -> Vec2 {
 /// legal cells.
 fn steer_crowd(
     time: Res<Time>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     fields: Res<FlowFields>,
-    mut queue: ResMut<PlanQueue>,
-    mut stats: ResMut<CrowdStats>,
     mut units: Query<(
-        Entity,
         &mut Unit,
         &mut CrowdUnit,
         &mut Transform,
-        &mut UnitStatus,
+        &mut PathStatus,
         &mut Waypoints,
         &Speed,
-        Has<FlowFollower>,
+        Option<&FollowFlowField>,
+        Option<&mut PathRequest>,
     )>,
     mut scratch: Local<Scratch>,
 ) {
-    let grid = pathfinder.grid();
-    let rules = pathfinder.settings().rules;
+    let grid = problem.grid();
+    let rules = problem.settings().rules;
     let (width, height) = (grid.width(), grid.height());
-    let half = pathfinder.geometry().world_size() / 2.0;
+    let half = problem.geometry().world_size() / 2.0;
     let to_grid = |world: Vec2| Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
     let to_world = |p: Vec2| Vec2::new(p.x * TILE_SIZE - half.x, half.y - p.y * TILE_SIZE);
     let dt = time.delta_secs();
@@ -217,21 +215,17 @@ fn steer_crowd(
     // Pass 1: where everyone is, bucketed by cell.
     let scratch = &mut *scratch;
     scratch.agents.clear();
-    for (_, unit, crowd, transform, status, _, _, follows) in &units {
-        let distance = if follows {
-            fields
-                .field(&(crowd.goal, rules))
-                .and_then(|f| f.distance(unit.cell))
-                .map_or(f32::INFINITY, |d| d as f32)
-        } else {
-            f32::INFINITY
-        };
+    for (unit, crowd, transform, status, _, _, follow, _) in &units {
+        let distance = follow
+            .and_then(|follow| fields.field(follow))
+            .and_then(|f| f.distance(unit.cell))
+            .map_or(f32::INFINITY, |d| d as f32);
         scratch.agents.push(Agent {
             pos: to_grid(transform.translation.truncate()),
             // A unit on a cell of a map that shrank is put back on the map.
             cell: Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1)),
             goal: crowd.goal,
-            arrived: *status == UnitStatus::Arrived,
+            arrived: *status == PathStatus::Arrived,
             distance,
         });
     }
@@ -239,7 +233,7 @@ fn steer_crowd(
 
     // Pass 2: seek, separate, arrive, move. Same query, same order as pass 1.
     let scratch = &*scratch;
-    for (i, (entity, mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follows)) in
+    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
         units.iter_mut().enumerate()
     {
         let me = scratch.agents[i];
@@ -272,25 +266,25 @@ fn steer_crowd(
         let mut target: Option<Pos> = None;
         let mut arrived = me.arrived;
         if !arrived {
-            if follows {
-                // Every followed goal has a field entry: `update_flow_fields` ran this frame.
-                if let Some(shared) = fields.0.get(&(crowd.goal, rules)) {
+            if let Some(follow) = follow {
+                // Every followed goal has a field entry: the plugin updated them this frame.
+                if let Some(shared) = fields.shared(follow) {
                     match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
                         Some(next) => target = Some(next),
                         None if me.cell == crowd.goal && shared.problem.is_none() => target = Some(me.cell),
-                        None => {
-                            if !matches!(*status, UnitStatus::NoPath(_)) {
-                                let reason = shared
-                                    .problem
-                                    .clone()
-                                    .unwrap_or_else(|| format!("no path from {} to {}", me.cell, crowd.goal));
-                                *status = UnitStatus::NoPath(reason);
-                            }
+                        None if !matches!(*status, PathStatus::Failed(_)) => {
+                            let error = shared.problem.clone().unwrap_or(SearchError::NoPath {
+                                start: me.cell,
+                                goal: crowd.goal,
+                                stats: Stats::default(),
+                            });
+                            *status = PathStatus::Failed(PathFailure::Search(error));
                         }
+                        None => {}
                     }
                 }
-                if target.is_some() && *status != UnitStatus::Walking {
-                    *status = UnitStatus::Walking;
+                if target.is_some() && *status != PathStatus::Following {
+                    *status = PathStatus::Following;
                 }
                 // Progress: a cell closer to the goal than any before resets the stall.
                 if me.distance < crowd.best {
@@ -300,7 +294,7 @@ fn steer_crowd(
                     crowd.stalled += step;
                 }
                 arrived = touches_arrived && target.is_some() && crowd.stalled >= STALL_TILES;
-            } else if *status == UnitStatus::Walking {
+            } else if *status == PathStatus::Following {
                 // Entered a waypoint's cell: aim for the one after it.
                 while waypoints.len() > 1 && waypoints.front().is_some_and(|w| w.cell == me.cell) {
                     waypoints.pop_front();
@@ -310,17 +304,10 @@ fn steer_crowd(
                         target = Some(next);
                     }
                     Some(_) => {
-                        // Pushed off its route: ask for a new one from here.
-                        stats.route_reroutes += 1;
-                        request_route(
-                            &mut queue,
-                            &mut stats,
-                            entity,
-                            &unit,
-                            crowd.goal,
-                            &mut waypoints,
-                            &mut status,
-                        );
+                        // Pushed off its route: the plugin plans a new one from here.
+                        if let Some(mut request) = request {
+                            request.set_changed();
+                        }
                     }
                     None => arrived = true,
                 }
@@ -333,7 +320,7 @@ fn steer_crowd(
             }
         }
         if arrived && !me.arrived {
-            *status = UnitStatus::Arrived;
+            *status = PathStatus::Arrived;
             waypoints.clear();
             target = None;
         }

@@ -23,7 +23,7 @@ use crate::camera::{MainCamera, current_enlargement};
 use crate::controls::{Control, ControlSystems};
 use crate::flowview::FlowView;
 use crate::level::{Geometry, MapEdited, MapLoaded, TILE_SIZE};
-use crate::planning::{Pathfinder, PlanReport};
+use crate::planning::{PlanReport, SearchProblem, problem_changed};
 
 /// Depth of the terrain layer.
 const TERRAIN_Z: f32 = 0.0;
@@ -53,14 +53,14 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             rebuild_tilemap.run_if(on_message::<MapLoaded>),
-            sync_terrain.run_if(resource_changed::<Pathfinder>.and_then(grid_revision_changed)),
+            sync_terrain.run_if(problem_changed.and_then(grid_revision_changed)),
             (show_search.run_if(drawn_as_tiles), show_search_texels.run_if(not(drawn_as_tiles))).run_if(
                 resource_changed::<SearchAnimation>
                     .or_else(resource_changed::<PlanReport>)
                     .or_else(resource_changed::<ShowSearch>)
                     .or_else(resource_changed::<FlowView>),
             ),
-            place_markers.run_if(resource_changed::<Pathfinder>),
+            place_markers.run_if(problem_changed),
             enlarge_markers_when_zoomed_out,
             mark_jump_points.run_if(search_tint_shown),
         )
@@ -176,12 +176,12 @@ fn spawn_markers(mut commands: Commands, assets: Res<GameAssets>) {
     }
 }
 
-fn place_markers(pathfinder: Res<Pathfinder>, mut markers: Query<(&Marker, &mut Transform)>) {
-    let geometry = pathfinder.geometry();
+fn place_markers(problem: SearchProblem, mut markers: Query<(&Marker, &mut Transform)>) {
+    let geometry = problem.geometry();
     for (marker, mut transform) in &mut markers {
         let cell = match marker {
-            Marker::Start => pathfinder.start(),
-            Marker::Goal => pathfinder.goal(),
+            Marker::Start => problem.start(),
+            Marker::Goal => problem.goal(),
         };
         transform.translation = geometry.cell_center(cell).extend(MARKER_Z);
     }
@@ -203,7 +203,7 @@ fn enlarge_markers_when_zoomed_out(
 fn rebuild_tilemap(
     mut commands: Commands,
     layers: Query<(Entity, Option<&TileStorage>), With<MapLayer>>,
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     report: Res<PlanReport>,
     animation: Res<SearchAnimation>,
     show: Res<ShowSearch>,
@@ -218,8 +218,8 @@ fn rebuild_tilemap(
         }
         commands.entity(layer).despawn();
     }
-    let grid = pathfinder.grid();
-    let geometry = pathfinder.geometry();
+    let grid = problem.grid();
+    let geometry = problem.geometry();
     let overlay = OverlayLooks::new(&report, &animation, *show, &flow);
     if grid.len() > TILED_MAX_CELLS {
         let colors = &assets.tile_colors;
@@ -301,8 +301,8 @@ fn spawn_layer<M: Component>(
 
 /// `true` when the grid's revision differs from the one seen last time: a cell changed (moving
 /// the start or goal also changes the [`Pathfinder`], but not its grid).
-fn grid_revision_changed(pathfinder: Res<Pathfinder>, mut seen: Local<Option<u64>>) -> bool {
-    let revision = Some(pathfinder.grid().revision());
+fn grid_revision_changed(problem: SearchProblem, mut seen: Local<Option<u64>>) -> bool {
+    let revision = Some(problem.grid().revision());
     let changed = *seen != revision;
     *seen = revision;
     changed
@@ -312,7 +312,7 @@ fn grid_revision_changed(pathfinder: Res<Pathfinder>, mut seen: Local<Option<u64
 /// edit that names no cells): only the touched tiles or texels, so a stroke on a big map does
 /// not walk the whole map every frame.
 fn sync_terrain(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     mut edits: MessageReader<MapEdited>,
     drawing: Res<MapDrawing>,
     assets: Res<GameAssets>,
@@ -320,8 +320,8 @@ fn sync_terrain(
     terrain_layer: Query<&TileStorage, With<TerrainLayer>>,
     mut tiles: Query<&mut TileTextureIndex, With<TerrainTile>>,
 ) {
-    let grid = pathfinder.grid();
-    let geometry = pathfinder.geometry();
+    let grid = problem.grid();
+    let geometry = problem.geometry();
     let mut cells: Vec<Pos> = Vec::new();
     let mut all = false;
     for edit in edits.read() {
@@ -406,7 +406,7 @@ struct OverlayDrawn {
 /// its new events touched are redrawn; a restart, the end of the replay or a visibility change
 /// redraws the whole layer.
 fn show_search(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     report: Res<PlanReport>,
     animation: Res<SearchAnimation>,
     show: Res<ShowSearch>,
@@ -415,7 +415,7 @@ fn show_search(
     mut tiles: Query<(&mut TileTextureIndex, &mut TileVisible), With<OverlayTile>>,
     mut drawn: Local<OverlayDrawn>,
 ) {
-    let geometry = pathfinder.geometry();
+    let geometry = problem.geometry();
     let overlay = OverlayLooks::new(&report, &animation, *show, &flow);
     let (layer, storage) = *layer;
     let touched = animation.touched();
@@ -428,7 +428,7 @@ fn show_search(
     let cells: Box<dyn Iterator<Item = Pos>> = if incremental {
         Box::new(touched[drawn.touched..].iter().copied())
     } else {
-        Box::new(pathfinder.grid().positions())
+        Box::new(problem.grid().positions())
     };
     for cell in cells {
         let Some(entity) = storage.checked_get(&geometry.tile_pos(cell)) else { continue };
@@ -467,7 +467,7 @@ struct TexelsDrawn {
 /// texels; a restart, the end of the replay or a visibility change clears the tinted texels and
 /// draws the trace and the path again (work in proportion to the search, not the map).
 fn show_search_texels(
-    pathfinder: Res<Pathfinder>,
+    problem: SearchProblem,
     report: Res<PlanReport>,
     animation: Res<SearchAnimation>,
     show: Res<ShowSearch>,
@@ -478,7 +478,7 @@ fn show_search_texels(
     mut drawn: Local<TexelsDrawn>,
 ) {
     let MapDrawing::Texels { overlay: handle, .. } = &*drawing else { return };
-    let geometry = pathfinder.geometry();
+    let geometry = problem.geometry();
     let overlay = OverlayLooks::new(&report, &animation, *show, &flow);
     let touched = animation.touched();
     let incremental = drawn.image.as_ref() == Some(handle)
@@ -533,8 +533,8 @@ fn search_tint_shown(show: Res<ShowSearch>, flow: Res<FlowView>) -> bool {
 }
 
 /// Rings on the jump points JPS found so far in the replay.
-fn mark_jump_points(mut gizmos: Gizmos, pathfinder: Res<Pathfinder>, animation: Res<SearchAnimation>) {
-    let geometry = pathfinder.geometry();
+fn mark_jump_points(mut gizmos: Gizmos, problem: SearchProblem, animation: Res<SearchAnimation>) {
+    let geometry = problem.geometry();
     for &cell in animation.jump_points() {
         gizmos.circle_2d(geometry.cell_center(cell), JUMP_POINT_RADIUS * TILE_SIZE, JUMP_POINT_COLOR);
     }

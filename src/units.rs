@@ -1,22 +1,23 @@
-//! Units: every unit has a [`Unit`] (where it is, where it steps, which way it faces), a
-//! [`Speed`] and a [`UnitStatus`]. The lab's own unit ([`LabUnit`]) is spawned at the start and
-//! walks its [`Waypoints`] to the goal, re-plans from where it is when the goal, the settings or
-//! the map under its remaining route change, and stops when no route exists. It stands still
-//! while the search animation replays the main search, and sets off when it ends. Crowd units
-//! (the `crowd` plugin) share the [`Unit`] part. The view half animates every unit's sprite.
-
-use std::collections::VecDeque;
+//! Units: every unit has a [`Unit`] (where it is, where it steps, which way it faces) and a
+//! plugin [`PathStatus`]. The lab's own unit ([`LabUnit`]) is a `bevy_gridpath` user like any
+//! game's unit: a [`PathRequest`] to the goal with the current settings and a [`Mover`]. The
+//! plugin plans its route, re-plans it from where the unit stands when an edit crosses it,
+//! and walks it; this plugin keeps the request in step with the goal and the settings, puts
+//! the unit back on the start when the start moves, and holds it still while the search
+//! replay shows how its new route was found. Crowd units (the `crowd` plugin) share the
+//! [`Unit`] part. The view half animates every unit's sprite.
 
 use bevy::prelude::*;
-use gridpath::{Pos, Settings};
+use bevy_gridpath::{GridPathSystems, Mover, PathFailure, PathRequest, PathStatus, Waypoints};
+use gridpath::Pos;
 
 use crate::AppSystems;
 use crate::animation::SearchAnimation;
 use crate::assets::{GameAssets, UNIT_FRAMES};
 use crate::camera::{MainCamera, marker_enlargement};
-use crate::level::{MapEdited, MapLoaded, TILE_SIZE};
+use crate::level::{MapLoaded, TILE_SIZE};
 use crate::notice::Notice;
-use crate::planning::Pathfinder;
+use crate::planning::SearchProblem;
 
 /// Walking speed of new units, in tiles per second.
 pub const DEFAULT_SPEED: f32 = 5.0;
@@ -40,9 +41,17 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(Update, change_speed.in_set(AppSystems::RecordInput));
     app.add_systems(
         Update,
-        (respawn_units.run_if(on_message::<MapLoaded>), route_units).chain().in_set(AppSystems::Plan),
+        (respawn_lab_unit.run_if(on_message::<MapLoaded>), request_lab_route)
+            .chain()
+            .in_set(AppSystems::Plan)
+            .before(GridPathSystems::Request),
     );
-    app.add_systems(Update, follow_waypoints.in_set(AppSystems::Move));
+    app.add_systems(Update, notice_new_lab_routes.in_set(AppSystems::Plan).after(GridPathSystems::Plan));
+    app.add_systems(
+        Update,
+        hold_lab_unit_during_replay.in_set(AppSystems::Move).before(GridPathSystems::Move),
+    );
+    app.add_systems(Update, track_lab_unit.in_set(AppSystems::Move).after(GridPathSystems::Move));
 }
 
 /// The sprite, its walk animation and the route line.
@@ -57,9 +66,9 @@ pub(super) fn view_plugin(app: &mut App) {
 
 /// A unit: the lab's unit or a crowd unit.
 #[derive(Component, Debug, Clone)]
-#[require(Transform, Waypoints, Speed, UnitStatus)]
+#[require(Transform, Waypoints, PathStatus)]
 pub struct Unit {
-    /// The lab's unit: the last cell centre it reached. A crowd unit: the cell it stands in.
+    /// The last cell centre it reached (lab) or the cell it stands in (crowd).
     pub(crate) cell: Pos,
     /// The cell it is stepping into, if it is between two cell centres (the lab's unit only:
     /// crowd units never stand in more than one cell).
@@ -83,12 +92,6 @@ impl Unit {
     pub fn occupied(&self) -> impl Iterator<Item = Pos> + use<> {
         std::iter::once(self.cell).chain(self.next)
     }
-
-    /// The cell a new route starts from: where the unit stands, or the cell it is stepping
-    /// into (it finishes the step first, so it never turns around between two cells).
-    fn anchor(&self) -> Pos {
-        self.next.unwrap_or(self.cell)
-    }
 }
 
 /// The lab's unit: spawned on the start, it walks the main route to the main goal.
@@ -96,10 +99,10 @@ impl Unit {
 pub struct LabUnit {
     /// Where it was spawned: the start. When the start moves, the unit is put there.
     home: Pos,
-    /// The goal its route leads to.
-    goal: Pos,
-    /// The settings its route was planned with.
-    settings: Settings,
+    /// The cells of its route as last seen, to tell a new route from the same one walked on.
+    route: Vec<Pos>,
+    /// It had a route before: a later new route is a re-route.
+    routed: bool,
     /// Its route was just planned and the search behind it is being replayed: it sets off when
     /// the replay ends. A unit whose route an edit left alone keeps walking through the replay.
     waiting: bool,
@@ -107,7 +110,7 @@ pub struct LabUnit {
 
 impl LabUnit {
     fn new(at: Pos) -> Self {
-        Self { home: at, goal: at, settings: Settings::default(), waiting: true }
+        Self { home: at, route: Vec::new(), routed: false, waiting: true }
     }
 
     /// `true` while it stands still until the replay of its new route's search ends.
@@ -116,20 +119,7 @@ impl LabUnit {
     }
 }
 
-/// One point of a route.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Waypoint {
-    /// The cell.
-    pub cell: Pos,
-    /// The cell's centre in world space.
-    pub point: Vec2,
-}
-
-/// The rest of a unit's route, next point first: tile centres in world space.
-#[derive(Component, Debug, Clone, Default, Deref, DerefMut)]
-pub struct Waypoints(pub(crate) VecDeque<Waypoint>);
-
-/// Walking speed, in tiles per second.
+/// Walking speed of a crowd unit, in tiles per second (the lab's unit has its [`Mover`]'s).
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Speed(pub f32);
 
@@ -149,167 +139,111 @@ impl Default for UnitSpeed {
     }
 }
 
-/// What a unit is doing.
-#[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
-pub enum UnitStatus {
-    /// Following its waypoints.
-    #[default]
-    Walking,
-    /// Standing on the goal.
-    Arrived,
-    /// Standing still: the goal cannot be reached from its cell; the reason.
-    NoPath(String),
-    /// Waiting for its route from the planning queue (crowd units with their own route).
-    Planning,
-}
-
-impl UnitStatus {
-    /// A few words for the HUD.
-    pub fn label(&self) -> &'static str {
-        match self {
-            UnitStatus::Walking => "walking",
-            UnitStatus::Arrived => "arrived",
-            UnitStatus::NoPath(_) => "stopped: no path",
-            UnitStatus::Planning => "planning",
-        }
+/// A few words for the HUD about a unit's status.
+pub fn status_label(status: &PathStatus) -> &'static str {
+    match status {
+        PathStatus::Following => "walking",
+        PathStatus::Arrived => "arrived",
+        PathStatus::Failed(PathFailure::OffGrid) => "stopped: off the map",
+        PathStatus::Failed(PathFailure::Search(_)) => "stopped: no path",
+        PathStatus::Planning => "planning",
     }
 }
 
-/// How many times units planned a new route since start-up (spawns excluded).
+/// How many times the lab's unit took a new route since start-up (its first route after a
+/// spawn excluded).
 #[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Reroutes(pub u64);
 
-/// Plans `unit`'s route from its anchor cell to the goal and stores it.
-fn plan_unit_route(
-    pathfinder: &mut Pathfinder,
-    unit: &mut Unit,
-    lab: &mut LabUnit,
-    waypoints: &mut Waypoints,
-    status: &mut UnitStatus,
-) {
-    let geometry = pathfinder.geometry();
-    let waypoint = |cell| Waypoint { cell, point: geometry.cell_center(cell) };
-    lab.goal = pathfinder.goal();
-    lab.settings = *pathfinder.settings();
-    let before = std::mem::take(&mut waypoints.0);
-    let anchor = unit.anchor();
-    match pathfinder.search(anchor, lab.goal) {
-        Ok((path, _)) => {
-            // The route starts at the anchor; keep it only while still stepping towards it.
-            let skip = usize::from(unit.next.is_none());
-            waypoints.0 = path.cells.iter().skip(skip).map(|&c| waypoint(c)).collect();
-            *status = if waypoints.0.is_empty() { UnitStatus::Arrived } else { UnitStatus::Walking };
-        }
-        Err(error) => {
-            // Finish the current step, then stand still on a cell centre.
-            waypoints.0 = unit.next.map(waypoint).into_iter().collect();
-            *status = UnitStatus::NoPath(error.to_string());
-        }
-    }
-    unit.next = waypoints.0.front().map(|w| w.cell);
-    // A new route waits for the replay of the search that found it; the same route, re-planned
-    // after an edit or a settings change that did not alter it, is walked on without a pause.
-    lab.waiting |= waypoints.0 != before;
-}
-
-fn respawn_units(
+/// A new map: every unit goes, the lab's unit is put on the start with a request for the goal.
+fn respawn_lab_unit(
     mut commands: Commands,
-    mut pathfinder: ResMut<Pathfinder>,
+    problem: SearchProblem,
     units: Query<Entity, With<Unit>>,
     speed: Res<UnitSpeed>,
 ) {
     for entity in &units {
         commands.entity(entity).despawn();
     }
-    let pathfinder = pathfinder.bypass_change_detection();
-    let start = pathfinder.start();
-    let mut unit = Unit::new(start);
-    let mut lab = LabUnit::new(start);
-    let mut waypoints = Waypoints::default();
-    let mut status = UnitStatus::default();
-    plan_unit_route(pathfinder, &mut unit, &mut lab, &mut waypoints, &mut status);
-    let at = pathfinder.geometry().cell_center(start);
+    let start = problem.start();
+    let mut mover = Mover::new(speed.0);
+    mover.place(start);
     commands.spawn((
         Name::new("Unit"),
-        unit,
-        lab,
-        waypoints,
-        status,
-        Speed(speed.0),
-        Transform::from_translation(at.extend(UNIT_Z)),
+        Unit::new(start),
+        LabUnit::new(start),
+        mover,
+        PathRequest { goal: problem.goal(), settings: *problem.settings() },
+        Transform::from_translation(problem.geometry().cell_center(start).extend(UNIT_Z)),
     ));
 }
 
-/// Re-plans units whose route went stale: the goal or the settings changed, an edit touched
-/// their remaining route, or they were stuck and the map changed. When the start moved, the
-/// unit is put on the new start (the one deliberate jump: the player placed it there).
-fn route_units(
-    mut pathfinder: ResMut<Pathfinder>,
-    mut edits: MessageReader<MapEdited>,
-    mut units: Query<(&mut Unit, &mut LabUnit, &mut Waypoints, &mut UnitStatus, &mut Transform)>,
-    mut reroutes: ResMut<Reroutes>,
+/// Keeps the lab's unit's request in step with the goal and the settings (the plugin re-plans
+/// a changed request from where the unit stands); when the start moved, puts the unit there
+/// (the one deliberate jump: the player placed it) and plans again.
+fn request_lab_route(
+    problem: SearchProblem,
+    mut units: Query<(&mut LabUnit, &mut Unit, &mut Mover, &mut PathRequest, &mut Waypoints, &mut Transform)>,
 ) {
-    let edits: Vec<MapEdited> = edits.read().cloned().collect();
-    let pathfinder = pathfinder.bypass_change_detection();
-    for (mut unit, mut lab, mut waypoints, mut status, mut transform) in &mut units {
-        if lab.home != pathfinder.start() {
-            let start = pathfinder.start();
-            *unit = Unit::new(start);
+    let wanted = PathRequest { goal: problem.goal(), settings: *problem.settings() };
+    for (mut lab, mut unit, mut mover, mut request, mut waypoints, mut transform) in &mut units {
+        if lab.home != problem.start() {
+            let start = problem.start();
             *lab = LabUnit::new(start);
-            let at = pathfinder.geometry().cell_center(start);
+            *unit = Unit::new(start);
+            mover.place(start);
+            waypoints.clear();
+            let at = problem.geometry().cell_center(start);
             transform.translation = at.extend(transform.translation.z);
+            *request = wanted;
         } else {
-            let stale = lab.goal != pathfinder.goal()
-                || lab.settings != *pathfinder.settings()
-                || (matches!(*status, UnitStatus::NoPath(_)) && !edits.is_empty())
-                || waypoints.iter().any(|w| edits.iter().any(|e| e.touches(w.cell)));
-            if !stale {
-                continue;
-            }
-            reroutes.0 += 1;
+            request.set_if_neq(wanted);
         }
-        plan_unit_route(pathfinder, &mut unit, &mut lab, &mut waypoints, &mut status);
     }
 }
 
-/// Moves units towards their next waypoint at their speed; several waypoints per frame when
-/// the frame is long, never past the last one. A unit whose route was just planned waits until
-/// the replay of that search ends.
-fn follow_waypoints(
-    time: Res<Time>,
-    animation: Res<SearchAnimation>,
-    mut units: Query<(&mut Unit, &mut LabUnit, &mut Waypoints, &mut UnitStatus, &mut Transform, &Speed)>,
-) {
-    for (mut unit, mut lab, mut waypoints, mut status, mut transform, speed) in &mut units {
-        if lab.waiting {
-            if !animation.is_finished() {
-                continue;
+/// Tells a new route from the same route walked on: a new one waits for the replay of the
+/// search that found it (and counts as a re-route after the first); the same route, re-planned
+/// after an edit or a settings change that did not alter it, is walked on without a pause.
+fn notice_new_lab_routes(mut units: Query<(&mut LabUnit, Ref<Waypoints>)>, mut reroutes: ResMut<Reroutes>) {
+    for (mut lab, waypoints) in &mut units {
+        if !waypoints.is_changed() {
+            continue;
+        }
+        let cells: Vec<Pos> = waypoints.iter().map(|w| w.cell).collect();
+        if !lab.route.ends_with(&cells) {
+            lab.waiting = true;
+            if lab.routed {
+                reroutes.0 += 1;
             }
+        }
+        lab.routed |= !cells.is_empty();
+        lab.route = cells;
+    }
+}
+
+/// The lab's unit waits while the search behind its new route is replayed.
+fn hold_lab_unit_during_replay(
+    animation: Res<SearchAnimation>,
+    mut units: Query<(&mut LabUnit, &mut Mover)>,
+) {
+    for (mut lab, mut mover) in &mut units {
+        if lab.waiting && animation.is_finished() {
             lab.waiting = false;
         }
-        let mut budget = speed.0 * TILE_SIZE * time.delta_secs();
-        let mut at = transform.translation.truncate();
-        while let Some(&next) = waypoints.0.front() {
-            let to = next.point - at;
-            let distance = to.length();
-            if distance > f32::EPSILON {
-                unit.heading = to / distance;
-            }
-            if distance > budget {
-                at += unit.heading * budget;
-                unit.next = Some(next.cell);
-                break;
-            }
-            budget -= distance;
-            at = next.point;
-            unit.cell = next.cell;
-            waypoints.0.pop_front();
-            unit.next = waypoints.0.front().map(|w| w.cell);
+        if mover.hold != lab.waiting {
+            mover.hold = lab.waiting;
         }
-        transform.translation = at.extend(transform.translation.z);
-        if waypoints.0.is_empty() && *status == UnitStatus::Walking {
-            *status = UnitStatus::Arrived;
-        }
+    }
+}
+
+/// Copies where the lab's unit's [`Mover`] took it into its [`Unit`], which the editor, the
+/// HUD and the sprite read for every unit alike.
+fn track_lab_unit(mut units: Query<(&mut Unit, &Mover), (With<LabUnit>, Changed<Mover>)>) {
+    for (mut unit, mover) in &mut units {
+        unit.cell = mover.cell().unwrap_or(unit.cell);
+        unit.next = mover.next();
+        unit.heading = mover.heading();
     }
 }
 
@@ -317,6 +251,7 @@ fn change_speed(
     keys: Res<ButtonInput<KeyCode>>,
     mut speed: ResMut<UnitSpeed>,
     mut units: Query<&mut Speed>,
+    mut movers: Query<&mut Mover>,
     mut notices: MessageWriter<Notice>,
 ) {
     let factor = if keys.just_pressed(KeyCode::Equal) {
@@ -329,6 +264,9 @@ fn change_speed(
     speed.0 = (speed.0 * factor).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
     for mut unit_speed in &mut units {
         unit_speed.0 = speed.0;
+    }
+    for mut mover in &mut movers {
+        mover.speed = speed.0;
     }
     notices.write(Notice::info(format!("unit speed: {:.1} tiles/s", speed.0)));
 }
@@ -378,7 +316,7 @@ fn add_unit_body(
 
 fn animate_units(
     time: Res<Time>,
-    units: Query<(&Unit, &UnitStatus, &Transform), Without<UnitBody>>,
+    units: Query<(&Unit, &PathStatus, &Transform), Without<UnitBody>>,
     mut bodies: Query<(&ChildOf, &mut UnitBody, &mut Sprite, &mut Transform)>,
 ) {
     for (child_of, mut body, mut sprite, mut transform) in &mut bodies {
@@ -389,7 +327,7 @@ fn animate_units(
         let moved = body.last.map_or(0.0, |last| last.distance(at)) / TILE_SIZE;
         body.last = Some(at);
         body.walked += moved;
-        let frame = if *status == UnitStatus::Walking && moved > 0.0 {
+        let frame = if *status == PathStatus::Following && moved > 0.0 {
             // The cast is exact: the value is a small non-negative whole number.
             (body.walked / TILES_PER_FRAME).floor() as usize % UNIT_FRAMES as usize
         } else {

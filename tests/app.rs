@@ -10,15 +10,18 @@ use bevy::input::keyboard::{Key, KeyboardInput};
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_gridpath::{Mover, NavGrid, PathStatus, Waypoints};
+use gridpath::{Grid, Settings};
 use gridpath::{Pos, Tile};
 use tilepath::LogicPlugin;
 use tilepath::animation::{AnimationSpeed, SearchAnimation};
 use tilepath::editor::HoverTile;
+use tilepath::level::Geometry;
 use tilepath::level::{MapInfo, MapSource, TILE_SIZE};
 use tilepath::mapfiles::SaveDir;
 use tilepath::notice::Notice;
-use tilepath::planning::{Pathfinder, PlanOutcome, PlanReport};
-use tilepath::units::{Reroutes, Speed, Unit, UnitStatus, Waypoints};
+use tilepath::planning::{Endpoints, PlanOutcome, PlanReport, SearchSettings};
+use tilepath::units::{LabUnit, Reroutes, Unit};
 
 /// Simulated frame time, in seconds.
 const FRAME: f32 = 1.0 / 30.0;
@@ -125,8 +128,42 @@ fn open_map(width: usize, height: usize) -> MapSource {
     }
 }
 
-fn pathfinder(app: &App) -> &Pathfinder {
-    app.world().resource::<Pathfinder>()
+/// The search problem as the app holds it: the map, the endpoints and the settings.
+struct Problem<'a> {
+    nav: &'a NavGrid,
+    endpoints: Endpoints,
+    settings: &'a Settings,
+}
+
+impl<'a> Problem<'a> {
+    fn grid(&self) -> &'a Grid {
+        self.nav.grid()
+    }
+
+    fn start(&self) -> Pos {
+        self.endpoints.start
+    }
+
+    fn goal(&self) -> Pos {
+        self.endpoints.goal
+    }
+
+    fn settings(&self) -> &'a Settings {
+        self.settings
+    }
+
+    fn geometry(&self) -> Geometry {
+        Geometry::of(self.nav.grid())
+    }
+}
+
+fn pathfinder(app: &App) -> Problem<'_> {
+    let world = app.world();
+    Problem {
+        nav: world.resource::<NavGrid>(),
+        endpoints: *world.resource::<Endpoints>(),
+        settings: &world.resource::<SearchSettings>().0,
+    }
 }
 
 fn report(app: &App) -> &PlanReport {
@@ -182,8 +219,8 @@ fn drag(app: &mut App, button: MouseButton, cells: &[Pos]) {
     app.update();
 }
 
-fn unit(app: &mut App) -> (Unit, Waypoints, UnitStatus, Vec2) {
-    let mut query = app.world_mut().query::<(&Unit, &Waypoints, &UnitStatus, &Transform)>();
+fn unit(app: &mut App) -> (Unit, Waypoints, PathStatus, Vec2) {
+    let mut query = app.world_mut().query::<(&Unit, &Waypoints, &PathStatus, &Transform)>();
     let (unit, waypoints, status, transform) = query.single(app.world()).expect("exactly one unit");
     (unit.clone(), waypoints.clone(), status.clone(), transform.translation.truncate())
 }
@@ -202,11 +239,11 @@ fn walls(app: &App) -> Vec<Pos> {
 fn walk_to_arrival(app: &mut App) -> usize {
     for frame in 0..MAX_WALK_FRAMES {
         let (_, _, before_status, before) = unit(app);
-        if before_status == UnitStatus::Arrived {
+        if before_status == PathStatus::Arrived {
             return frame;
         }
         assert!(
-            !matches!(before_status, UnitStatus::NoPath(_)),
+            !matches!(before_status, PathStatus::Failed(_)),
             "the unit should have a route, but: {before_status:?}"
         );
         app.update();
@@ -217,7 +254,7 @@ fn walk_to_arrival(app: &mut App) -> usize {
             pathfinder(app).grid().is_passable(cell),
             "the unit must never stand in a wall, but it is in {cell} (frame {frame})"
         );
-        let speed = app.world_mut().query::<&Speed>().iter(app.world()).next().map_or(0.0, |s| s.0);
+        let speed = app.world_mut().query::<&Mover>().iter(app.world()).next().map_or(0.0, |m| m.speed);
         let max_step = speed * TILE_SIZE * FRAME + 1e-3;
         assert!(
             before.distance(after) <= max_step,
@@ -531,12 +568,12 @@ mod units {
         let mut app = test_app(MapSource::BuiltIn);
         let (walker, waypoints, status, at) = unit(&mut app);
         assert_eq!(walker.cell(), BUILTIN_START);
-        assert_eq!(status, UnitStatus::Walking);
+        assert_eq!(status, PathStatus::Following);
         assert_eq!(waypoints.back().map(|w| w.cell), Some(BUILTIN_GOAL));
         assert_eq!(at, pathfinder(&app).geometry().cell_center(BUILTIN_START));
         let frames = walk_to_arrival(&mut app);
         let (walker, waypoints, status, at) = unit(&mut app);
-        assert_eq!(status, UnitStatus::Arrived);
+        assert_eq!(status, PathStatus::Arrived);
         assert_eq!(walker.cell(), BUILTIN_GOAL, "the unit should stand on the goal");
         assert!(waypoints.is_empty());
         assert_eq!(at, pathfinder(&app).geometry().cell_center(BUILTIN_GOAL));
@@ -568,7 +605,7 @@ mod units {
         assert!(!pathfinder(&app).grid().is_passable(target), "the stroke should wall off {target}");
         assert!(app.world().resource::<Reroutes>().0 > reroutes, "the unit should re-plan");
         let (_, waypoints, status, _) = unit(&mut app);
-        assert_eq!(status, UnitStatus::Walking);
+        assert_eq!(status, PathStatus::Following);
         assert!(
             waypoints.iter().all(|w| pathfinder(&app).grid().is_passable(w.cell)),
             "the new route must avoid the new wall"
@@ -592,7 +629,7 @@ mod units {
             app.update();
         }
         let (walker, waypoints, status, at) = unit(&mut app);
-        assert!(matches!(status, UnitStatus::NoPath(_)), "the unit should be stopped: {status:?}");
+        assert!(matches!(status, PathStatus::Failed(_)), "the unit should be stopped: {status:?}");
         assert!(waypoints.is_empty(), "a stopped unit has no route left");
         assert_eq!(at, pathfinder(&app).geometry().cell_center(walker.cell()), "it stops on a cell centre");
         app.update();
@@ -633,7 +670,7 @@ mod units {
     }
 
     fn unit_speed(app: &mut App) -> f32 {
-        app.world_mut().query::<&Speed>().single(app.world()).map_or(0.0, |s| s.0)
+        app.world_mut().query::<&Mover>().single(app.world()).map_or(0.0, |m| m.speed)
     }
 }
 
@@ -1262,11 +1299,11 @@ mod panel {
 mod crowd {
     //! Crowds: many units, shared flow fields, orders, terrain, async planning, re-routing.
     use super::*;
+    use bevy_gridpath::{FlowFields, FollowFlowField, PathRequest, PlanBudget, PlanQueue};
     use gridpath::{Algorithm, FlowField, Searcher, Settings};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
-    use tilepath::async_plan::PlanQueue;
-    use tilepath::crowd::{CrowdStats, CrowdUnit, FlowFields, FlowFollower, Target, crowd_unit};
+    use tilepath::crowd::{CrowdUnit, Target, crowd_unit, routed_crowd_unit};
     use tilepath::selection::Selected;
     use tilepath::units::DEFAULT_SPEED;
 
@@ -1279,7 +1316,7 @@ mod crowd {
         entity: Entity,
         cell: Pos,
         goal: Pos,
-        status: UnitStatus,
+        status: PathStatus,
         at: Vec2,
         route: Vec<Pos>,
         follows: bool,
@@ -1290,10 +1327,10 @@ mod crowd {
             Entity,
             &Unit,
             &CrowdUnit,
-            &UnitStatus,
+            &PathStatus,
             &Transform,
             &Waypoints,
-            Has<FlowFollower>,
+            Has<FollowFlowField>,
         )>();
         let mut seen: Vec<Seen> = query
             .iter(app.world())
@@ -1323,20 +1360,20 @@ mod crowd {
     /// Spawns a crowd unit on `cell` with a route of its own to `goal`.
     fn spawn_alone(app: &mut App, cell: Pos, goal: Pos) -> Entity {
         let geometry = pathfinder(app).geometry();
-        let mut unit = app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED));
-        unit.remove::<FlowFollower>().insert(Target::Cell(goal));
-        unit.id()
+        app.world_mut().spawn(routed_crowd_unit(cell, goal, geometry, DEFAULT_SPEED)).id()
     }
 
-    fn stats(app: &App) -> CrowdStats {
-        *app.world().resource::<CrowdStats>()
+    /// Searches run, routes re-planned after edits (the plugin's counters), flow fields built.
+    fn stats(app: &App) -> (u64, u64, u64) {
+        let counts = app.world().resource::<PlanQueue>().counts();
+        (counts.searched, counts.replans, app.world().resource::<FlowFields>().builds)
     }
 
     /// Runs frames until no crowd unit waits for a route; fails after [`MAX_PLAN_FRAMES`].
     fn wait_for_routes(app: &mut App) {
         for _ in 0..MAX_PLAN_FRAMES {
             app.update();
-            let planning = crowd(app).iter().any(|s| s.status == UnitStatus::Planning);
+            let planning = crowd(app).iter().any(|s| s.status == PathStatus::Planning);
             if !planning && app.world().resource::<PlanQueue>().is_idle() {
                 return;
             }
@@ -1363,17 +1400,17 @@ mod crowd {
     fn run_to_arrival(app: &mut App, max_frames: usize) -> usize {
         for frame in 0..max_frames {
             let units = crowd(app);
-            if units.iter().all(|s| s.status == UnitStatus::Arrived) {
+            if units.iter().all(|s| s.status == PathStatus::Arrived) {
                 return frame;
             }
-            if let Some(stuck) = units.iter().find(|s| matches!(s.status, UnitStatus::NoPath(_))) {
+            if let Some(stuck) = units.iter().find(|s| matches!(s.status, PathStatus::Failed(_))) {
                 panic!("every unit should have a path: {stuck:?}");
             }
             app.update();
             assert_on_free_cells(app, &format!("frame {frame}"));
             std::thread::sleep(Duration::from_micros(200));
         }
-        let left: Vec<Seen> = crowd(app).into_iter().filter(|s| s.status != UnitStatus::Arrived).collect();
+        let left: Vec<Seen> = crowd(app).into_iter().filter(|s| s.status != PathStatus::Arrived).collect();
         panic!("every unit should arrive within {max_frames} frames; still going: {left:?}");
     }
 
@@ -1438,13 +1475,14 @@ mod crowd {
         let free: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p) && p != goal).collect();
         let mut rng = StdRng::seed_from_u64(3);
         let cells: Vec<Pos> = (0..60).map(|_| free[rng.random_range(0..free.len())]).collect();
+        let (searched, ..) = stats(&app);
         spawn(&mut app, &cells);
         app.update();
         let fields = app.world().resource::<FlowFields>();
-        assert_eq!(fields.0.len(), 1, "units sharing a goal must share one flow field");
-        assert_eq!(fields.0.values().next().map(|f| f.followers), Some(60), "all 60 follow it");
+        assert_eq!(fields.len(), 1, "units sharing a goal must share one flow field");
+        assert_eq!(fields.iter().next().map(|(_, f)| f.followers), Some(60), "all 60 follow it");
         run_to_arrival(&mut app, 6000);
-        assert_eq!(stats(&app).route_requests, 0, "flow-field units need no searches of their own");
+        assert_eq!(stats(&app).0, searched, "flow-field units need no searches of their own");
         // Arrived units still make room for each other: let the jam relax for a second.
         for _ in 0..30 {
             app.update();
@@ -1481,25 +1519,24 @@ mod crowd {
         wait_for_routes(&mut app);
         let before = crowd(&mut app);
         for seen in before.iter().filter(|s| !s.follows) {
-            assert_eq!(seen.status, UnitStatus::Walking, "{seen:?} should walk its own route");
+            assert_eq!(seen.status, PathStatus::Following, "{seen:?} should walk its own route");
             assert!(seen.route.iter().all(|c| c.y == seen.goal.y), "straight routes expected: {seen:?}");
         }
-        let reroutes = stats(&app).route_reroutes;
-        let builds = stats(&app).field_builds;
+        let (_, reroutes, builds) = stats(&app);
         // A wall across rows 1..=7 at column 15: it crosses group A's routes only.
         drag(&mut app, MouseButton::Left, &[Pos::new(15, 1), Pos::new(15, 7)]);
         assert!(!pathfinder(&app).grid().is_passable(Pos::new(15, 4)), "the wall should be painted");
         assert_eq!(
-            stats(&app).route_reroutes - reroutes,
+            stats(&app).1 - reroutes,
             rows_a.len() as u64,
             "exactly the units whose route crosses the wall must re-plan"
         );
-        assert!(stats(&app).field_builds > builds, "the flow field must be rebuilt after an edit");
+        assert!(stats(&app).2 > builds, "the flow field must be rebuilt after an edit");
         let after = crowd(&mut app);
         for entity in &b {
             let was = before.iter().find(|s| s.entity == *entity).expect("unit B");
             let now = after.iter().find(|s| s.entity == *entity).expect("unit B");
-            assert_eq!(now.status, UnitStatus::Walking, "units not crossing the wall keep walking");
+            assert_eq!(now.status, PathStatus::Following, "units not crossing the wall keep walking");
             assert!(was.route.ends_with(&now.route), "their route is untouched: {was:?} vs {now:?}");
         }
         wait_for_routes(&mut app);
@@ -1636,7 +1673,7 @@ mod crowd {
         drag(&mut app, MouseButton::Right, &[goal]);
         for &entity in &left {
             assert_eq!(target(&app, entity), Target::Cell(goal), "the selected units are ordered");
-            assert!(app.world().get::<FlowFollower>(entity).is_some(), "a group shares a flow field");
+            assert!(app.world().get::<FollowFlowField>(entity).is_some(), "a group shares a flow field");
         }
         for &entity in &right {
             assert_eq!(target(&app, entity), Target::MainGoal, "unselected units keep their goal");
@@ -1664,7 +1701,7 @@ mod crowd {
         assert_eq!(selected(&mut app), vec![right[0]]);
         app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(FRAME)));
         drag(&mut app, MouseButton::Right, &[Pos::new(27, 18)]);
-        assert!(app.world().get::<FlowFollower>(right[0]).is_none(), "a unit alone plans its own route");
+        assert!(app.world().get::<FollowFlowField>(right[0]).is_none(), "a unit alone plans its own route");
         wait_for_routes(&mut app);
         let alone = crowd(&mut app).into_iter().find(|s| s.entity == right[0]).expect("the unit");
         assert_eq!(alone.route.last(), Some(&Pos::new(27, 18)), "its route leads to the order's cell");
@@ -1705,22 +1742,37 @@ mod crowd {
     #[test]
     fn async_results_for_an_outdated_map_are_discarded_and_requested_again() {
         let mut app = test_app(open_map(30, 20));
+        // Never at once in the frame: this test is about the task pool. The lab's unit and its
+        // route would only add to the counters.
+        app.insert_resource(PlanBudget { sync_max: 0, ..default() });
+        let lab = app
+            .world_mut()
+            .query_filtered::<Entity, With<LabUnit>>()
+            .single(app.world())
+            .expect("a lab unit");
+        app.world_mut().entity_mut(lab).despawn();
+        let searched = stats(&app).0;
         let entity = spawn_alone(&mut app, Pos::new(2, 2), Pos::new(27, 17));
         // This frame queues the request and hands it to the task pool.
         app.update();
-        let queue = app.world().resource::<PlanQueue>();
-        assert_eq!(queue.counts.started, 1, "the request should be started: {:?}", queue.counts);
+        let counts = app.world().resource::<PlanQueue>().counts();
+        assert_eq!(counts.searched - searched, 1, "the request should be started: {counts:?}");
+        let delivered = counts.delivered;
         // Let the search finish in the background, then edit the map before it is collected.
         std::thread::sleep(Duration::from_millis(50));
         drag(&mut app, MouseButton::Left, &[Pos::new(15, 0)]);
-        let counts = app.world().resource::<PlanQueue>().counts;
+        let counts = app.world().resource::<PlanQueue>().counts();
         assert_eq!(counts.discarded, 1, "a route for the old map must be discarded: {counts:?}");
         wait_for_routes(&mut app);
-        let counts = app.world().resource::<PlanQueue>().counts;
-        assert_eq!(counts.started, 2, "and requested again: {counts:?}");
-        assert_eq!(counts.delivered, 1, "only the route for the current map is delivered: {counts:?}");
+        let counts = app.world().resource::<PlanQueue>().counts();
+        assert_eq!(counts.searched - searched, 2, "and requested again: {counts:?}");
+        assert_eq!(
+            counts.delivered - delivered,
+            1,
+            "only the route for the current map is delivered: {counts:?}"
+        );
         let seen = crowd(&mut app).into_iter().find(|s| s.entity == entity).expect("the unit");
-        assert_eq!(seen.status, UnitStatus::Walking);
+        assert_eq!(seen.status, PathStatus::Following);
         assert_eq!(seen.route.last(), Some(&Pos::new(27, 17)));
     }
 
@@ -1735,7 +1787,10 @@ mod crowd {
         // A few units with their own routes, to random free cells.
         for &entity in units.iter().take(10) {
             let goal = free[rng.random_range(0..free.len())];
-            app.world_mut().entity_mut(entity).remove::<FlowFollower>().insert(Target::Cell(goal));
+            app.world_mut()
+                .entity_mut(entity)
+                .remove::<FollowFlowField>()
+                .insert((Target::Cell(goal), PathRequest::new(goal)));
         }
         let (width, height) = (grid.width(), grid.height());
         for round in 0..120 {

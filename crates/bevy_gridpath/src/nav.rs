@@ -206,11 +206,13 @@ impl NavGrid {
 
 /// Announces the edits made since the last frame.
 pub(crate) fn publish_grid_changes(mut nav: ResMut<NavGrid>, mut changed: MessageWriter<GridChanged>) {
-    // Read first: taking the list through `ResMut` would mark the grid changed every frame.
     if !nav.has_pending() {
         return;
     }
-    let pending = std::mem::take(&mut nav.pending);
+    // Taking the list is the plugin's bookkeeping, not a change of the map: a system that
+    // reacts to `resource_changed::<NavGrid>` must see one change per edit, not a second one
+    // when the edit is announced.
+    let pending = std::mem::take(&mut nav.bypass_change_detection().pending);
     changed.write(if pending.replaced {
         GridChanged::Replaced
     } else if pending.all {
