@@ -15,17 +15,8 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 const BACKGROUND: Color = Color::srgb(0.16, 0.17, 0.21);
 
 fn main() -> AppExit {
-    let options = match cli::parse_args(std::env::args().skip(1)) {
-        Ok(Some(options)) => options,
-        Ok(None) => {
-            println!("{}", cli::USAGE);
-            return AppExit::Success;
-        }
-        Err(error) => {
-            eprintln!("tilepath: {error}\n\n{}", cli::USAGE);
-            return AppExit::from_code(2);
-        }
-    };
+    // `--help`, `--version` and bad flags: clap prints and exits (code 2 for an error).
+    let options = cli::parse_args(std::env::args().skip(1)).unwrap_or_else(|error| error.exit());
     let script = match options.script.as_deref().map(load_script).transpose() {
         Ok(script) => script,
         Err(error) => {

@@ -2426,30 +2426,40 @@ mod script {
     #[test]
     fn command_line_options() {
         let args = |list: &[&str]| parse_args(list.iter().map(ToString::to_string));
-        assert_eq!(args(&[]), Ok(Some(Options::default())));
+        assert_eq!(args(&[]).ok(), Some(Options::default()));
         assert_eq!(
-            args(&["--script", "s.txt", "--screenshot", "o.png", "--map", "m.map"]),
-            Ok(Some(Options {
+            args(&["--script", "s.txt", "--screenshot", "o.png", "--map", "m.map"]).ok(),
+            Some(Options {
                 map: Some("m.map".into()),
                 script: Some("s.txt".into()),
                 screenshot: Some("o.png".into()),
                 ..Options::default()
-            }))
+            })
         );
         assert_eq!(
-            args(&["--scen", "a.scen", "--seed", "7", "--generator", "maze", "--save-dir", "d"]),
-            Ok(Some(Options {
+            args(&["--scen", "a.scen", "--seed", "7", "--generator", "maze", "--save-dir", "d"]).ok(),
+            Some(Options {
                 scen: Some("a.scen".into()),
                 seed: Some(7),
                 generator: Some(gridpath::generate::Generator::Maze { corridor: 1 }),
                 save_dir: Some("d".into()),
                 ..Options::default()
-            }))
+            })
         );
         assert!(args(&["--map", "m.map", "--scen", "a.scen"]).is_err(), "the scenario names its map");
         assert!(args(&["--seed", "x"]).is_err(), "a seed is a number");
         assert!(args(&["--generator", "spirals"]).is_err(), "an unknown generator");
-        assert_eq!(args(&["--help"]), Ok(None));
+        let help = args(&["--help"]).expect_err("--help prints the help");
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        for flag in ["--map", "--scen", "--seed", "--generator", "--save-dir", "--script", "--screenshot"] {
+            assert!(help.to_string().contains(flag), "--help lists {flag}");
+        }
+        assert_eq!(args(&["--bogus"]).expect_err("a bad flag").exit_code(), 2, "a bad flag exits with 2");
+        let page = std::fs::read_to_string("docs/cli.md").expect("docs/cli.md exists");
+        assert!(
+            page.contains(help.to_string().trim_end()),
+            "docs/cli.md must show `tilepath --help` as it is now:\n{help}"
+        );
         assert!(args(&["--map"]).is_err(), "a missing value is an error");
         assert!(args(&["--bogus"]).is_err());
         assert!(args(&["--map", "a", "--map", "b"]).is_err());
