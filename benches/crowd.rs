@@ -24,14 +24,14 @@ use gridpath::{Algorithm, FlowField, Pos, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tilepath::LogicPlugin;
-use tilepath::animation::AnimationSpeed;
-use tilepath::controls::Control;
-use tilepath::crowd::{CrowdUnit, Target, crowd_unit};
-use tilepath::editor::HoverTile;
-use tilepath::level::Geometry;
-use tilepath::level::MapSource;
-use tilepath::planning::Endpoints;
-use tilepath::units::DEFAULT_SPEED;
+use tilepath::input::bindings::Control;
+use tilepath::input::pointer::HoverTile;
+use tilepath::map::geometry::Geometry;
+use tilepath::map::level::MapSource;
+use tilepath::map::problem::Endpoints;
+use tilepath::search::replay::AnimationSpeed;
+use tilepath::units::crowd::{CrowdUnit, Target, crowd_unit};
+use tilepath::units::lab::DEFAULT_SPEED;
 
 /// Side of the benchmark map, in cells.
 const SIDE: u32 = 256;

@@ -7,30 +7,19 @@
 
 use bevy::prelude::*;
 
-pub mod animation;
-mod assets;
-pub mod brushes;
-mod camera;
+// Features, in the one direction their imports run: map -> input -> edit -> search -> units
+// -> view -> ui -> dev (the app test `feature_folders_import_one_way` checks it).
 pub mod cli;
-pub mod controls;
-pub mod crowd;
-mod cursor;
-pub mod editor;
-mod flowview;
-pub mod hud;
-pub mod level;
-pub mod mapfiles;
+pub mod dev;
+pub mod edit;
+pub mod input;
+pub mod map;
 pub mod notice;
-pub mod panel;
-pub mod planning;
-pub mod race;
-pub mod scenario;
-pub mod script;
-pub mod selection;
-pub mod steering;
+pub mod search;
 mod theme;
-mod tilemap;
+pub mod ui;
 pub mod units;
+mod view;
 
 /// The stages of a frame, in order. Feature plugins put their `Update` systems in one of these.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,21 +58,11 @@ impl Plugin for LogicPlugin {
         );
         app.add_plugins((
             notice::plugin,
-            controls::plugin,
-            level::plugin,
-            planning::plugin,
-            editor::plugin,
-            animation::plugin,
-            race::plugin,
+            map::plugin,
+            input::plugin,
+            edit::plugin,
+            search::plugin,
             units::plugin,
-            brushes::plugin,
-        ));
-        app.add_plugins((
-            crowd::plugin,
-            selection::plugin,
-            steering::plugin,
-            mapfiles::plugin,
-            scenario::plugin,
         ));
     }
 }
@@ -96,17 +75,6 @@ impl Plugin for PresentPlugin {
     fn build(&self, app: &mut App) {
         // The frame rate the HUD shows with F8.
         app.add_plugins(bevy::diagnostic::FrameTimeDiagnosticsPlugin::default());
-        app.add_plugins((
-            bevy_ecs_tilemap::TilemapPlugin,
-            assets::plugin,
-            camera::plugin,
-            cursor::plugin,
-            tilemap::plugin,
-            units::view_plugin,
-            selection::view_plugin,
-            flowview::plugin,
-            hud::plugin,
-            panel::plugin,
-        ));
+        app.add_plugins((view::plugin, ui::plugin));
     }
 }

@@ -2,11 +2,11 @@
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
-use tilepath::editor::{GenerateAtStart, MapGenerator, MapSeed};
-use tilepath::level::MapSource;
-use tilepath::mapfiles::SaveDir;
-use tilepath::scenario::ScenarioFile;
-use tilepath::script::{ScriptPlugin, load_script};
+use tilepath::dev::script::{ScriptPlugin, load_script};
+use tilepath::edit::files::SaveDir;
+use tilepath::edit::paint::{GenerateAtStart, MapGenerator, MapSeed};
+use tilepath::map::level::MapSource;
+use tilepath::units::scenario::ScenarioFile;
 use tilepath::{LogicPlugin, PresentPlugin, cli};
 
 /// Window size at start-up, in logical pixels.

@@ -14,14 +14,16 @@ use bevy_gridpath::{Mover, NavGrid, PathStatus, Waypoints};
 use gridpath::{Grid, Settings};
 use gridpath::{Pos, Tile};
 use tilepath::LogicPlugin;
-use tilepath::animation::{AnimationSpeed, SearchAnimation};
-use tilepath::editor::HoverTile;
-use tilepath::level::Geometry;
-use tilepath::level::{MapInfo, MapSource, TILE_SIZE};
-use tilepath::mapfiles::SaveDir;
+use tilepath::edit::files::SaveDir;
+use tilepath::input::pointer::HoverTile;
+use tilepath::map::geometry::Geometry;
+use tilepath::map::geometry::TILE_SIZE;
+use tilepath::map::level::{MapInfo, MapSource};
+use tilepath::map::problem::{Endpoints, SearchSettings};
 use tilepath::notice::Notice;
-use tilepath::planning::{Endpoints, PlanOutcome, PlanReport, SearchSettings};
-use tilepath::units::{LabUnit, Reroutes, Unit};
+use tilepath::search::plan::{PlanOutcome, PlanReport};
+use tilepath::search::replay::{AnimationSpeed, SearchAnimation};
+use tilepath::units::lab::{LabUnit, Reroutes, Unit};
 
 /// Simulated frame time, in seconds.
 const FRAME: f32 = 1.0 / 30.0;
@@ -76,7 +78,7 @@ fn animated_app(source: MapSource, rate: u32) -> App {
 /// needed).
 fn test_app_with_hud(source: MapSource) -> App {
     let mut app = unstarted_app(source);
-    app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+    app.add_plugins((tilepath::ui::hud::plugin, tilepath::ui::panel::plugin));
     app.update();
     app
 }
@@ -268,8 +270,8 @@ fn walk_to_arrival(app: &mut App) -> usize {
 
 mod editing {
     use super::*;
-    use tilepath::editor::{Drag, line_cells};
-    use tilepath::level::MapEdited;
+    use tilepath::edit::paint::{Drag, line_cells};
+    use tilepath::map::level::MapEdited;
 
     #[test]
     fn line_cells_are_4_connected_and_end_at_both_samples() {
@@ -561,7 +563,7 @@ mod planning {
 
 mod units {
     use super::*;
-    use tilepath::level::{BUILTIN_GOAL, BUILTIN_START};
+    use tilepath::map::level::{BUILTIN_GOAL, BUILTIN_START};
 
     #[test]
     fn unit_walks_the_builtin_map_to_the_goal_on_passable_cells() {
@@ -729,7 +731,8 @@ mod hud {
 mod level {
     use super::*;
     use bevy_ecs_tilemap::prelude::*;
-    use tilepath::level::{BUILTIN_GOAL, BUILTIN_START, Geometry, builtin_level, parse_level};
+    use tilepath::map::geometry::Geometry;
+    use tilepath::map::level::{BUILTIN_GOAL, BUILTIN_START, builtin_level, parse_level};
 
     #[test]
     fn the_builtin_map_has_far_apart_endpoints_and_needs_a_detour() {
@@ -804,8 +807,8 @@ mod level {
 mod animation {
     use super::*;
     use gridpath::TraceEvent;
-    use tilepath::animation::RATES;
-    use tilepath::planning::Explored;
+    use tilepath::search::plan::Explored;
+    use tilepath::search::replay::RATES;
 
     /// The trace of the latest main search.
     fn trace(app: &App) -> Vec<TraceEvent> {
@@ -911,7 +914,7 @@ mod animation {
 
     #[test]
     fn the_automatic_speed_ends_any_replay_within_a_few_seconds() {
-        use tilepath::animation::{AUTO_SECONDS, DEFAULT_RATE};
+        use tilepath::search::replay::{AUTO_SECONDS, DEFAULT_RATE};
         // The rule: small searches at the default pace, big ones fast enough for AUTO_SECONDS;
         // a speed the player chose applies as it is.
         assert_eq!(AnimationSpeed::Auto.rate(100), Some(DEFAULT_RATE));
@@ -1006,7 +1009,7 @@ mod animation {
     #[test]
     fn the_replay_banner_says_how_to_skip_and_shows_a_pause() {
         let mut app = unstarted_app_at(MapSource::BuiltIn, AnimationSpeed::PerSecond(100));
-        app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+        app.add_plugins((tilepath::ui::hud::plugin, tilepath::ui::panel::plugin));
         app.update();
         app.update();
         let text = ui_text(&mut app);
@@ -1088,7 +1091,7 @@ mod animation {
 mod race {
     use super::*;
     use gridpath::{Algorithm, Moves, Searcher, Settings, formats};
-    use tilepath::race::{RaceOutcome, RaceTable, race};
+    use tilepath::search::race::{RaceOutcome, RaceTable, race};
 
     /// A small fixed map: a cup open toward the start lures greedy search in, so its path is
     /// dearer than the optimum (21.66 against 20.49).
@@ -1169,8 +1172,8 @@ mod race {
 mod panel {
     use super::*;
     use gridpath::{Algorithm, Moves};
-    use tilepath::controls::Control;
-    use tilepath::panel::PanelButton;
+    use tilepath::input::bindings::Control;
+    use tilepath::ui::panel::PanelButton;
 
     /// The panel button sending `control`.
     fn button(app: &mut App, control: Control) -> Entity {
@@ -1206,7 +1209,10 @@ mod panel {
         click(&mut app, Control::SetMoves(Moves::Four), cell);
         assert_eq!(pathfinder(&app).settings().rules.moves, Moves::Four, "the click selects 4 moves");
         click(&mut app, Control::ToggleRace, cell);
-        assert!(app.world().resource::<tilepath::race::RaceTable>().shown, "the race button shows the race");
+        assert!(
+            app.world().resource::<tilepath::search::race::RaceTable>().shown,
+            "the race button shows the race"
+        );
         assert!(walls(&app).is_empty(), "clicks on the panel must not paint the map under the pointer");
         // The same press without the panel under the pointer does paint.
         drag(&mut app, MouseButton::Left, &[cell]);
@@ -1303,9 +1309,9 @@ mod crowd {
     use gridpath::{Algorithm, FlowField, Searcher, Settings};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
-    use tilepath::crowd::{CrowdUnit, Target, crowd_unit, routed_crowd_unit};
-    use tilepath::selection::Selected;
-    use tilepath::units::DEFAULT_SPEED;
+    use tilepath::input::pointer::Selected;
+    use tilepath::units::crowd::{CrowdUnit, Target, crowd_unit, routed_crowd_unit};
+    use tilepath::units::lab::DEFAULT_SPEED;
 
     /// Frames to wait for the planning queue's background searches.
     const MAX_PLAN_FRAMES: usize = 400;
@@ -1820,9 +1826,9 @@ mod maps_in_and_out {
     use bevy::window::FileDragAndDrop;
     use gridpath::formats::{MAX_FILE_BYTES, load_map};
     use gridpath::generate::{Generator, generate, pick_endpoints};
-    use tilepath::editor::{GenerateAtStart, MapGenerator, MapSeed};
-    use tilepath::level::{BUILTIN_GOAL, BUILTIN_START};
-    use tilepath::mapfiles::{OpenMap, UnsavedEdits};
+    use tilepath::edit::files::{OpenMap, UnsavedEdits};
+    use tilepath::edit::paint::{GenerateAtStart, MapGenerator, MapSeed};
+    use tilepath::map::level::{BUILTIN_GOAL, BUILTIN_START};
 
     /// Everything a failed load must leave alone (the tiles as a text picture, so a failure
     /// prints something readable).
@@ -2070,7 +2076,7 @@ mod maps_in_and_out {
 
     #[test]
     fn autosaves_keep_the_newest_few_of_each_map_and_nobody_elses_files() {
-        use tilepath::mapfiles::AUTOSAVES_KEPT;
+        use tilepath::edit::files::AUTOSAVES_KEPT;
         let mut app = test_app(MapSource::BuiltIn);
         // Files that only look alike: another map's autosave, an older naming, a backup.
         let others = ["autosave-default-7.tpmap", "autosave-default.tpmap", "autosave-default~1.bak.tpmap"];
@@ -2226,8 +2232,8 @@ mod maps_in_and_out {
 
 mod scenario_replay {
     use super::*;
-    use tilepath::crowd::CrowdUnit;
-    use tilepath::scenario::{BATCH_SIZE, ScenarioFile, ScenarioRun};
+    use tilepath::units::crowd::CrowdUnit;
+    use tilepath::units::scenario::{BATCH_SIZE, ScenarioFile, ScenarioRun};
 
     fn run(app: &App) -> &ScenarioRun {
         app.world().resource::<ScenarioRun>()
@@ -2238,7 +2244,7 @@ mod scenario_replay {
     fn arena_replay() -> Option<App> {
         let scen = super::maps_in_and_out::movingai("dao/arena.map.scen")?;
         let mut app = unstarted_app(MapSource::BuiltIn);
-        app.add_plugins((tilepath::hud::plugin, tilepath::panel::plugin));
+        app.add_plugins((tilepath::ui::hud::plugin, tilepath::ui::panel::plugin));
         app.insert_resource(ScenarioFile(scen));
         app.update();
         app.update();
@@ -2276,7 +2282,7 @@ mod scenario_replay {
         let query = run(&app).queries[3].clone();
         assert_eq!(pathfinder(&app).start(), query.start, "the unit's start is the query's");
         assert!(
-            !app.world().resource::<tilepath::mapfiles::UnsavedEdits>().is_unsaved(),
+            !app.world().resource::<tilepath::edit::files::UnsavedEdits>().is_unsaved(),
             "queries are no edits"
         );
 
@@ -2375,7 +2381,7 @@ mod script {
 
     use super::*;
     use tilepath::cli::{Options, parse_args};
-    use tilepath::script::{Step, parse_script};
+    use tilepath::dev::script::{Step, parse_script};
 
     #[test]
     fn scripts_parse_every_step() {
@@ -2495,5 +2501,108 @@ mod window {
             .expect("bash runs tests/window.sh");
         assert!(status.success(), "the window test failed: see its output above and {}", out.display());
         let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// The source layout: feature folders whose imports run one way, and no import cycle between
+/// files.
+mod layout {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    /// The features, lowest first: a file may import from its own folder and the folders before
+    /// it, never from one after it.
+    const ORDER: [&str; 8] = ["map", "input", "edit", "search", "units", "view", "ui", "dev"];
+
+    /// Every `src/` file as its module path (`units::lab`), with its text.
+    fn modules() -> BTreeMap<String, String> {
+        fn walk(dir: &Path, files: &mut BTreeMap<String, String>) {
+            for entry in std::fs::read_dir(dir).expect("src/ is readable").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, files);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let relative = path.strip_prefix("src").expect("under src/").with_extension("");
+                    let name = relative.to_string_lossy().replace('/', "::").replace("::mod", "");
+                    files.insert(name, std::fs::read_to_string(&path).expect("a source file"));
+                }
+            }
+        }
+        let mut files = BTreeMap::new();
+        walk(Path::new("src"), &mut files);
+        files
+    }
+
+    /// The modules `text` imports with `crate::…` paths (the longest path that is a module).
+    fn imports(text: &str, modules: &BTreeMap<String, String>) -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        for (at, _) in text.match_indices("crate::") {
+            let rest = &text[at + "crate::".len()..];
+            let path: String =
+                rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+            let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+            if let Some(module) =
+                (1..=parts.len()).rev().map(|k| parts[..k].join("::")).find(|m| modules.contains_key(m))
+            {
+                found.insert(module);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn feature_folders_import_one_way_and_no_file_imports_in_a_cycle() {
+        let modules = modules();
+        assert!(
+            modules.contains_key("units::lab") && modules.contains_key("map::level"),
+            "the folders exist"
+        );
+        let rank = |module: &str| ORDER.iter().position(|f| module.split("::").next() == Some(f));
+        let mut graph: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        for (module, text) in &modules {
+            let deps = imports(text, &modules);
+            for dep in &deps {
+                if let (Some(from), Some(to)) = (rank(module), rank(dep)) {
+                    assert!(
+                        to <= from,
+                        "{module} imports {dep}: features import only from the ones before them"
+                    );
+                }
+                if rank(module).is_none() && !["lib", "main"].contains(&module.as_str()) {
+                    assert!(
+                        rank(dep).is_none(),
+                        "the shared file {module} must not import the feature {dep}"
+                    );
+                }
+            }
+            // A folder's mod.rs declares its files; that is not an import.
+            let deps = deps.into_iter().filter(|d| !d.starts_with(&format!("{module}::"))).collect();
+            graph.insert(module, deps);
+        }
+        graph.remove("lib");
+        // Depth-first search for a back edge.
+        fn visit<'a>(
+            m: &'a str,
+            graph: &'a BTreeMap<&str, BTreeSet<String>>,
+            state: &mut BTreeMap<&'a str, bool>,
+            path: &mut Vec<&'a str>,
+        ) {
+            match state.get(m) {
+                Some(true) => panic!("import cycle: {} -> {m}", path.join(" -> ")),
+                Some(false) => return,
+                None => {}
+            }
+            state.insert(m, true);
+            path.push(m);
+            for dep in graph.get(m).into_iter().flatten() {
+                visit(dep, graph, state, path);
+            }
+            path.pop();
+            state.insert(m, false);
+        }
+        let mut state = BTreeMap::new();
+        for module in graph.keys() {
+            visit(module, &graph, &mut state, &mut Vec::new());
+        }
     }
 }

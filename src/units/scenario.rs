@@ -16,13 +16,14 @@ use gridpath::Pos;
 use gridpath::formats::{Scenario, map_path_for_scen, parse_scen};
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems};
-use crate::crowd::routed_crowd_unit;
-use crate::level::{LoadLevelSystems, MapInfo, MapSource};
-use crate::mapfiles::{LoadMapSystems, UnsavedEdits};
+use crate::edit::files::{LoadMapSystems, UnsavedEdits};
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::level::{LoadLevelSystems, MapInfo, MapSource};
+use crate::map::problem::{SearchProblem, SearchProblemMut};
 use crate::notice::Notice;
-use crate::planning::{PlanOutcome, PlanReport, SearchProblem, SearchProblemMut, plan_main_route};
-use crate::units::{LabUnit, Unit, UnitSpeed};
+use crate::search::plan::{PlanOutcome, PlanReport, plan_main_route};
+use crate::units::crowd::routed_crowd_unit;
+use crate::units::lab::{LabUnit, Unit, UnitSpeed};
 
 /// Queries one press of `B` spawns as crowd units.
 pub const BATCH_SIZE: usize = 50;
@@ -234,7 +235,7 @@ fn check_scenario_map(
 
 fn end_scenario_on_new_map(
     mut commands: Commands,
-    mut loaded: MessageReader<crate::level::MapLoaded>,
+    mut loaded: MessageReader<crate::map::level::MapLoaded>,
     run: Res<ScenarioRun>,
     mut notices: MessageWriter<Notice>,
 ) {

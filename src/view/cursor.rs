@@ -6,9 +6,9 @@ use bevy::input::InputSystems;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
-use crate::camera::MainCamera;
-use crate::editor::HoverTile;
-use crate::planning::SearchProblem;
+use crate::input::pointer::HoverTile;
+use crate::map::problem::SearchProblem;
+use crate::view::camera::MainCamera;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(PreUpdate, update_hover_tile.after(InputSystems));

@@ -15,10 +15,10 @@ use bevy_gridpath::{FlowFields, FollowFlowField, PathFailure, PathRequest, PathS
 use gridpath::{Grid, Pos, Rules, SQRT2, SearchError, Stats};
 
 use crate::AppSystems;
-use crate::crowd::CrowdUnit;
-use crate::level::TILE_SIZE;
-use crate::planning::SearchProblem;
-use crate::units::{Speed, Unit};
+use crate::map::geometry::TILE_SIZE;
+use crate::map::problem::SearchProblem;
+use crate::units::crowd::CrowdUnit;
+use crate::units::lab::{Speed, Unit};
 
 /// Radius of a crowd unit's body, in tiles.
 pub const UNIT_RADIUS: f32 = 0.3;

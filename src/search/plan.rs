@@ -9,7 +9,6 @@
 
 use std::time::Instant;
 
-use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy_gridpath::NavGrid;
@@ -18,8 +17,8 @@ use gridpath::{
 };
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems};
-use crate::level::Geometry;
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::problem::{Endpoints, SearchProblem, SearchSettings, cost_blind, problem_changed};
 use crate::notice::Notice;
 
 /// Heuristic weights the `[` / `]` keys step through.
@@ -31,7 +30,6 @@ pub const CORNERS: [Corners; 3] = [Corners::Forbid, Corners::AllowOne, Corners::
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PlanReport>();
-    app.init_resource::<SearchSettings>();
     app.add_systems(
         Update,
         change_settings.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
@@ -42,124 +40,6 @@ pub(super) fn plugin(app: &mut App) {
             .run_if(resource_exists::<Endpoints>.and_then(problem_changed))
             .in_set(AppSystems::Plan),
     );
-}
-
-/// Where units start and where they go.
-#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Endpoints {
-    /// Where the lab's unit starts.
-    pub start: Pos,
-    /// Where units go.
-    pub goal: Pos,
-}
-
-/// How routes are searched: algorithm, rules, heuristic, weight.
-#[derive(Resource, Debug, Clone, Copy, PartialEq, Default, Deref, DerefMut)]
-pub struct SearchSettings(pub Settings);
-
-/// The read side of the search problem, for [`SearchProblem`] and [`SearchProblemMut`].
-macro_rules! read_problem {
-    ($param:ident) => {
-        impl $param<'_> {
-            /// The map.
-            pub fn grid(&self) -> &Grid {
-                self.nav.grid()
-            }
-
-            /// The map placed in the world.
-            pub fn nav(&self) -> &NavGrid {
-                &self.nav
-            }
-
-            /// Where units start.
-            pub fn start(&self) -> Pos {
-                self.endpoints.start
-            }
-
-            /// Where units go.
-            pub fn goal(&self) -> Pos {
-                self.endpoints.goal
-            }
-
-            /// The start and the goal.
-            pub fn endpoints(&self) -> Endpoints {
-                *self.endpoints
-            }
-
-            /// How routes are searched.
-            pub fn settings(&self) -> &Settings {
-                &self.settings.0
-            }
-
-            /// Where the map lies in world space.
-            pub fn geometry(&self) -> Geometry {
-                Geometry::of(self.nav.grid())
-            }
-        }
-    };
-}
-
-/// The search problem, read together: the map, the endpoints and the settings.
-#[derive(SystemParam)]
-pub struct SearchProblem<'w> {
-    nav: Res<'w, NavGrid>,
-    endpoints: Res<'w, Endpoints>,
-    settings: Res<'w, SearchSettings>,
-}
-
-read_problem!(SearchProblem);
-
-impl SearchProblem<'_> {
-    /// `true` when the map, the endpoints or the settings changed since the system asking last
-    /// ran.
-    pub fn is_changed(&self) -> bool {
-        self.nav.is_changed() || self.endpoints.is_changed() || self.settings.is_changed()
-    }
-}
-
-/// Run condition: the search problem changed (see [`SearchProblem::is_changed`]).
-pub fn problem_changed(problem: SearchProblem) -> bool {
-    problem.is_changed()
-}
-
-/// The search problem for systems that change it. Each part is its own resource: changing the
-/// goal marks only the endpoints changed, painting only the map.
-#[derive(SystemParam)]
-pub struct SearchProblemMut<'w> {
-    nav: ResMut<'w, NavGrid>,
-    endpoints: ResMut<'w, Endpoints>,
-    settings: ResMut<'w, SearchSettings>,
-}
-
-read_problem!(SearchProblemMut);
-
-impl SearchProblemMut<'_> {
-    /// The map, to edit (its edit methods record what changed).
-    pub fn nav_mut(&mut self) -> &mut NavGrid {
-        &mut self.nav
-    }
-
-    /// Moves the start.
-    pub fn set_start(&mut self, start: Pos) {
-        self.endpoints.start = start;
-    }
-
-    /// Moves the goal.
-    pub fn set_goal(&mut self, goal: Pos) {
-        self.endpoints.goal = goal;
-    }
-
-    /// The settings, to change.
-    pub fn settings_mut(&mut self) -> &mut Settings {
-        &mut self.settings.0
-    }
-
-    /// Puts a new map and its endpoints in place (the plugin drops what it planned for the old
-    /// one).
-    pub fn install(&mut self, grid: Grid, endpoints: Endpoints) {
-        self.nav.replace(grid);
-        *self.endpoints = endpoints;
-    }
 }
 
 /// The cells a search looked at, as it left them.
@@ -296,17 +176,6 @@ pub fn option_problem(grid: &Grid, settings: &Settings, option: SearchOption) ->
             // Probe with a weight above 1: whether a weight applies does not depend on its value.
             algorithm => algorithm.check(grid, &Settings { weight: MAX_WEIGHT, ..*settings }).err(),
         }),
-    }
-}
-
-/// Why `algorithm` cannot be used on a map with terrain costs, if it cannot: JPS cannot run on
-/// one (`gridpath` refuses), BFS and the wavefront would run but count steps, ignoring costs.
-pub fn cost_blind(algorithm: Algorithm) -> Option<&'static str> {
-    match algorithm {
-        Algorithm::Jps => Some("JPS needs uniform terrain cost"),
-        Algorithm::Bfs => Some("BFS counts steps: it ignores terrain costs"),
-        Algorithm::Wavefront => Some("the wavefront counts steps: it ignores terrain costs"),
-        Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Greedy | Algorithm::Bidirectional => None,
     }
 }
 

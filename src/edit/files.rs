@@ -17,18 +17,20 @@ use gridpath::formats::{self, MapFormat};
 use gridpath::{Grid, Pos};
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems};
-use crate::level::{BUILTIN_MAP, Level, MapInfo, MapLoaded, MapSource, read_level, source_name, source_path};
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::level::{
+    BUILTIN_MAP, Level, MapInfo, MapLoaded, MapSource, read_level, source_name, source_path,
+};
+use crate::map::problem::{Endpoints, SearchProblem, SearchProblemMut, cost_blind};
 use crate::notice::Notice;
-use crate::planning::{Endpoints, SearchProblem, SearchProblemMut, cost_blind};
 
 /// The maps that come with the game, in the order `]` opens them: `assets/maps/`, embedded in
 /// the binary so it runs from any directory. The first is the built-in map.
 /// The Tiled map reads its tileset (`tilepath.tsx`) from gridpath's built-in copy.
 pub const CATALOG: [(&str, &str); 3] = [
     ("default.map", BUILTIN_MAP),
-    ("tutorial.txt", include_str!("../assets/maps/tutorial.txt")),
-    ("tutorial.tmx", include_str!("../assets/maps/tutorial.tmx")),
+    ("tutorial.txt", include_str!("../../assets/maps/tutorial.txt")),
+    ("tutorial.tmx", include_str!("../../assets/maps/tutorial.tmx")),
 ];
 
 pub(super) fn plugin(app: &mut App) {

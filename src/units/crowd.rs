@@ -16,12 +16,12 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems, shift_held};
-use crate::editor::HoverTile;
-use crate::level::Geometry;
+use crate::input::bindings::{Control, ControlSystems, shift_held};
+use crate::input::pointer::HoverTile;
+use crate::map::geometry::Geometry;
+use crate::map::problem::SearchProblem;
 use crate::notice::Notice;
-use crate::planning::SearchProblem;
-use crate::units::{Speed, Unit, UnitLook, UnitSpeed};
+use crate::units::lab::{Speed, Unit, UnitLook, UnitSpeed};
 
 /// Units `Shift+U` spawns.
 pub const CROWD_SPAWN: usize = 100;

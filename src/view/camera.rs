@@ -9,10 +9,8 @@ use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResized};
 
 use crate::AppSystems;
-use crate::hud::HudHeight;
-use crate::level::MapLoaded;
-use crate::panel::PANEL_WIDTH;
-use crate::planning::SearchProblem;
+use crate::map::level::MapLoaded;
+use crate::map::problem::SearchProblem;
 
 /// Free space around the fitted map, in logical pixels.
 const FIT_MARGIN: f32 = 12.0;
@@ -33,6 +31,7 @@ const PAN_TAP: f32 = 80.0;
 const KEEP_IN_VIEW: f32 = 120.0;
 
 pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<UiInsets>();
     app.add_systems(Startup, spawn_camera);
     app.add_systems(
         Update,
@@ -45,7 +44,7 @@ pub(super) fn plugin(app: &mut App) {
             // The wheel over the controls panel is not meant for the map.
             zoom_camera.run_if(
                 (|scroll: Res<AccumulatedMouseScroll>| scroll.delta != Vec2::ZERO)
-                    .and_then(not(crate::editor::pointer_over_ui)),
+                    .and_then(not(crate::input::pointer::pointer_over_ui)),
             ),
             pan_camera,
         )
@@ -66,7 +65,7 @@ const MIN_MARKER_PIXELS: f32 = 14.0;
 /// How much a one-tile sprite must be enlarged to stay at least [`MIN_MARKER_PIXELS`] on screen
 /// at projection scale `scale` (world units per logical pixel): 1 whenever a tile is big enough.
 pub(crate) fn marker_enlargement(scale: f32) -> f32 {
-    (MIN_MARKER_PIXELS * scale / crate::level::TILE_SIZE).max(1.0)
+    (MIN_MARKER_PIXELS * scale / crate::map::geometry::TILE_SIZE).max(1.0)
 }
 
 /// The main camera's current [`marker_enlargement`], if the camera has an orthographic projection.
@@ -82,27 +81,40 @@ fn spawn_camera(mut commands: Commands) {
 }
 
 /// The part of the window the map is seen in: below the HUD bar, left of the panel.
+/// Screen space the UI covers at the map's edges, in logical pixels: the HUD bar on top (its
+/// measured height) and the controls panel on the right. The UI keeps it current; the camera
+/// fits and clamps the map to what is left.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Default)]
+pub struct UiInsets {
+    /// Covered at the top: the HUD bar.
+    pub top: f32,
+    /// Covered on the right: the panel.
+    pub right: f32,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct MapArea {
     /// The window's size, in logical pixels.
     window: Vec2,
     /// The HUD bar's height, in logical pixels.
     top: f32,
+    /// The panel's width, in logical pixels.
+    right: f32,
 }
 
 impl MapArea {
-    fn of(window: &Window, hud: &HudHeight) -> Self {
-        Self { window: window.size(), top: hud.0 }
+    fn of(window: &Window, insets: &UiInsets) -> Self {
+        Self { window: window.size(), top: insets.top, right: insets.right }
     }
 
     /// Width and height of the area, in logical pixels.
     fn size(self) -> Vec2 {
-        (self.window - Vec2::new(PANEL_WIDTH, self.top)).max(Vec2::ONE)
+        (self.window - Vec2::new(self.right, self.top)).max(Vec2::ONE)
     }
 
     /// The area's centre relative to the window's centre, in logical pixels with y up.
     fn centre_offset(self) -> Vec2 {
-        Vec2::new(-PANEL_WIDTH / 2.0, -self.top / 2.0)
+        Vec2::new(-self.right / 2.0, -self.top / 2.0)
     }
 }
 
@@ -132,13 +144,13 @@ fn clamp_to_map(translation: &mut Vec3, map_size: Vec2, area: MapArea, scale: f3
 
 fn fit_camera(
     window: Single<&Window, With<PrimaryWindow>>,
-    hud: Res<HudHeight>,
+    insets: Res<UiInsets>,
     camera: Single<(&mut Transform, &mut Projection), With<MainCamera>>,
     problem: SearchProblem,
 ) {
     let (mut transform, mut projection) = camera.into_inner();
     let Projection::Orthographic(ortho) = &mut *projection else { return };
-    let area = MapArea::of(&window, &hud);
+    let area = MapArea::of(&window, &insets);
     let scale = fit_scale(area, problem.geometry().world_size());
     ortho.scale = scale;
     // Centre the map in the area below the HUD bar and left of the panel.
@@ -150,7 +162,7 @@ fn fit_camera(
 fn zoom_camera(
     scroll: Res<AccumulatedMouseScroll>,
     window: Single<&Window, With<PrimaryWindow>>,
-    hud: Res<HudHeight>,
+    insets: Res<UiInsets>,
     camera: Single<(&mut Transform, &mut Projection), With<MainCamera>>,
     problem: SearchProblem,
 ) {
@@ -161,7 +173,7 @@ fn zoom_camera(
         MouseScrollUnit::Pixel => scroll.delta.y / PIXELS_PER_LINE,
     };
     let map_size = problem.geometry().world_size();
-    let area = MapArea::of(&window, &hud);
+    let area = MapArea::of(&window, &insets);
     let max_scale = fit_scale(area, map_size) * MAX_ZOOM_OUT;
     let old = ortho.scale;
     let new = (old * ZOOM_STEP.powf(-lines)).clamp(MIN_SCALE, max_scale.max(MIN_SCALE));
@@ -181,7 +193,7 @@ fn pan_camera(
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
     window: Single<&Window, With<PrimaryWindow>>,
-    hud: Res<HudHeight>,
+    insets: Res<UiInsets>,
     camera: Single<(&mut Transform, &Projection), With<MainCamera>>,
     problem: SearchProblem,
     mut last_cursor: Local<Option<Vec2>>,
@@ -218,7 +230,7 @@ fn pan_camera(
     }
     if shift != Vec2::ZERO {
         transform.translation += shift.extend(0.0);
-        let area = MapArea::of(&window, &hud);
+        let area = MapArea::of(&window, &insets);
         clamp_to_map(&mut transform.translation, problem.geometry().world_size(), area, ortho.scale);
     }
 }

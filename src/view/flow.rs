@@ -11,9 +11,9 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use gridpath::FlowField;
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems};
-use crate::level::TILE_SIZE;
-use crate::planning::{SearchProblem, problem_changed};
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::geometry::TILE_SIZE;
+use crate::map::problem::{SearchProblem, problem_changed};
 
 /// Depth of the heat map: over the terrain (0), under the path overlay (1).
 const HEAT_Z: f32 = 0.5;

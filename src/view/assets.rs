@@ -8,13 +8,13 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use gridpath::Tile;
 
-use crate::level::TILE_SIZE;
+use crate::map::geometry::TILE_SIZE;
 use crate::notice::Notice;
 
 /// `assets/tiles.png`: one row of [`TileLook`] tiles.
-const TILES_PNG: &[u8] = include_bytes!("../assets/tiles.png");
+const TILES_PNG: &[u8] = include_bytes!("../../assets/tiles.png");
 /// `assets/unit.png`: one row of [`UNIT_FRAMES`] frames of a unit facing +x.
-const UNIT_PNG: &[u8] = include_bytes!("../assets/unit.png");
+const UNIT_PNG: &[u8] = include_bytes!("../../assets/unit.png");
 /// Tiles in `tiles.png`.
 const TILE_COUNT: u32 = 12;
 /// Frames in `unit.png`: frame 0 stands, all of them loop as the walk cycle.

@@ -12,33 +12,34 @@
 use bevy::input::common_conditions::input_just_pressed;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
+use bevy_gridpath::{FollowFlowField, Mover, NavGrid, PathRequest, PathStatus};
 use gridpath::generate::Generator;
 use gridpath::{Endpoint, Pos, Tile};
 
 use crate::AppSystems;
-use crate::brushes::{CurrentBrush, terrain_problem};
-use crate::controls::{Control, ControlSystems, ctrl_held, shift_held};
-use crate::crowd::CrowdUnit;
-use crate::level::{MapEdited, MapSource};
-use crate::mapfiles::{LoadMapSystems, OpenMap};
+use crate::edit::brushes::CurrentBrush;
+use crate::edit::files::{LoadMapSystems, OpenMap};
+use crate::input::bindings::{Control, ControlSystems, ctrl_held, shift_held};
+use crate::input::pointer::Selected;
+use crate::input::pointer::{HoverTile, PointerSystems};
+use crate::map::level::{MapEdited, MapSource};
+use crate::map::problem::{SearchProblem, SearchProblemMut};
+use crate::map::terrain::terrain_problem;
 use crate::notice::Notice;
-use crate::planning::{SearchProblem, SearchProblemMut};
-use crate::selection::Selected;
-use crate::units::Unit;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<HoverTile>();
     app.init_resource::<Drag>();
     app.init_resource::<MapSeed>();
     app.init_resource::<MapGenerator>();
     app.add_systems(
         Startup,
-        generate_at_start.run_if(resource_exists::<GenerateAtStart>).after(crate::level::LoadLevelSystems),
+        generate_at_start
+            .run_if(resource_exists::<GenerateAtStart>)
+            .after(crate::map::level::LoadLevelSystems),
     );
     app.add_systems(
         Update,
         (
-            ignore_map_under_ui.run_if(pointer_over_ui),
             // Ctrl+S saves the map: it must not also place the start.
             place_endpoints_by_key.run_if(not(ctrl_held)),
             clear_walls.run_if(input_just_pressed(KeyCode::KeyC).and_then(not(ctrl_held))),
@@ -49,29 +50,9 @@ pub(super) fn plugin(app: &mut App) {
             end_drag.run_if(not(resource_equals(Drag::Idle))),
         )
             .chain()
-            .in_set(AppSystems::RecordInput),
+            .in_set(AppSystems::RecordInput)
+            .after(PointerSystems),
     );
-}
-
-/// The map cell under the mouse cursor, or `None` when the cursor is off the map or outside
-/// the window.
-#[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HoverTile(pub Option<Pos>);
-
-/// A UI node that takes the mouse: while the pointer is over it (its [`Interaction`] is not
-/// `None`), the map underneath gets no hover and no clicks.
-#[derive(Component, Debug, Default, Clone, Copy)]
-#[require(Interaction)]
-pub struct BlocksMap;
-
-/// Run condition: the pointer is over a [`BlocksMap`] node.
-pub(crate) fn pointer_over_ui(nodes: Query<&Interaction, With<BlocksMap>>) -> bool {
-    nodes.iter().any(|interaction| *interaction != Interaction::None)
-}
-
-/// The pointer is over the UI, not the map: nothing on the map is hovered.
-fn ignore_map_under_ui(mut hover: ResMut<HoverTile>) {
-    hover.set_if_neq(HoverTile(None));
 }
 
 /// What a held mouse button is doing.
@@ -249,12 +230,27 @@ fn paint(
 }
 
 /// What walls may not cover now.
-fn protected_cells(units: &Query<&Unit>, crowd: &Query<&CrowdUnit>) -> Protected {
-    Protected {
-        units: units.iter().flat_map(Unit::occupied).collect(),
-        goals: crowd.iter().map(CrowdUnit::goal).collect(),
-    }
+///
+/// Units are whatever the pathfinding plugin moves or plans for (anything with a
+/// [`PathStatus`]): the editor knows them by the plugin's components, not by the units feature.
+fn protected_cells(
+    nav: &NavGrid,
+    units: &Query<UnitPlace, With<PathStatus>>,
+    goals: &Query<UnitGoal>,
+) -> Protected {
+    let standing = units.iter().flat_map(|(transform, mover)| {
+        let on = nav.cell_at(transform.translation.truncate());
+        on.into_iter().chain(mover.and_then(Mover::cell)).chain(mover.and_then(Mover::next))
+    });
+    let heading =
+        goals.iter().filter_map(|(request, follow)| request.map(|r| r.goal).or(follow.map(|f| f.goal)));
+    Protected { units: standing.collect(), goals: heading.collect() }
 }
+
+/// Where a unit is: its transform, and the cells its mover stands on or steps into.
+type UnitPlace = (&'static Transform, Option<&'static Mover>);
+/// Where a unit goes: its route request or its flow field.
+type UnitGoal = AnyOf<(&'static PathRequest, &'static FollowFlowField)>;
 
 fn place_endpoints_by_key(
     keys: Res<ButtonInput<KeyCode>>,
@@ -359,8 +355,8 @@ fn continue_drag(
     hover: Res<HoverTile>,
     mut drag: ResMut<Drag>,
     mut problem: SearchProblemMut,
-    units: Query<&Unit>,
-    crowd: Query<&CrowdUnit>,
+    units: Query<UnitPlace, With<PathStatus>>,
+    goals: Query<UnitGoal>,
     mut edits: MessageWriter<MapEdited>,
     mut notices: MessageWriter<Notice>,
 ) {
@@ -381,8 +377,11 @@ fn continue_drag(
                 cells.remove(0);
             }
             // Only walls need the protected cells: no need to collect them for terrain.
-            let protected =
-                if tile.is_wall() { protected_cells(&units, &crowd) } else { Protected::default() };
+            let protected = if tile.is_wall() {
+                protected_cells(problem.nav(), &units, &goals)
+            } else {
+                Protected::default()
+            };
             let (changed, refusal) = paint(&mut problem, &protected, &cells, tile);
             if !changed.is_empty() {
                 edits.write(MapEdited::Cells(changed));

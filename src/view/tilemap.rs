@@ -17,13 +17,15 @@ use bevy_ecs_tilemap::prelude::*;
 use gridpath::Pos;
 
 use crate::AppSystems;
-use crate::animation::SearchAnimation;
-use crate::assets::{GameAssets, TileLook};
-use crate::camera::{MainCamera, current_enlargement};
-use crate::controls::{Control, ControlSystems};
-use crate::flowview::FlowView;
-use crate::level::{Geometry, MapEdited, MapLoaded, TILE_SIZE};
-use crate::planning::{PlanReport, SearchProblem, problem_changed};
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::geometry::{Geometry, TILE_SIZE};
+use crate::map::level::{MapEdited, MapLoaded};
+use crate::map::problem::{SearchProblem, problem_changed};
+use crate::search::plan::PlanReport;
+use crate::search::replay::SearchAnimation;
+use crate::view::assets::{GameAssets, TileLook};
+use crate::view::camera::{MainCamera, current_enlargement};
+use crate::view::flow::FlowView;
 
 /// Depth of the terrain layer.
 const TERRAIN_Z: f32 = 0.0;
@@ -187,7 +189,7 @@ fn place_markers(problem: SearchProblem, mut markers: Query<(&Marker, &mut Trans
     }
 }
 
-/// Keeps the start and goal readable when a big map is zoomed out ([`marker_enlargement`](crate::camera::marker_enlargement)).
+/// Keeps the start and goal readable when a big map is zoomed out ([`marker_enlargement`](crate::view::camera::marker_enlargement)).
 fn enlarge_markers_when_zoomed_out(
     camera: Query<&Projection, (With<MainCamera>, Changed<Projection>)>,
     mut markers: Query<&mut Transform, With<Marker>>,

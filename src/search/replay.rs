@@ -9,10 +9,11 @@ use bevy::prelude::*;
 use gridpath::{Pos, TraceEvent};
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems};
-use crate::level::MapLoaded;
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::level::MapLoaded;
+use crate::map::problem::SearchProblem;
 use crate::notice::Notice;
-use crate::planning::{Explored, PlanReport, SearchProblem, plan_main_route};
+use crate::search::plan::{Explored, PlanReport, plan_main_route};
 
 /// The replay rates the speed controls step through, in search events per second.
 pub const RATES: [u32; 7] = [10, 30, 100, 300, 1_000, 3_000, 10_000];

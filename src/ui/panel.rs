@@ -12,18 +12,21 @@ use bevy_gridpath::PathStatus;
 use gridpath::{Algorithm, Corners, Heuristic, Moves};
 
 use crate::AppSystems;
-use crate::animation::{AnimationSpeed, SearchAnimation};
-use crate::brushes::{Brush, CurrentBrush, brush_problem};
-use crate::controls::{Control, ControlSystems};
-use crate::crowd::CrowdUnit;
-use crate::editor::BlocksMap;
-use crate::flowview::FlowView;
-use crate::hud::{BelowHud, HUD_HEIGHT, ShowFrameRate};
-use crate::planning::{CORNERS, SearchOption, SearchProblem, option_problem, problem_changed};
-use crate::race::{RaceOutcome, RaceRow, RaceTable};
-use crate::selection::Selected;
+use crate::edit::brushes::CurrentBrush;
+use crate::input::bindings::{Control, ControlSystems};
+use crate::input::pointer::BlocksMap;
+use crate::input::pointer::Selected;
+use crate::map::problem::{SearchProblem, problem_changed};
+use crate::map::terrain::{Brush, brush_problem};
+use crate::search::plan::{CORNERS, SearchOption, option_problem};
+use crate::search::race::{RaceOutcome, RaceRow, RaceTable};
+use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
-use crate::tilemap::ShowSearch;
+use crate::ui::hud::{BelowHud, HUD_HEIGHT, ShowFrameRate};
+use crate::units::crowd::CrowdUnit;
+use crate::view::camera::UiInsets;
+use crate::view::flow::FlowView;
+use crate::view::tilemap::ShowSearch;
 
 /// Width of the panel, in logical pixels (the camera keeps the map left of it).
 pub const PANEL_WIDTH: f32 = 376.0;
@@ -47,6 +50,7 @@ const DISABLED_COLOR: Color = Color::srgba(0.19, 0.21, 0.27, 0.35);
 
 /// Adds the panel.
 pub fn plugin(app: &mut App) {
+    app.world_mut().get_resource_or_init::<UiInsets>().right = PANEL_WIDTH;
     app.add_systems(Startup, spawn_panel);
     app.add_systems(Update, press_panel_buttons.in_set(AppSystems::RecordInput).in_set(ControlSystems));
     app.add_systems(
@@ -489,7 +493,7 @@ fn update_panel_text(
             },
             PanelText::Progress => progress(&animation),
             PanelText::BrushReasons => reason_lines(&state, Brush::ALL.into_iter().map(Control::SelectBrush)),
-            PanelText::Crowd => crate::hud::crowd_summary(&crowd),
+            PanelText::Crowd => crate::ui::hud::crowd_summary(&crowd),
         };
         // An empty reason line takes no room.
         let display = if value.is_empty() { Display::None } else { Display::Flex };

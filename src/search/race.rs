@@ -9,8 +9,8 @@ use bevy::prelude::*;
 use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings};
 
 use crate::AppSystems;
-use crate::controls::{Control, ControlSystems};
-use crate::planning::{SearchProblem, problem_changed};
+use crate::input::bindings::{Control, ControlSystems};
+use crate::map::problem::{SearchProblem, problem_changed};
 
 /// Heuristic weight of the race's weighted-A* row when the settings' weight is 1.
 pub const RACE_WEIGHT: f64 = 2.0;

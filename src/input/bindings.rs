@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use gridpath::Algorithm;
 
 use crate::AppSystems;
-use crate::brushes::Brush;
+use crate::map::terrain::Brush;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<Control>();

@@ -31,12 +31,13 @@ use bevy::window::PrimaryWindow;
 use bevy_gridpath::PathStatus;
 use gridpath::Pos;
 
-use crate::animation::SearchAnimation;
-use crate::camera::MainCamera;
-use crate::flowview::FlowView;
-use crate::planning::{PlanReport, SearchProblem};
-use crate::race::RaceTable;
-use crate::units::{Unit, status_label};
+use crate::map::problem::SearchProblem;
+use crate::search::plan::PlanReport;
+use crate::search::race::RaceTable;
+use crate::search::replay::SearchAnimation;
+use crate::units::lab::{Unit, status_label};
+use crate::view::camera::MainCamera;
+use crate::view::flow::FlowView;
 
 /// Frames to let pass before the first step, so the window, camera and map are set up.
 const WARMUP_FRAMES: u32 = 10;

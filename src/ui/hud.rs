@@ -13,21 +13,22 @@ use bevy_gridpath::{Mover, PathStatus};
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 
 use crate::AppSystems;
-use crate::animation::{AnimationSpeed, SearchAnimation};
-use crate::controls::{Control, ControlSystems};
-use crate::crowd::CrowdUnit;
-use crate::level::MapInfo;
-use crate::mapfiles::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
+use crate::edit::files::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
+use crate::input::bindings::{Control, ControlSystems};
+use crate::input::pointer::Selected;
+use crate::map::level::MapInfo;
+use crate::map::problem::SearchProblem;
 use crate::notice::{Notice, Severity};
-use crate::panel::PANEL_WIDTH;
-use crate::planning::{PlanOutcome, PlanReport, SearchProblem, corners_label, moves_label};
-use crate::scenario::ScenarioRun;
-use crate::selection::Selected;
+use crate::search::plan::{PlanOutcome, PlanReport, corners_label, moves_label};
+use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
-use crate::units::{LabUnit, status_label};
+use crate::units::crowd::CrowdUnit;
+use crate::units::lab::{LabUnit, status_label};
+use crate::units::scenario::ScenarioRun;
+use crate::view::camera::UiInsets;
 
 /// Smallest height of the HUD bar, in logical pixels; it grows when a narrow window wraps its
-/// lines, and what lies below it follows ([`HudHeight`]).
+/// lines, and what lies below it follows ([`UiInsets`]).
 pub(crate) const HUD_HEIGHT: f32 = 52.0;
 /// How long a notice stays, in seconds.
 const NOTICE_SECONDS: f32 = 6.0;
@@ -104,7 +105,7 @@ the map, the goal or the settings change.",
 /// The HUD bar, the boxes over the map (scenario, notices, replay banner) and the help overlay.
 pub fn plugin(app: &mut App) {
     app.init_resource::<RecentNotices>();
-    app.init_resource::<HudHeight>();
+    app.world_mut().get_resource_or_init::<UiInsets>().top = HUD_HEIGHT;
     app.init_resource::<ShowFrameRate>();
     app.add_systems(Startup, spawn_hud);
     app.add_systems(
@@ -131,17 +132,6 @@ pub fn plugin(app: &mut App) {
             .chain()
             .in_set(AppSystems::Present),
     );
-}
-
-/// The HUD bar's height now, in logical pixels: the panel, the camera and the boxes over the
-/// map keep below it.
-#[derive(Resource, Debug, Clone, Copy, PartialEq)]
-pub struct HudHeight(pub f32);
-
-impl Default for HudHeight {
-    fn default() -> Self {
-        Self(HUD_HEIGHT)
-    }
 }
 
 /// Whether the frame rate is shown in the HUD (`F8`).
@@ -199,7 +189,7 @@ fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
     (Text::new(value), TextFont { font_size: size, ..default() }, TextColor(color))
 }
 
-fn spawn_hud(mut commands: Commands) {
+fn spawn_hud(mut commands: Commands, insets: Res<UiInsets>) {
     commands.spawn((
         Name::new("HUD"),
         HudBar,
@@ -256,7 +246,7 @@ fn spawn_hud(mut commands: Commands) {
             Node {
                 position_type: PositionType::Absolute,
                 left: px(GAP),
-                right: px(PANEL_WIDTH + GAP),
+                right: px(insets.right + GAP),
                 bottom: px(GAP),
                 flex_direction: FlexDirection::Column,
                 align_items: AlignItems::Start,
@@ -348,17 +338,17 @@ fn toggle_frame_rate(mut controls: MessageReader<Control>, mut show: ResMut<Show
 
 /// Reads the HUD bar's laid-out height (the minimum until the UI has been laid out, and in
 /// headless tests, which have no layout).
-fn measure_hud(bar: Single<&ComputedNode, With<HudBar>>, mut height: ResMut<HudHeight>) {
+fn measure_hud(bar: Single<&ComputedNode, With<HudBar>>, mut insets: ResMut<UiInsets>) {
     let measured = (bar.size().y * bar.inverse_scale_factor()).max(HUD_HEIGHT);
-    if (measured - height.0).abs() > 0.5 {
-        height.0 = measured;
+    if (measured - insets.top).abs() > 0.5 {
+        insets.top = measured;
     }
 }
 
 /// Keeps every [`BelowHud`] node below the bar.
-fn place_below_hud(height: Res<HudHeight>, mut nodes: Query<(&BelowHud, &mut Node)>) {
+fn place_below_hud(insets: Res<UiInsets>, mut nodes: Query<(&BelowHud, &mut Node)>) {
     for (below, mut node) in &mut nodes {
-        let top = px(height.0 + below.gap);
+        let top = px(insets.top + below.gap);
         if node.top != top {
             node.top = top;
         }

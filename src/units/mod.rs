@@ -1,0 +1,14 @@
+//! Units, all of them `bevy_gridpath` users: the lab's unit, crowds and their steering, the
+//! selection and orders, and the scenario replay that sends units through a `.scen` file.
+
+use bevy::prelude::*;
+
+pub mod crowd;
+pub mod lab;
+pub mod scenario;
+pub mod selection;
+pub mod steering;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_plugins((lab::plugin, crowd::plugin, selection::plugin, steering::plugin, scenario::plugin));
+}
