@@ -270,8 +270,8 @@ fn walk_to_arrival(app: &mut App) -> usize {
 
 mod editing {
     use super::*;
+    use bevy_gridpath::GridChanged;
     use tilepath::edit::paint::{Drag, line_cells};
-    use tilepath::map::level::MapEdited;
 
     #[test]
     fn line_cells_are_4_connected_and_end_at_both_samples() {
@@ -450,9 +450,9 @@ mod editing {
         hover(&mut app, Some(Pos::new(6, 6)));
         mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
         app.update();
-        let edits: Vec<MapEdited> =
-            app.world().resource::<Messages<MapEdited>>().iter_current_update_messages().cloned().collect();
-        assert_eq!(edits, vec![MapEdited::Cells(vec![Pos::new(6, 6)])]);
+        let edits: Vec<GridChanged> =
+            app.world().resource::<Messages<GridChanged>>().iter_current_update_messages().cloned().collect();
+        assert_eq!(edits, vec![GridChanged::Cells(vec![Pos::new(6, 6)])]);
     }
 }
 

@@ -22,7 +22,7 @@ use crate::edit::files::{LoadMapSystems, OpenMap};
 use crate::input::bindings::{Control, ControlSystems, ctrl_held, shift_held};
 use crate::input::pointer::Selected;
 use crate::input::pointer::{HoverTile, PointerSystems};
-use crate::map::level::{MapEdited, MapSource};
+use crate::map::level::MapSource;
 use crate::map::problem::{SearchProblem, SearchProblemMut};
 use crate::map::terrain::terrain_problem;
 use crate::notice::Notice;
@@ -200,14 +200,13 @@ fn paint_problem(
     }
 }
 
-/// Paints `tile` on `cells`, skipping refused cells. Returns the cells that changed and the
-/// first refusal.
+/// Paints `tile` on `cells`, skipping refused cells. Returns the first refusal.
 fn paint(
     problem: &mut SearchProblemMut,
     protected: &Protected,
     cells: &[Pos],
     tile: Tile,
-) -> (Vec<Pos>, Option<&'static str>) {
+) -> Option<&'static str> {
     let mut edits: Vec<(Pos, Tile)> = Vec::new();
     let mut refusal = None;
     for &cell in cells {
@@ -223,10 +222,11 @@ fn paint(
     }
     // One bulk edit: the grid brings its derived data (JPS's jump bits: whole rows and
     // columns) in step once for the stroke, not once per cell.
-    if edits.is_empty() || problem.nav_mut().set_tiles(&edits).is_err() {
-        return (Vec::new(), refusal);
+    // Checked in bounds above: an error would leave the grid as it was.
+    if !edits.is_empty() {
+        let _ = problem.nav_mut().set_tiles(&edits);
     }
-    (edits.into_iter().map(|(cell, _)| cell).collect(), refusal)
+    refusal
 }
 
 /// What walls may not cover now.
@@ -272,11 +272,7 @@ fn place_endpoints_by_key(
     }
 }
 
-fn clear_walls(
-    mut problem: SearchProblemMut,
-    mut edits: MessageWriter<MapEdited>,
-    mut notices: MessageWriter<Notice>,
-) {
+fn clear_walls(mut problem: SearchProblemMut, mut notices: MessageWriter<Notice>) {
     let walls: Vec<Pos> =
         problem.grid().positions().filter(|&p| problem.grid().tile(p) == Some(Tile::Wall)).collect();
     if walls.is_empty() {
@@ -286,7 +282,6 @@ fn clear_walls(
     // by cell, each would recompute its rows' and columns' jump bits (seconds on a 1024² city).
     let floor: Vec<(Pos, Tile)> = walls.iter().map(|&cell| (cell, Tile::FLOOR)).collect();
     let _ = problem.nav_mut().set_tiles(&floor);
-    edits.write(MapEdited::All);
     notices.write(Notice::info(format!("cleared {} walls", walls.len())));
 }
 
@@ -357,7 +352,6 @@ fn continue_drag(
     mut problem: SearchProblemMut,
     units: Query<UnitPlace, With<PathStatus>>,
     goals: Query<UnitGoal>,
-    mut edits: MessageWriter<MapEdited>,
     mut notices: MessageWriter<Notice>,
 ) {
     match *drag {
@@ -382,10 +376,8 @@ fn continue_drag(
             } else {
                 Protected::default()
             };
-            let (changed, refusal) = paint(&mut problem, &protected, &cells, tile);
-            if !changed.is_empty() {
-                edits.write(MapEdited::Cells(changed));
-            }
+            // The grid records the changed cells: the plugin announces them as `GridChanged`.
+            let refusal = paint(&mut problem, &protected, &cells, tile);
             if let Some(problem) = refusal {
                 notices.write(Notice::warning(problem));
             }

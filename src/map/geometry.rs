@@ -3,13 +3,15 @@
 
 use bevy::prelude::*;
 use bevy_ecs_tilemap::tiles::TilePos;
+use bevy_gridpath::GridLayout;
 use gridpath::{Grid, Pos};
 
 /// Side of one cell in world units (one screen pixel at zoom 1, and the tileset's tile size).
 pub const TILE_SIZE: f32 = 32.0;
 
 /// The placement of a `width` × `height` map in world space: centred on the origin, row 0 at
-/// the top, each cell [`TILE_SIZE`] wide.
+/// the top, each cell [`TILE_SIZE`] wide (the plugin's [`GridLayout`], which the app's
+/// `NavGrid` uses too), plus the tile map's row order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     /// Columns.
@@ -24,25 +26,24 @@ impl Geometry {
         Self { width: grid.width(), height: grid.height() }
     }
 
+    /// Where the map lies in the world: the plugin's layout, which does the conversions.
+    pub fn layout(self) -> GridLayout {
+        GridLayout::centered(self.width, self.height, TILE_SIZE)
+    }
+
     /// Size of the whole map in world units.
     pub fn world_size(self) -> Vec2 {
-        Vec2::new(self.width as f32, self.height as f32) * TILE_SIZE
+        self.layout().world_size()
     }
 
     /// The centre of `cell` in world space.
     pub fn cell_center(self, cell: Pos) -> Vec2 {
-        let half = self.world_size() / 2.0;
-        Vec2::new((cell.x as f32 + 0.5) * TILE_SIZE - half.x, half.y - (cell.y as f32 + 0.5) * TILE_SIZE)
+        self.layout().cell_center(cell)
     }
 
     /// The cell containing the world point `world`, or `None` off the map.
     pub fn cell_at(self, world: Vec2) -> Option<Pos> {
-        let half = self.world_size() / 2.0;
-        let col = ((world.x + half.x) / TILE_SIZE).floor();
-        let row = ((half.y - world.y) / TILE_SIZE).floor();
-        let inside = (0.0..self.width as f32).contains(&col) && (0.0..self.height as f32).contains(&row);
-        // The range check above makes both casts exact and in range.
-        inside.then(|| Pos::new(col as u32, row as u32))
+        self.layout().cell_at(world)
     }
 
     /// The tile-map position of `cell` (the tile map counts rows from the bottom).

@@ -30,7 +30,6 @@ pub const BUILTIN_GOAL: Pos = Pos::new(36, 27);
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<MapSource>();
     app.add_message::<MapLoaded>();
-    app.add_message::<MapEdited>();
     app.add_systems(Startup, load_requested_map.in_set(LoadLevelSystems));
 }
 
@@ -84,26 +83,6 @@ pub struct MapInfo {
 /// depends on the map, and put units back at the start.
 #[derive(Message, Clone, Copy, Debug, Default)]
 pub struct MapLoaded;
-
-/// Cells of the current map changed. Units whose remaining route crosses a changed cell
-/// re-plan.
-#[derive(Message, Clone, Debug, PartialEq, Eq)]
-pub enum MapEdited {
-    /// These cells changed.
-    Cells(Vec<Pos>),
-    /// Any cell may have changed (clear, random map).
-    All,
-}
-
-impl MapEdited {
-    /// `true` when `cell` may have changed.
-    pub fn touches(&self, cell: Pos) -> bool {
-        match self {
-            MapEdited::Cells(cells) => cells.contains(&cell),
-            MapEdited::All => true,
-        }
-    }
-}
 
 /// A map with its endpoints, ready to become the [`NavGrid`] and the [`Endpoints`].
 #[derive(Clone, Debug)]

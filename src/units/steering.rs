@@ -11,8 +11,8 @@
 //! rules forbid, or onto another terrain class.
 
 use bevy::prelude::*;
-use bevy_gridpath::{FlowFields, FollowFlowField, PathFailure, PathRequest, PathStatus, Waypoints};
-use gridpath::{Grid, Pos, Rules, SQRT2, SearchError, Stats};
+use bevy_gridpath::{FlowFields, FollowFlowField, PathRequest, PathStatus, Waypoints};
+use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
 use crate::map::geometry::TILE_SIZE;
@@ -273,12 +273,7 @@ fn steer_crowd(
                         Some(next) => target = Some(next),
                         None if me.cell == crowd.goal && shared.problem.is_none() => target = Some(me.cell),
                         None if !matches!(*status, PathStatus::Failed(_)) => {
-                            let error = shared.problem.clone().unwrap_or(SearchError::NoPath {
-                                start: me.cell,
-                                goal: crowd.goal,
-                                stats: Stats::default(),
-                            });
-                            *status = PathStatus::Failed(PathFailure::Search(error));
+                            *status = PathStatus::Failed(shared.failure(me.cell));
                         }
                         None => {}
                     }

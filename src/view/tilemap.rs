@@ -14,12 +14,13 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_ecs_tilemap::prelude::*;
+use bevy_gridpath::GridChanged;
 use gridpath::Pos;
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::map::geometry::{Geometry, TILE_SIZE};
-use crate::map::level::{MapEdited, MapLoaded};
+use crate::map::level::MapLoaded;
 use crate::map::problem::{SearchProblem, problem_changed};
 use crate::search::plan::PlanReport;
 use crate::search::replay::SearchAnimation;
@@ -55,7 +56,7 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             rebuild_tilemap.run_if(on_message::<MapLoaded>),
-            sync_terrain.run_if(problem_changed.and_then(grid_revision_changed)),
+            sync_terrain.run_if(on_message::<GridChanged>),
             (show_search.run_if(drawn_as_tiles), show_search_texels.run_if(not(drawn_as_tiles))).run_if(
                 resource_changed::<SearchAnimation>
                     .or_else(resource_changed::<PlanReport>)
@@ -301,21 +302,12 @@ fn spawn_layer<M: Component>(
     layer
 }
 
-/// `true` when the grid's revision differs from the one seen last time: a cell changed (moving
-/// the start or goal also changes the [`Pathfinder`], but not its grid).
-fn grid_revision_changed(problem: SearchProblem, mut seen: Local<Option<u64>>) -> bool {
-    let revision = Some(problem.grid().revision());
-    let changed = *seen != revision;
-    *seen = revision;
-    changed
-}
-
-/// Updates the terrain of the cells this frame's edits changed (every cell after a clear or an
-/// edit that names no cells): only the touched tiles or texels, so a stroke on a big map does
-/// not walk the whole map every frame.
+/// Updates the terrain of the cells this frame's edits changed, as the plugin announced them
+/// (every cell after an edit that names none; a new map is drawn whole by `rebuild_tilemap`):
+/// only the touched tiles or texels, so a stroke on a big map does not walk the whole map.
 fn sync_terrain(
     problem: SearchProblem,
-    mut edits: MessageReader<MapEdited>,
+    mut edits: MessageReader<GridChanged>,
     drawing: Res<MapDrawing>,
     assets: Res<GameAssets>,
     mut images: ResMut<Assets<Image>>,
@@ -328,8 +320,9 @@ fn sync_terrain(
     let mut all = false;
     for edit in edits.read() {
         match edit {
-            MapEdited::Cells(changed) => cells.extend(changed),
-            MapEdited::All => all = true,
+            GridChanged::Cells(changed) => cells.extend(changed),
+            GridChanged::All => all = true,
+            GridChanged::Replaced => return,
         }
     }
     let cells: Box<dyn Iterator<Item = Pos>> =

@@ -54,7 +54,7 @@ pub struct SharedField {
 
 impl SharedField {
     /// Why a follower on `cell` cannot be led anywhere.
-    pub(crate) fn failure(&self, cell: Pos) -> PathFailure {
+    pub fn failure(&self, cell: Pos) -> PathFailure {
         match (&self.problem, &self.field) {
             (Some(problem), _) => PathFailure::Search(problem.clone()),
             (None, Some(field)) => PathFailure::Search(SearchError::NoPath {

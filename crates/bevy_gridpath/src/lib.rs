@@ -46,7 +46,7 @@ pub use flow::{FlowFields, FollowFlowField, SharedField};
 /// The core this plugin runs on: grids, rules, searches, fields and map formats.
 pub use gridpath;
 pub use mover::Mover;
-pub use nav::{GridChanged, NavGrid, NavVersion};
+pub use nav::{GridChanged, GridLayout, NavGrid, NavVersion};
 pub use plan::{
     PathFailure, PathRequest, PathStatus, PlanBudget, PlanCounts, PlanQueue, Waypoint, Waypoints,
 };

@@ -31,13 +31,70 @@ pub(crate) fn plugin(app: &mut App) {
 #[derive(Resource, Debug, Clone)]
 pub struct NavGrid {
     grid: Grid,
-    tile_size: f32,
-    /// World position of the top-left corner of cell (0, 0).
-    origin: Vec2,
+    layout: GridLayout,
     /// Grids this resource held before the current one ([`NavGrid::replace`]).
     generation: u64,
     /// Edits not yet announced.
     pending: Pending,
+}
+
+/// Where a `width` × `height` grid lies in the world: cell `(x, y)` is a square of `tile_size`
+/// world units, `x` to the right and `y` downwards from `origin`, the world position of cell
+/// (0, 0)'s top-left corner. The conversions between cells and world points, for a
+/// [`NavGrid`] and for anything drawn over it.
+///
+/// ```
+/// use bevy::math::Vec2;
+/// use bevy_gridpath::GridLayout;
+/// use bevy_gridpath::prelude::Pos;
+///
+/// let layout = GridLayout::centered(4, 2, 10.0);
+/// assert_eq!(layout.cell_center(Pos::new(0, 0)), Vec2::new(-15.0, 5.0));
+/// assert_eq!(layout.cell_at(Vec2::new(12.0, -3.0)), Some(Pos::new(3, 1)));
+/// assert_eq!(layout.cell_at(Vec2::new(21.0, 0.0)), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridLayout {
+    /// World position of the top-left corner of cell (0, 0).
+    pub origin: Vec2,
+    /// Side of a cell in world units.
+    pub tile_size: f32,
+    /// Columns.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+}
+
+impl GridLayout {
+    /// A `width` × `height` grid centred on the world origin.
+    pub fn centered(width: u32, height: u32, tile_size: f32) -> Self {
+        let origin = Vec2::new(-(width as f32), height as f32) * tile_size / 2.0;
+        Self { origin, tile_size, width, height }
+    }
+
+    /// Size of the whole grid in world units.
+    pub fn world_size(&self) -> Vec2 {
+        Vec2::new(self.width as f32, self.height as f32) * self.tile_size
+    }
+
+    /// The world point at the grid's centre.
+    pub fn center(&self) -> Vec2 {
+        self.origin + Vec2::new(self.world_size().x, -self.world_size().y) / 2.0
+    }
+
+    /// The centre of `cell` in world space.
+    pub fn cell_center(&self, cell: Pos) -> Vec2 {
+        self.origin + Vec2::new(cell.x as f32 + 0.5, -(cell.y as f32 + 0.5)) * self.tile_size
+    }
+
+    /// The cell containing the world point `world`, or `None` off the grid.
+    pub fn cell_at(&self, world: Vec2) -> Option<Pos> {
+        let col = ((world.x - self.origin.x) / self.tile_size).floor();
+        let row = ((self.origin.y - world.y) / self.tile_size).floor();
+        let inside = (0.0..self.width as f32).contains(&col) && (0.0..self.height as f32).contains(&row);
+        // The range check makes both casts exact and in range.
+        inside.then(|| Pos::new(col as u32, row as u32))
+    }
 }
 
 /// Edits since the last [`GridChanged`].
@@ -83,17 +140,14 @@ impl GridChanged {
 impl NavGrid {
     /// `grid` with its top-left corner at `origin`, each cell `tile_size` world units wide.
     pub fn new(grid: Grid, tile_size: f32, origin: Vec2) -> Self {
-        Self { grid, tile_size, origin, generation: 0, pending: Pending::default() }
+        let layout = GridLayout { origin, tile_size, width: grid.width(), height: grid.height() };
+        Self { grid, layout, generation: 0, pending: Pending::default() }
     }
 
     /// `grid` centred on the world origin, each cell `tile_size` world units wide.
     pub fn centered(grid: Grid, tile_size: f32) -> Self {
-        let origin = Self::centered_origin(&grid, tile_size);
-        Self::new(grid, tile_size, origin)
-    }
-
-    fn centered_origin(grid: &Grid, tile_size: f32) -> Vec2 {
-        Vec2::new(-(grid.width() as f32), grid.height() as f32) * tile_size / 2.0
+        let layout = GridLayout::centered(grid.width(), grid.height(), tile_size);
+        Self::new(grid, tile_size, layout.origin)
     }
 
     /// The map.
@@ -101,19 +155,24 @@ impl NavGrid {
         &self.grid
     }
 
+    /// Where the map lies in the world.
+    pub fn layout(&self) -> GridLayout {
+        self.layout
+    }
+
     /// Side of a cell in world units.
     pub fn tile_size(&self) -> f32 {
-        self.tile_size
+        self.layout.tile_size
     }
 
     /// World position of the top-left corner of cell (0, 0).
     pub fn origin(&self) -> Vec2 {
-        self.origin
+        self.layout.origin
     }
 
     /// Size of the whole map in world units.
     pub fn world_size(&self) -> Vec2 {
-        Vec2::new(self.grid.width() as f32, self.grid.height() as f32) * self.tile_size
+        self.layout.world_size()
     }
 
     /// The version routes are planned on.
@@ -123,17 +182,12 @@ impl NavGrid {
 
     /// The centre of `cell` in world space.
     pub fn cell_center(&self, cell: Pos) -> Vec2 {
-        self.origin + Vec2::new(cell.x as f32 + 0.5, -(cell.y as f32 + 0.5)) * self.tile_size
+        self.layout.cell_center(cell)
     }
 
     /// The cell containing the world point `world`, or `None` off the map.
     pub fn cell_at(&self, world: Vec2) -> Option<Pos> {
-        let col = ((world.x - self.origin.x) / self.tile_size).floor();
-        let row = ((self.origin.y - world.y) / self.tile_size).floor();
-        let inside =
-            (0.0..self.grid.width() as f32).contains(&col) && (0.0..self.grid.height() as f32).contains(&row);
-        // The range check makes both casts exact and in range.
-        inside.then(|| Pos::new(col as u32, row as u32))
+        self.layout.cell_at(world)
     }
 
     /// Sets one cell. Returns whether it changed.
@@ -191,9 +245,10 @@ impl NavGrid {
     /// same size, the origin; a map of another size is centred where the old one was centred.
     /// Every route is planned again.
     pub fn replace(&mut self, grid: Grid) {
-        let center = self.origin + Vec2::new(self.world_size().x, -self.world_size().y) / 2.0;
+        let center = self.layout.center();
+        let centered = GridLayout::centered(grid.width(), grid.height(), self.layout.tile_size);
+        self.layout = GridLayout { origin: center + centered.origin, ..centered };
         self.grid = grid;
-        self.origin = center + Self::centered_origin(&self.grid, self.tile_size);
         self.generation += 1;
         self.pending = Pending { replaced: true, ..Pending::default() };
     }

@@ -252,7 +252,7 @@ struct EditedCells {
 }
 
 impl EditedCells {
-    fn mark(&mut self, grid: &Grid, changes: &[GridChanged]) {
+    fn mark(&mut self, grid: &Grid, changes: &[&GridChanged]) {
         if self.stamp.len() != grid.len() || self.width != grid.width() || self.current == u32::MAX {
             self.stamp = vec![0; grid.len()];
             self.width = grid.width();
@@ -290,11 +290,11 @@ fn queue_routes_crossed_by_edits(
         (With<PathRequest>, Without<FollowFlowField>),
     >,
 ) {
-    let changes: Vec<GridChanged> = changes.read().cloned().collect();
+    let changes: Vec<&GridChanged> = changes.read().collect();
     if changes.is_empty() {
         return;
     }
-    let replaced = changes.contains(&GridChanged::Replaced);
+    let replaced = changes.contains(&&GridChanged::Replaced);
     edited.mark(nav.grid(), &changes);
     for (entity, transform, mover, mut waypoints, mut status) in &mut units {
         let stale = match *status {
@@ -344,8 +344,8 @@ fn collect_finished_batches(
     }
 }
 
-/// Plans the frame's budget of waiting requests: at once when there are few, else in batches
-/// on the task pool.
+/// Plans the frame's budget of waiting requests: at once when there are few and nothing runs,
+/// else in batches on the task pool, taking no more than the free batch slots hold.
 fn plan_waiting_requests(
     nav: Res<NavGrid>,
     budget: Res<PlanBudget>,
@@ -354,8 +354,15 @@ fn plan_waiting_requests(
     mut units: Query<Planned, Without<FollowFlowField>>,
 ) {
     let queue = &mut *queue;
+    let at_once = queue.in_flight.is_empty() && queue.waiting.len() <= budget.sync_max;
+    let batch_size = budget.batch_size.max(1);
+    let room = if at_once {
+        budget.sync_max
+    } else {
+        budget.max_in_flight.saturating_sub(queue.in_flight.len()) * batch_size
+    };
     let mut jobs = Vec::new();
-    while jobs.len() < budget.requests_per_frame {
+    while jobs.len() < budget.requests_per_frame.min(room) {
         let Some(entity) = queue.waiting.pop_front() else { break };
         queue.queued.remove(&entity);
         let Ok((request, transform, mover, mut waypoints, mut status)) = units.get_mut(entity) else {
@@ -370,29 +377,28 @@ fn plan_waiting_requests(
         }
     }
     queue.counts.searched += jobs.len() as u64;
-    if jobs.len() <= budget.sync_max && queue.in_flight.is_empty() {
+    if at_once {
         for job in jobs {
             let result =
                 sync_searcher.find_path(nav.grid(), job.from, job.request.goal, &job.request.settings);
             deliver(&nav, queue, &mut units, job, result.map(|path| path.cells));
         }
-        return;
+    } else {
+        dispatch(&nav, queue, jobs, batch_size);
     }
-    dispatch(&nav, &budget, queue, jobs);
 }
 
-/// Hands `jobs` to the task pool in batches; what does not fit in flight waits for a later
-/// frame.
-fn dispatch(nav: &NavGrid, budget: &PlanBudget, queue: &mut PlanQueue, jobs: Vec<Job>) {
+/// Hands `jobs` to the task pool in batches of `batch_size`, all searching one shared snapshot
+/// of the grid.
+fn dispatch(nav: &NavGrid, queue: &mut PlanQueue, jobs: Vec<Job>, batch_size: usize) {
     let version = nav.version();
     if queue.snapshot.as_ref().is_none_or(|(v, _)| *v != version) {
         queue.snapshot = Some((version, Arc::new(nav.grid().clone())));
     }
     let Some((_, grid)) = &queue.snapshot else { return };
     let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
-    let mut jobs = jobs.into_iter().peekable();
-    while jobs.peek().is_some() && queue.in_flight.len() < budget.max_in_flight {
-        let batch: Vec<Job> = jobs.by_ref().take(budget.batch_size.max(1)).collect();
+    for batch in jobs.chunks(batch_size) {
+        let batch = batch.to_vec();
         let mut searcher = queue.searchers.pop().unwrap_or_default();
         let grid = Arc::clone(grid);
         queue.in_flight.push(pool.spawn(async move {
@@ -405,14 +411,6 @@ fn dispatch(nav: &NavGrid, budget: &PlanBudget, queue: &mut PlanQueue, jobs: Vec
                 .collect();
             Batch { version, searcher, results }
         }));
-    }
-    // No room in flight: back to the front of the queue, in order.
-    let rest: Vec<Job> = jobs.collect();
-    queue.counts.searched -= rest.len() as u64;
-    for job in rest.into_iter().rev() {
-        if queue.queued.insert(job.entity) {
-            queue.waiting.push_front(job.entity);
-        }
     }
 }
 
