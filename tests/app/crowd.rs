@@ -1,0 +1,497 @@
+
+//! Crowds: many units, shared flow fields, orders, terrain, async planning, re-routing.
+use super::*;
+use bevy_gridpath::{FlowFields, FollowFlowField, PathRequest, PlanBudget, PlanQueue};
+use gridpath::{Algorithm, FlowField, Searcher, Settings};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tilepath::input::pointer::Selected;
+use tilepath::units::crowd::{CrowdUnit, Target, crowd_unit, routed_crowd_unit};
+use tilepath::units::lab::DEFAULT_SPEED;
+
+/// Frames to wait for the planning queue's background searches.
+const MAX_PLAN_FRAMES: usize = 400;
+
+/// Where a crowd unit is: its entity, cell, goal, status and world position.
+#[derive(Debug, Clone)]
+struct Seen {
+    entity: Entity,
+    cell: Pos,
+    goal: Pos,
+    status: PathStatus,
+    at: Vec2,
+    route: Vec<Pos>,
+    follows: bool,
+}
+
+fn crowd(app: &mut App) -> Vec<Seen> {
+    let mut query =
+        app.world_mut()
+            .query::<(Entity, &Unit, &CrowdUnit, &PathStatus, &Transform, &Waypoints, Has<FollowFlowField>)>(
+            );
+    let mut seen: Vec<Seen> = query
+        .iter(app.world())
+        .map(|(entity, unit, crowd, status, transform, waypoints, follows)| Seen {
+            entity,
+            cell: unit.cell(),
+            goal: crowd.goal(),
+            status: status.clone(),
+            at: transform.translation.truncate(),
+            route: waypoints.iter().map(|w| w.cell).collect(),
+            follows,
+        })
+        .collect();
+    seen.sort_by_key(|s| s.entity);
+    seen
+}
+
+/// Spawns flow-following crowd units (heading for the main goal) on `cells`.
+fn spawn(app: &mut App, cells: &[Pos]) -> Vec<Entity> {
+    let geometry = pathfinder(app).geometry();
+    cells.iter().map(|&cell| app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED)).id()).collect()
+}
+
+/// Spawns a crowd unit on `cell` with a route of its own to `goal`.
+fn spawn_alone(app: &mut App, cell: Pos, goal: Pos) -> Entity {
+    let geometry = pathfinder(app).geometry();
+    app.world_mut().spawn(routed_crowd_unit(cell, goal, geometry, DEFAULT_SPEED)).id()
+}
+
+/// Searches run, routes re-planned after edits (the plugin's counters), flow fields built.
+fn stats(app: &App) -> (u64, u64, u64) {
+    let counts = app.world().resource::<PlanQueue>().counts();
+    (counts.searched, counts.replans, app.world().resource::<FlowFields>().builds)
+}
+
+/// Runs frames until no crowd unit waits for a route; fails after [`MAX_PLAN_FRAMES`].
+fn wait_for_routes(app: &mut App) {
+    for _ in 0..MAX_PLAN_FRAMES {
+        app.update();
+        let planning = crowd(app).iter().any(|s| s.status == PathStatus::Planning);
+        if !planning && app.world().resource::<PlanQueue>().is_idle() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("routes should be planned within {MAX_PLAN_FRAMES} frames: {:?}", crowd(app));
+}
+
+/// Checks that no crowd unit stands in a wall and that each stands in the cell it thinks.
+fn assert_on_free_cells(app: &mut App, when: &str) {
+    let geometry = pathfinder(app).geometry();
+    for seen in crowd(app) {
+        let cell = geometry.cell_at(seen.at).expect("a unit must stay on the map");
+        assert!(
+            pathfinder(app).grid().is_passable(cell),
+            "a unit must never stand in a wall, but {:?} is in {cell} ({when})",
+            seen.entity
+        );
+        assert_eq!(cell, seen.cell, "a unit's cell must be where it stands ({when})");
+    }
+}
+
+/// Runs frames until every crowd unit arrived, checking the cells every frame.
+fn run_to_arrival(app: &mut App, max_frames: usize) -> usize {
+    for frame in 0..max_frames {
+        let units = crowd(app);
+        if units.iter().all(|s| s.status == PathStatus::Arrived) {
+            return frame;
+        }
+        if let Some(stuck) = units.iter().find(|s| matches!(s.status, PathStatus::Failed(_))) {
+            panic!("every unit should have a path: {stuck:?}");
+        }
+        app.update();
+        assert_on_free_cells(app, &format!("frame {frame}"));
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let left: Vec<Seen> = crowd(app).into_iter().filter(|s| s.status != PathStatus::Arrived).collect();
+    panic!("every unit should arrive within {max_frames} frames; still going: {left:?}");
+}
+
+/// Two units on one cell push each other apart whether steering buckets the crowd per cell
+/// (a small map) or sorts it (a map with far more cells than units): without finding each
+/// other they would follow the same flow and stay on one point.
+#[test]
+fn units_on_one_cell_separate_on_small_and_big_maps() {
+    for side in [30usize, 400] {
+        let row = ".".repeat(side);
+        let text = vec![row; side].join("\n");
+        let mut app = test_app(MapSource::Text { name: format!("open{side}"), text });
+        let cell = Pos::new(3, 3);
+        spawn(&mut app, &[cell, cell]);
+        for _ in 0..10 {
+            app.update();
+        }
+        let units = crowd(&mut app);
+        let gap = units[0].at.distance(units[1].at) / TILE_SIZE;
+        assert!(gap > 0.3, "{side}x{side}: two units on one cell must separate, {gap} tiles apart");
+    }
+}
+
+/// A `width` × `height` maze (odd sides) carved by a seeded depth-first search, start
+/// top-left, goal bottom-right.
+fn maze(width: usize, height: usize, seed: u64) -> MapSource {
+    let mut cells = vec![vec![b'#'; width]; height];
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut stack = vec![(1usize, 1usize)];
+    cells[1][1] = b'.';
+    while let Some(&(x, y)) = stack.last() {
+        let mut options = Vec::new();
+        for (dx, dy) in [(2i64, 0i64), (-2, 0), (0, 2), (0, -2)] {
+            let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+            if nx > 0 && ny > 0 && nx < width as i64 - 1 && ny < height as i64 - 1 {
+                let (nx, ny) = (nx as usize, ny as usize);
+                if cells[ny][nx] == b'#' {
+                    options.push((nx, ny));
+                }
+            }
+        }
+        if options.is_empty() {
+            stack.pop();
+            continue;
+        }
+        let (nx, ny) = options[rng.random_range(0..options.len())];
+        cells[(y + ny) / 2][(x + nx) / 2] = b'.';
+        cells[ny][nx] = b'.';
+        stack.push((nx, ny));
+    }
+    cells[1][1] = b'S';
+    cells[height - 2][width - 2] = b'G';
+    let text: Vec<String> = cells.into_iter().map(|row| String::from_utf8(row).expect("ASCII")).collect();
+    MapSource::Text { name: "maze".into(), text: text.join("\n") }
+}
+
+#[test]
+fn flow_field_units_all_reach_the_goal_on_a_maze() {
+    let mut app = test_app(maze(31, 21, 7));
+    let goal = pathfinder(&app).goal();
+    let grid = pathfinder(&app).grid().clone();
+    let free: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p) && p != goal).collect();
+    let mut rng = StdRng::seed_from_u64(3);
+    let cells: Vec<Pos> = (0..60).map(|_| free[rng.random_range(0..free.len())]).collect();
+    let (searched, ..) = stats(&app);
+    spawn(&mut app, &cells);
+    app.update();
+    let fields = app.world().resource::<FlowFields>();
+    assert_eq!(fields.len(), 1, "units sharing a goal must share one flow field");
+    assert_eq!(fields.iter().next().map(|(_, f)| f.followers), Some(60), "all 60 follow it");
+    run_to_arrival(&mut app, 6000);
+    assert_eq!(stats(&app).0, searched, "flow-field units need no searches of their own");
+    // Arrived units still make room for each other: let the jam relax for a second.
+    for _ in 0..30 {
+        app.update();
+    }
+    assert_on_free_cells(&mut app, "after arrival");
+    // Arrivals pile up around the goal, along the maze's corridor, not on one point.
+    let field = FlowField::dijkstra(&grid, goal, pathfinder(&app).settings().rules).expect("a field");
+    let units = crowd(&mut app);
+    for seen in &units {
+        let distance = field.distance(seen.cell).expect("reachable");
+        assert!(distance <= 60.0, "{:?} should have arrived near the goal, is {distance} away", seen);
+    }
+    let closest = units
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| units[i + 1..].iter().map(move |b| a.at.distance(b.at)))
+        .fold(f32::INFINITY, f32::min);
+    // Bodies are 0.6 tiles wide; a jam in a corridor may squeeze them a little, never onto
+    // one point.
+    assert!(closest > 0.25 * TILE_SIZE, "units must not stack on one point: closest pair {closest}");
+}
+
+#[test]
+fn an_edit_reroutes_only_the_units_whose_route_crosses_it() {
+    let mut app = test_app(open_map(30, 20));
+    let rows_a = [2, 4, 6];
+    let rows_b = [12, 14, 16];
+    let a: Vec<Entity> =
+        rows_a.iter().map(|&y| spawn_alone(&mut app, Pos::new(2, y), Pos::new(27, y))).collect();
+    let b: Vec<Entity> =
+        rows_b.iter().map(|&y| spawn_alone(&mut app, Pos::new(2, y), Pos::new(27, y))).collect();
+    // A few flow followers heading for the main goal too.
+    spawn(&mut app, &[Pos::new(5, 9), Pos::new(6, 9)]);
+    wait_for_routes(&mut app);
+    let before = crowd(&mut app);
+    for seen in before.iter().filter(|s| !s.follows) {
+        assert_eq!(seen.status, PathStatus::Following, "{seen:?} should walk its own route");
+        assert!(seen.route.iter().all(|c| c.y == seen.goal.y), "straight routes expected: {seen:?}");
+    }
+    let (_, reroutes, builds) = stats(&app);
+    // A wall across rows 1..=7 at column 15: it crosses group A's routes only.
+    drag(&mut app, MouseButton::Left, &[Pos::new(15, 1), Pos::new(15, 7)]);
+    assert!(!pathfinder(&app).grid().is_passable(Pos::new(15, 4)), "the wall should be painted");
+    assert_eq!(
+        stats(&app).1 - reroutes,
+        rows_a.len() as u64,
+        "exactly the units whose route crosses the wall must re-plan"
+    );
+    assert!(stats(&app).2 > builds, "the flow field must be rebuilt after an edit");
+    let after = crowd(&mut app);
+    for entity in &b {
+        let was = before.iter().find(|s| s.entity == *entity).expect("unit B");
+        let now = after.iter().find(|s| s.entity == *entity).expect("unit B");
+        assert_eq!(now.status, PathStatus::Following, "units not crossing the wall keep walking");
+        assert!(was.route.ends_with(&now.route), "their route is untouched: {was:?} vs {now:?}");
+    }
+    wait_for_routes(&mut app);
+    for entity in &a {
+        let now = crowd(&mut app).into_iter().find(|s| s.entity == *entity).expect("unit A");
+        assert!(
+            now.route.iter().all(|&c| pathfinder(&app).grid().is_passable(c)),
+            "new routes avoid the wall"
+        );
+    }
+    run_to_arrival(&mut app, 3000);
+}
+
+#[test]
+fn terrain_costs_change_the_route_and_its_cost_is_dijkstras() {
+    // A strip across the middle column (rows 1..=9 of 11): crossing cheap grass beats the
+    // detour round its ends, crossing water does not.
+    for (key, crosses) in [(KeyCode::Digit2, true), (KeyCode::Digit4, false)] {
+        let mut app = test_app(open_map(20, 11));
+        tap_key(&mut app, key);
+        drag(&mut app, MouseButton::Left, &[Pos::new(10, 1), Pos::new(10, 9)]);
+        let grid = pathfinder(&app).grid().clone();
+        assert!(!grid.has_uniform_cost(), "the brush should paint terrain costs");
+        let (from, to) = (Pos::new(1, 5), Pos::new(18, 5));
+        let dijkstra = Searcher::new()
+            .find_path(&grid, from, to, &Settings::with_algorithm(Algorithm::Dijkstra))
+            .expect("a route");
+        // A unit of its own plans with the chosen algorithm (A*) through the queue.
+        let entity = spawn_alone(&mut app, from, to);
+        wait_for_routes(&mut app);
+        let seen = crowd(&mut app).into_iter().find(|s| s.entity == entity).expect("the unit");
+        let cells: Vec<Pos> = std::iter::once(from).chain(seen.route.iter().copied()).collect();
+        let cost = grid.path_cost(&cells, pathfinder(&app).settings().rules).expect("a legal route");
+        assert!(
+            (cost - dijkstra.cost).abs() < 1e-9,
+            "A* must find Dijkstra's cost {}: {cost}",
+            dijkstra.cost
+        );
+        let through = cells.iter().any(|c| c.x == 10 && (1..=9).contains(&c.y));
+        assert_eq!(through, crosses, "the route should cross the strip: {crosses} ({cells:?})");
+        // The shared flow field measures the same costs.
+        let field = FlowField::dijkstra(&grid, to, pathfinder(&app).settings().rules).expect("a field");
+        assert!((field.distance(from).unwrap_or(f64::NAN) - dijkstra.cost).abs() < 1e-9);
+        run_to_arrival(&mut app, 3000);
+    }
+}
+
+#[test]
+fn cost_blind_algorithms_and_brushes_exclude_each_other() {
+    let mut app = test_app(open_map(20, 11));
+    // JPS on a uniform map: the cost brushes are refused, with the reason.
+    tap_key(&mut app, KeyCode::F5);
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Jps);
+    app.world_mut().write_message(key_message(KeyCode::Digit3, ButtonState::Pressed));
+    app.update();
+    assert!(
+        notices(&app).iter().any(|n| n.text.contains("JPS needs uniform terrain cost")),
+        "the mud brush must be refused under JPS: {:?}",
+        notices(&app)
+    );
+    app.world_mut().write_message(key_message(KeyCode::Digit3, ButtonState::Released));
+    app.update();
+    drag(&mut app, MouseButton::Left, &[Pos::new(4, 4)]);
+    assert_eq!(pathfinder(&app).grid().tile(Pos::new(4, 4)), Some(Tile::Wall), "the brush is still walls");
+    // A* and mud; then JPS and BFS are refused on the map with costs.
+    tap_key(&mut app, KeyCode::F1);
+    tap_key(&mut app, KeyCode::Digit3);
+    drag(&mut app, MouseButton::Left, &[Pos::new(6, 6)]);
+    assert_eq!(pathfinder(&app).grid().tile(Pos::new(6, 6)), Some(Tile::Ground { cost: 5 }));
+    for (key, reason) in [(KeyCode::F5, "JPS needs uniform terrain cost"), (KeyCode::F3, "BFS counts steps")]
+    {
+        app.world_mut().write_message(key_message(key, ButtonState::Pressed));
+        app.update();
+        assert!(
+            notices(&app).iter().any(|n| n.text.contains(reason)),
+            "{key:?} must be refused with {reason:?}: {:?}",
+            notices(&app)
+        );
+        app.world_mut().write_message(key_message(key, ButtonState::Released));
+        app.update();
+        assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar);
+    }
+    // Floor (1) erases costs; the wall brush is 0.
+    tap_key(&mut app, KeyCode::Digit1);
+    drag(&mut app, MouseButton::Left, &[Pos::new(6, 6)]);
+    assert_eq!(pathfinder(&app).grid().tile(Pos::new(6, 6)), Some(Tile::FLOOR));
+    tap_key(&mut app, KeyCode::Digit0);
+    drag(&mut app, MouseButton::Left, &[Pos::new(7, 7)]);
+    assert_eq!(pathfinder(&app).grid().tile(Pos::new(7, 7)), Some(Tile::Wall));
+}
+
+fn shift(app: &mut App, state: ButtonState) {
+    app.world_mut().write_message(key_message(KeyCode::ShiftLeft, state));
+}
+
+fn selected(app: &mut App) -> Vec<Entity> {
+    let mut query = app.world_mut().query_filtered::<Entity, With<Selected>>();
+    let mut list: Vec<Entity> = query.iter(app.world()).collect();
+    list.sort();
+    list
+}
+
+fn target(app: &App, entity: Entity) -> Target {
+    *app.world().get::<Target>(entity).expect("a crowd unit")
+}
+
+#[test]
+fn selection_box_and_orders() {
+    let mut app = test_app_with_hud(open_map(30, 20));
+    let mut left = spawn(&mut app, &[Pos::new(3, 3), Pos::new(4, 4), Pos::new(5, 3)]);
+    left.sort();
+    let right = spawn(&mut app, &[Pos::new(20, 15), Pos::new(22, 16)]);
+    // Hold them still while selecting: stop the clock.
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
+    app.update();
+    assert!(ui_text(&mut app).contains("crowd: 5 units (0 selected)"), "the panel counts units");
+
+    // Shift+left-drag: a box from (2, 2) to (6, 5) selects the three on the left.
+    shift(&mut app, ButtonState::Pressed);
+    drag(&mut app, MouseButton::Left, &[Pos::new(2, 2), Pos::new(6, 5)]);
+    shift(&mut app, ButtonState::Released);
+    app.update();
+    assert_eq!(selected(&mut app), left, "the box selects exactly the units inside it");
+    assert!(walls(&app).is_empty(), "a selection drag never paints");
+    assert!(ui_text(&mut app).contains("crowd: 5 units (3 selected)"), "the panel counts the selection");
+
+    // Right-click: the selection goes there, sharing one flow field.
+    let goal = Pos::new(12, 10);
+    drag(&mut app, MouseButton::Right, &[goal]);
+    for &entity in &left {
+        assert_eq!(target(&app, entity), Target::Cell(goal), "the selected units are ordered");
+        assert!(app.world().get::<FollowFlowField>(entity).is_some(), "a group shares a flow field");
+    }
+    for &entity in &right {
+        assert_eq!(target(&app, entity), Target::MainGoal, "unselected units keep their goal");
+    }
+    // A right-drag with units selected gives orders, it does not erase.
+    drag(&mut app, MouseButton::Left, &[Pos::new(25, 2), Pos::new(25, 4)]);
+    assert_eq!(walls(&app).len(), 3);
+    hover(&mut app, Some(Pos::new(25, 3)));
+    mouse(&mut app, MouseButton::Right, ButtonState::Pressed);
+    app.update();
+    assert!(
+        notices(&app).iter().any(|n| n.text.contains("wall")),
+        "an order into a wall is refused: {:?}",
+        notices(&app)
+    );
+    mouse(&mut app, MouseButton::Right, ButtonState::Released);
+    app.update();
+    assert_eq!(walls(&app).len(), 3, "with a selection, the right button orders instead of erasing");
+
+    // A single unit gets a route of its own from the planning queue.
+    shift(&mut app, ButtonState::Pressed);
+    drag(&mut app, MouseButton::Left, &[Pos::new(20, 15)]);
+    shift(&mut app, ButtonState::Released);
+    app.update();
+    assert_eq!(selected(&mut app), vec![right[0]]);
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(FRAME)));
+    drag(&mut app, MouseButton::Right, &[Pos::new(27, 18)]);
+    assert!(app.world().get::<FollowFlowField>(right[0]).is_none(), "a unit alone plans its own route");
+    wait_for_routes(&mut app);
+    let alone = crowd(&mut app).into_iter().find(|s| s.entity == right[0]).expect("the unit");
+    assert_eq!(alone.route.last(), Some(&Pos::new(27, 18)), "its route leads to the order's cell");
+
+    // An empty box clears the selection; A selects every crowd unit.
+    shift(&mut app, ButtonState::Pressed);
+    drag(&mut app, MouseButton::Left, &[Pos::new(0, 19)]);
+    shift(&mut app, ButtonState::Released);
+    app.update();
+    assert!(selected(&mut app).is_empty(), "an empty box clears the selection");
+    tap_key(&mut app, KeyCode::KeyA);
+    assert_eq!(selected(&mut app).len(), 5, "A selects every crowd unit");
+    // Without a selection the right button erases again.
+    for entity in selected(&mut app) {
+        app.world_mut().entity_mut(entity).remove::<Selected>();
+    }
+    drag(&mut app, MouseButton::Right, &[Pos::new(25, 3)]);
+    assert_eq!(walls(&app).len(), 2, "without a selection, the right button erases");
+}
+
+#[test]
+fn keys_spawn_units_at_the_cursor_and_a_hundred_at_random() {
+    let mut app = test_app(MapSource::BuiltIn);
+    hover(&mut app, Some(Pos::new(5, 5)));
+    tap_key(&mut app, KeyCode::KeyU);
+    assert_eq!(crowd(&mut app).len(), 1, "U spawns one unit");
+    assert_eq!(crowd(&mut app)[0].cell, Pos::new(5, 5), "at the cursor");
+    shift(&mut app, ButtonState::Pressed);
+    tap_key(&mut app, KeyCode::KeyU);
+    shift(&mut app, ButtonState::Released);
+    app.update();
+    let units = crowd(&mut app);
+    assert_eq!(units.len(), 101, "Shift+U spawns 100 more");
+    assert!(units.iter().all(|s| pathfinder(&app).grid().is_passable(s.cell)), "on free cells");
+    run_to_arrival(&mut app, 4000);
+}
+
+#[test]
+fn async_results_for_an_outdated_map_are_discarded_and_requested_again() {
+    let mut app = test_app(open_map(30, 20));
+    // Never at once in the frame: this test is about the task pool. The lab's unit and its
+    // route would only add to the counters.
+    app.insert_resource(PlanBudget { sync_max: 0, ..default() });
+    let lab =
+        app.world_mut().query_filtered::<Entity, With<LabUnit>>().single(app.world()).expect("a lab unit");
+    app.world_mut().entity_mut(lab).despawn();
+    let searched = stats(&app).0;
+    let entity = spawn_alone(&mut app, Pos::new(2, 2), Pos::new(27, 17));
+    // This frame queues the request and hands it to the task pool.
+    app.update();
+    let counts = app.world().resource::<PlanQueue>().counts();
+    assert_eq!(counts.searched - searched, 1, "the request should be started: {counts:?}");
+    let delivered = counts.delivered;
+    // Let the search finish in the background, then edit the map before it is collected.
+    std::thread::sleep(Duration::from_millis(50));
+    drag(&mut app, MouseButton::Left, &[Pos::new(15, 0)]);
+    let counts = app.world().resource::<PlanQueue>().counts();
+    assert_eq!(counts.discarded, 1, "a route for the old map must be discarded: {counts:?}");
+    wait_for_routes(&mut app);
+    let counts = app.world().resource::<PlanQueue>().counts();
+    assert_eq!(counts.searched - searched, 2, "and requested again: {counts:?}");
+    assert_eq!(
+        counts.delivered - delivered,
+        1,
+        "only the route for the current map is delivered: {counts:?}"
+    );
+    let seen = crowd(&mut app).into_iter().find(|s| s.entity == entity).expect("the unit");
+    assert_eq!(seen.status, PathStatus::Following);
+    assert_eq!(seen.route.last(), Some(&Pos::new(27, 17)));
+}
+
+#[test]
+fn no_unit_ever_stands_in_a_wall_over_random_edits() {
+    let mut app = test_app(MapSource::BuiltIn);
+    let mut rng = StdRng::seed_from_u64(11);
+    let grid = pathfinder(&app).grid().clone();
+    let free: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let cells: Vec<Pos> = (0..150).map(|_| free[rng.random_range(0..free.len())]).collect();
+    let units = spawn(&mut app, &cells);
+    // A few units with their own routes, to random free cells.
+    for &entity in units.iter().take(10) {
+        let goal = free[rng.random_range(0..free.len())];
+        app.world_mut()
+            .entity_mut(entity)
+            .remove::<FollowFlowField>()
+            .insert((Target::Cell(goal), PathRequest::new(goal)));
+    }
+    let (width, height) = (grid.width(), grid.height());
+    for round in 0..120 {
+        let a = Pos::new(rng.random_range(0..width), rng.random_range(0..height));
+        let b = Pos::new(
+            (a.x + rng.random_range(0..6)).min(width - 1),
+            (a.y + rng.random_range(0..6)).min(height - 1),
+        );
+        let button = if rng.random_bool(0.6) { MouseButton::Left } else { MouseButton::Right };
+        drag(&mut app, button, &[a, b]);
+        assert_on_free_cells(&mut app, &format!("after edit {round}"));
+        for frame in 0..4 {
+            app.update();
+            assert_on_free_cells(&mut app, &format!("edit {round}, frame {frame}"));
+        }
+    }
+    assert!(walls(&app).len() > 100, "the run should have built plenty of walls: {}", walls(&app).len());
+}

@@ -1,0 +1,99 @@
+
+use super::*;
+use gridpath::{Algorithm, SearchError};
+
+#[test]
+fn the_first_frame_plans_the_builtin_route() {
+    let app = test_app(MapSource::BuiltIn);
+    let PlanOutcome::Found { path, .. } = &report(&app).outcome else {
+        panic!("the built-in map should have a route, got {:?}", report(&app).outcome);
+    };
+    let pf = pathfinder(&app);
+    assert_eq!(path.cells.first(), Some(&pf.start()));
+    assert_eq!(path.cells.last(), Some(&pf.goal()));
+    assert_eq!(report(&app).plans, 1);
+}
+
+#[test]
+fn changing_a_setting_replans_exactly_once() {
+    let mut app = test_app(MapSource::BuiltIn);
+    for _ in 0..10 {
+        app.update();
+    }
+    let before = report(&app).plans;
+    assert_eq!(before, 1, "nothing changed, so nothing should be re-planned");
+    tap_key(&mut app, KeyCode::Tab);
+    for _ in 0..10 {
+        app.update();
+    }
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Dijkstra, "Tab selects the next algorithm");
+    assert_eq!(report(&app).plans, before + 1, "one setting change must cause exactly one re-plan");
+}
+
+#[test]
+fn moving_the_goal_replans_once_and_painting_replans_once() {
+    let mut app = test_app(open_map(30, 20));
+    let before = report(&app).plans;
+    hover(&mut app, Some(Pos::new(12, 12)));
+    tap_key(&mut app, KeyCode::KeyG);
+    app.update();
+    assert_eq!(report(&app).plans, before + 1);
+    drag(&mut app, MouseButton::Left, &[Pos::new(20, 2)]);
+    app.update();
+    assert_eq!(report(&app).plans, before + 2);
+    // Painting over an existing wall changes nothing, so plans nothing.
+    drag(&mut app, MouseButton::Left, &[Pos::new(20, 2)]);
+    assert_eq!(report(&app).plans, before + 2);
+}
+
+#[test]
+fn unsupported_settings_are_refused_or_reported_not_ignored() {
+    let mut app = test_app(MapSource::BuiltIn);
+    while pathfinder(&app).settings().algorithm != Algorithm::Jps {
+        tap_key(&mut app, KeyCode::Tab);
+    }
+    assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "JPS runs on the built-in map");
+    // 4 moves would break JPS: refused, with the reason.
+    app.world_mut().write_message(key_message(KeyCode::KeyM, ButtonState::Pressed));
+    app.update();
+    assert_eq!(
+        pathfinder(&app).settings().rules.moves,
+        gridpath::Moves::Eight,
+        "M must be refused under JPS"
+    );
+    assert!(
+        notices(&app).iter().any(|n| n.text.contains("JPS needs 8-connected moves")),
+        "the refusal must say why: {:?}",
+        notices(&app)
+    );
+    app.world_mut().write_message(key_message(KeyCode::KeyM, ButtonState::Released));
+    app.update();
+
+    // A map with terrain costs: JPS cannot run, and the search says why.
+    let mut app = test_app(costly_map());
+    tap_key(&mut app, KeyCode::F5);
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar, "F5 must not pick JPS here");
+    // Tab skips JPS (and says so) rather than picking a search that cannot run.
+    for _ in 0..Algorithm::ALL.len() {
+        tap_key(&mut app, KeyCode::Tab);
+        assert_ne!(pathfinder(&app).settings().algorithm, Algorithm::Jps, "Tab must skip JPS here");
+    }
+    assert!(
+        matches!(report(&app).outcome, PlanOutcome::Found { .. }),
+        "every algorithm Tab picks must run: {:?}",
+        report(&app).outcome
+    );
+    assert!(
+        !matches!(report(&app).outcome, PlanOutcome::Failed(SearchError::Unsupported { .. })),
+        "no unsupported search is ever planned from the keys"
+    );
+}
+
+#[test]
+fn the_search_records_visited_and_frontier_cells() {
+    let app = test_app(MapSource::BuiltIn);
+    let explored = &report(&app).explored;
+    assert!(explored.visited.len() > 40, "A* should have expanded cells");
+    assert!(explored.visited.contains(&pathfinder(&app).start()));
+    assert!(explored.frontier.is_disjoint(&explored.visited));
+}

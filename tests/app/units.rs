@@ -1,0 +1,113 @@
+
+use super::*;
+use tilepath::map::level::{BUILTIN_GOAL, BUILTIN_START};
+
+#[test]
+fn unit_walks_the_builtin_map_to_the_goal_on_passable_cells() {
+    let mut app = test_app(MapSource::BuiltIn);
+    let (walker, waypoints, status, at) = unit(&mut app);
+    assert_eq!(walker.cell(), BUILTIN_START);
+    assert_eq!(status, PathStatus::Following);
+    assert_eq!(waypoints.back().map(|w| w.cell), Some(BUILTIN_GOAL));
+    assert_eq!(at, pathfinder(&app).geometry().cell_center(BUILTIN_START));
+    let frames = walk_to_arrival(&mut app);
+    let (walker, waypoints, status, at) = unit(&mut app);
+    assert_eq!(status, PathStatus::Arrived);
+    assert_eq!(walker.cell(), BUILTIN_GOAL, "the unit should stand on the goal");
+    assert!(waypoints.is_empty());
+    assert_eq!(at, pathfinder(&app).geometry().cell_center(BUILTIN_GOAL));
+    // It idles there.
+    for _ in 0..30 {
+        app.update();
+    }
+    assert_eq!(unit(&mut app).3, at, "an arrived unit stays put");
+    assert!(frames > 100, "a ~50-cell route at 5 tiles/s takes seconds, took {frames} frames");
+}
+
+#[test]
+fn wall_painted_across_the_route_mid_walk_reroutes_and_still_arrives() {
+    let mut app = test_app(MapSource::BuiltIn);
+    for _ in 0..20 {
+        app.update();
+    }
+    let (_, waypoints, ..) = unit(&mut app);
+    let target = waypoints[5].cell;
+    // A three-cell wall across the route, perpendicular to the step into `target`.
+    let before = waypoints[4].cell;
+    let across: Vec<Pos> = if before.y == target.y {
+        vec![Pos::new(target.x, target.y.saturating_sub(1)), Pos::new(target.x, target.y + 1)]
+    } else {
+        vec![Pos::new(target.x.saturating_sub(1), target.y), Pos::new(target.x + 1, target.y)]
+    };
+    let reroutes = app.world().resource::<Reroutes>().0;
+    drag(&mut app, MouseButton::Left, &across);
+    assert!(!pathfinder(&app).grid().is_passable(target), "the stroke should wall off {target}");
+    assert!(app.world().resource::<Reroutes>().0 > reroutes, "the unit should re-plan");
+    let (_, waypoints, status, _) = unit(&mut app);
+    assert_eq!(status, PathStatus::Following);
+    assert!(
+        waypoints.iter().all(|w| pathfinder(&app).grid().is_passable(w.cell)),
+        "the new route must avoid the new wall"
+    );
+    walk_to_arrival(&mut app);
+    assert_eq!(unit(&mut app).0.cell(), BUILTIN_GOAL);
+}
+
+#[test]
+fn an_unreachable_goal_stops_the_unit_with_no_path() {
+    let mut app = test_app(MapSource::BuiltIn);
+    // The goal room's only door.
+    let door = Pos::new(31, 25);
+    drag(&mut app, MouseButton::Left, &[door]);
+    assert!(!pathfinder(&app).grid().is_passable(door));
+    let PlanOutcome::Failed(error @ gridpath::SearchError::NoPath { .. }) = &report(&app).outcome else {
+        panic!("the main plan should report no path, got {:?}", report(&app).outcome);
+    };
+    assert!(error.to_string().contains("no path"), "the HUD text should say so: {error}");
+    for _ in 0..30 {
+        app.update();
+    }
+    let (walker, waypoints, status, at) = unit(&mut app);
+    assert!(matches!(status, PathStatus::Failed(_)), "the unit should be stopped: {status:?}");
+    assert!(waypoints.is_empty(), "a stopped unit has no route left");
+    assert_eq!(at, pathfinder(&app).geometry().cell_center(walker.cell()), "it stops on a cell centre");
+    app.update();
+    assert_eq!(unit(&mut app).3, at, "a stopped unit does not move");
+
+    // Opening the door again sends it on its way.
+    drag(&mut app, MouseButton::Right, &[door]);
+    walk_to_arrival(&mut app);
+}
+
+#[test]
+fn moving_the_goal_mid_walk_replans_from_where_the_unit_is() {
+    let mut app = test_app(MapSource::BuiltIn);
+    for _ in 0..40 {
+        app.update();
+    }
+    let (walker, ..) = unit(&mut app);
+    let new_goal = Pos::new(20, 28);
+    hover(&mut app, Some(new_goal));
+    tap_key(&mut app, KeyCode::KeyG);
+    let (after, waypoints, ..) = unit(&mut app);
+    assert_ne!(after.cell(), BUILTIN_START, "the unit must not go back to the start");
+    assert!(after.cell().x >= walker.cell().x, "it continues from where it was");
+    assert_eq!(waypoints.back().map(|w| w.cell), Some(new_goal));
+    walk_to_arrival(&mut app);
+    assert_eq!(unit(&mut app).0.cell(), new_goal);
+}
+
+#[test]
+fn speed_keys_change_the_walking_speed() {
+    let mut app = test_app(MapSource::BuiltIn);
+    let before = unit_speed(&mut app);
+    tap_key(&mut app, KeyCode::Equal);
+    assert!(unit_speed(&mut app) > before, "= should speed units up");
+    tap_key(&mut app, KeyCode::Minus);
+    tap_key(&mut app, KeyCode::Minus);
+    assert!(unit_speed(&mut app) < before, "- should slow units down");
+}
+
+fn unit_speed(app: &mut App) -> f32 {
+    app.world_mut().query::<&Mover>().single(app.world()).map_or(0.0, |m| m.speed)
+}
