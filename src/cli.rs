@@ -35,6 +35,9 @@ pub struct Options {
     /// Save a screenshot when the script ends (or after start-up), then exit.
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
+    /// Print every key and mouse control as a Markdown page (docs/controls.md), then exit.
+    #[arg(long)]
+    pub controls: bool,
 }
 
 /// Parses the arguments after the program name.

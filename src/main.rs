@@ -5,6 +5,7 @@ use bevy::window::WindowResolution;
 use tilepath::dev::script::{ScriptPlugin, load_script};
 use tilepath::edit::files::SaveDir;
 use tilepath::edit::paint::{GenerateAtStart, MapGenerator, MapSeed};
+use tilepath::input::bindings::controls_markdown;
 use tilepath::map::level::MapSource;
 use tilepath::units::scenario::ScenarioFile;
 use tilepath::{LogicPlugin, PresentPlugin, cli};
@@ -17,6 +18,10 @@ const BACKGROUND: Color = Color::srgb(0.16, 0.17, 0.21);
 fn main() -> AppExit {
     // `--help`, `--version` and bad flags: clap prints and exits (code 2 for an error).
     let options = cli::parse_args(std::env::args().skip(1)).unwrap_or_else(|error| error.exit());
+    if options.controls {
+        print!("{}", controls_markdown());
+        return AppExit::Success;
+    }
     let script = match options.script.as_deref().map(load_script).transpose() {
         Ok(script) => script,
         Err(error) => {

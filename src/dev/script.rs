@@ -9,7 +9,7 @@
 //! |-----------------------|-----------------------------------------------------------------|
 //! | `move X Y`            | put the OS cursor on the centre of cell column X, row Y (row 0 on top, as in map files) |
 //! | `press B` / `release B` | mouse button `left`, `right` or `middle`                      |
-//! | `key K`               | press key K this frame, release it the next (`A`–`Z`, `0`–`9`, `F1`–`F12`, `Tab`, `Space`, `Enter`, `Escape`, `Minus`, `Equal`, `BracketLeft`, `BracketRight`, `Comma`, `Period`, `Slash`, `Left`, `Right`, `Up`, `Down`); `key Shift+K` holds Shift with it |
+//! | `key K`               | press key K this frame, release it the next (any key of the key table: a letter or digit, `Left` `Right` `Up` `Down`, or its code name: `Tab`, `Space`, `Escape`, `Comma`, `BracketLeft`, `F5`…); `key Shift+K` holds Shift with it |
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
 //! | `resize W H`          | resize the window to W × H logical pixels                       |
@@ -31,6 +31,7 @@ use bevy::window::PrimaryWindow;
 use bevy_gridpath::PathStatus;
 use gridpath::Pos;
 
+use crate::input::bindings::bindings;
 use crate::map::problem::SearchProblem;
 use crate::search::plan::PlanReport;
 use crate::search::race::RaceTable;
@@ -146,87 +147,24 @@ fn parse_button(word: &str) -> Result<MouseButton, String> {
     }
 }
 
-/// A key by name: a letter, a digit, or one of the names in the module documentation.
+/// A key of the key table by name: a letter, a digit, `Left` / `Right` / `Up` / `Down`, or the
+/// key's code name (`Space`, `Escape`, `Comma`, `BracketLeft`, `F5`…). Keys nothing is bound to
+/// are refused: a script cannot press a key the game does not read.
 pub fn parse_key(word: &str) -> Result<KeyCode, String> {
-    const LETTERS: [KeyCode; 26] = [
-        KeyCode::KeyA,
-        KeyCode::KeyB,
-        KeyCode::KeyC,
-        KeyCode::KeyD,
-        KeyCode::KeyE,
-        KeyCode::KeyF,
-        KeyCode::KeyG,
-        KeyCode::KeyH,
-        KeyCode::KeyI,
-        KeyCode::KeyJ,
-        KeyCode::KeyK,
-        KeyCode::KeyL,
-        KeyCode::KeyM,
-        KeyCode::KeyN,
-        KeyCode::KeyO,
-        KeyCode::KeyP,
-        KeyCode::KeyQ,
-        KeyCode::KeyR,
-        KeyCode::KeyS,
-        KeyCode::KeyT,
-        KeyCode::KeyU,
-        KeyCode::KeyV,
-        KeyCode::KeyW,
-        KeyCode::KeyX,
-        KeyCode::KeyY,
-        KeyCode::KeyZ,
-    ];
-    const DIGITS: [KeyCode; 10] = [
-        KeyCode::Digit0,
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-        KeyCode::Digit5,
-        KeyCode::Digit6,
-        KeyCode::Digit7,
-        KeyCode::Digit8,
-        KeyCode::Digit9,
-    ];
-    let mut chars = word.chars();
-    if let (Some(c), None) = (chars.next(), chars.next()) {
-        if c.is_ascii_alphabetic() {
-            return Ok(LETTERS[usize::from(c.to_ascii_uppercase() as u8 - b'A')]);
+    let code_name = match word {
+        "Left" | "Right" | "Up" | "Down" => format!("Arrow{word}"),
+        _ if word.len() == 1 && word.chars().all(|c| c.is_ascii_alphabetic()) => {
+            format!("Key{}", word.to_ascii_uppercase())
         }
-        if let Some(digit) = c.to_digit(10) {
-            return Ok(DIGITS[digit as usize]);
-        }
-    }
-    match word {
-        "Tab" => Ok(KeyCode::Tab),
-        "Space" => Ok(KeyCode::Space),
-        "Enter" => Ok(KeyCode::Enter),
-        "Escape" => Ok(KeyCode::Escape),
-        "Minus" => Ok(KeyCode::Minus),
-        "Equal" => Ok(KeyCode::Equal),
-        "BracketLeft" => Ok(KeyCode::BracketLeft),
-        "BracketRight" => Ok(KeyCode::BracketRight),
-        "Comma" => Ok(KeyCode::Comma),
-        "Period" => Ok(KeyCode::Period),
-        "Slash" => Ok(KeyCode::Slash),
-        "Left" => Ok(KeyCode::ArrowLeft),
-        "Right" => Ok(KeyCode::ArrowRight),
-        "Up" => Ok(KeyCode::ArrowUp),
-        "Down" => Ok(KeyCode::ArrowDown),
-        "F1" => Ok(KeyCode::F1),
-        "F2" => Ok(KeyCode::F2),
-        "F3" => Ok(KeyCode::F3),
-        "F4" => Ok(KeyCode::F4),
-        "F5" => Ok(KeyCode::F5),
-        "F6" => Ok(KeyCode::F6),
-        "F7" => Ok(KeyCode::F7),
-        "F8" => Ok(KeyCode::F8),
-        "F9" => Ok(KeyCode::F9),
-        "F10" => Ok(KeyCode::F10),
-        "F11" => Ok(KeyCode::F11),
-        "F12" => Ok(KeyCode::F12),
-        _ => Err(format!("unknown key {word:?}")),
-    }
+        _ if word.len() == 1 && word.chars().all(|c| c.is_ascii_digit()) => format!("Digit{word}"),
+        _ => word.to_owned(),
+    };
+    bindings()
+        .filter_map(|binding| binding.chord.key())
+        .find(|key| format!("{key:?}") == code_name)
+        .ok_or_else(|| {
+            format!("unknown key {word:?} (a letter, a digit or a key name such as Space, Escape, F5)")
+        })
 }
 
 /// The text a key types, for [`KeyboardInput::logical_key`].

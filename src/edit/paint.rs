@@ -9,7 +9,6 @@
 //! pointer is over a UI node marked [`BlocksMap`] (the controls panel), the map under it
 //! counts as not hovered: clicks on the panel never paint.
 
-use bevy::input::common_conditions::input_just_pressed;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy_gridpath::{FollowFlowField, Mover, NavGrid, PathRequest, PathStatus};
@@ -19,7 +18,7 @@ use gridpath::{Endpoint, Pos, Tile};
 use crate::AppSystems;
 use crate::edit::brushes::CurrentBrush;
 use crate::edit::files::{LoadMapSystems, OpenMap};
-use crate::input::bindings::{Control, ControlSystems, ctrl_held, shift_held};
+use crate::input::bindings::{Control, ControlSystems, control_sent, shift_held};
 use crate::input::pointer::Selected;
 use crate::input::pointer::{HoverTile, PointerSystems};
 use crate::map::level::MapSource;
@@ -41,8 +40,8 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             // Ctrl+S saves the map: it must not also place the start.
-            place_endpoints_by_key.run_if(not(ctrl_held)),
-            clear_walls.run_if(input_just_pressed(KeyCode::KeyC).and_then(not(ctrl_held))),
+            place_endpoints_by_key.run_if(on_message::<Control>).after(ControlSystems),
+            clear_walls.run_if(control_sent(Control::ClearWalls)).after(ControlSystems),
             make_random_map.run_if(on_message::<Control>).after(ControlSystems).before(LoadMapSystems),
             // Shift+left-drag draws a selection box instead (the selection plugin).
             begin_drag.run_if(resource_equals(Drag::Idle).and_then(not(shift_held))),
@@ -253,15 +252,17 @@ type UnitPlace = (&'static Transform, Option<&'static Mover>);
 type UnitGoal = AnyOf<(&'static PathRequest, &'static FollowFlowField)>;
 
 fn place_endpoints_by_key(
-    keys: Res<ButtonInput<KeyCode>>,
+    mut controls: MessageReader<Control>,
     hover: Res<HoverTile>,
     mut problem: SearchProblemMut,
     mut notices: MessageWriter<Notice>,
 ) {
-    for (key, which) in [(KeyCode::KeyS, Endpoint::Start), (KeyCode::KeyG, Endpoint::Goal)] {
-        if !keys.just_pressed(key) {
-            continue;
-        }
+    for control in controls.read() {
+        let which = match control {
+            Control::PlaceStart => Endpoint::Start,
+            Control::PlaceGoal => Endpoint::Goal,
+            _ => continue,
+        };
         let Some(cell) = hover.0 else {
             notices.write(Notice::warning(format!("point at a map cell to place the {which}")));
             continue;

@@ -50,17 +50,6 @@ impl Brush {
         }
     }
 
-    /// The key that picks it.
-    pub const fn key_label(self) -> &'static str {
-        match self {
-            Brush::Wall => "0/W",
-            Brush::Floor => "1",
-            Brush::Grass => "2",
-            Brush::Mud => "3",
-            Brush::Shallows => "4",
-        }
-    }
-
     /// The terrain cost it paints (`None` for walls).
     pub const fn cost(self) -> Option<u8> {
         self.tile().cost()

@@ -6,7 +6,6 @@
 //! It only spawns UI nodes and writes their text, so the headless tests add it too (its
 //! [`plugin`] is public for them) and read what a player would read.
 
-use bevy::input::common_conditions::input_just_pressed;
 use bevy::prelude::*;
 use bevy_gridpath::{Mover, PathStatus};
 
@@ -14,7 +13,7 @@ use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 
 use crate::AppSystems;
 use crate::edit::files::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
-use crate::input::bindings::{Control, ControlSystems};
+use crate::input::bindings::{Control, ControlSystems, KEY_TABLE, Section, control_sent};
 use crate::input::pointer::Selected;
 use crate::map::level::MapInfo;
 use crate::map::problem::SearchProblem;
@@ -48,59 +47,65 @@ const DIM_COLOR: Color = Color::srgb(0.62, 0.65, 0.72);
 const WARN_COLOR: Color = Color::srgb(1.0, 0.78, 0.35);
 const ERROR_COLOR: Color = Color::srgb(1.0, 0.45, 0.42);
 
-/// Every control, one per line, in two columns that fit a 1024 × 600 window: shown by `H`.
-const HELP: [&str; 2] = [
-    "\
-Mouse
-  left-drag           paint with the brush
-  right-drag          erase (no unit selected)
-  drag start / goal   move the marker
-  Shift+left-drag     select crowd units in the box
-  right-click         send the selected units there
-  wheel / middle-drag zoom / pan
-  panel buttons       the keys shown on them
-
-Map keys
-  0 or W              brush: wall
-  1 - 4               floor 1, grass 2, mud 5, shallows 10
-  S / G               start / goal under the cursor
-  C                   clear all walls
-  R / Shift+R         new generated map / next generator
-  [ / ]               previous / next built-in map
-  Ctrl+S              save the map (.tpmap)
-  drop a file         open it
-  arrow keys / F      pan / fit the map to the window
-
-Crowd and scenario keys
-  U / Shift+U         a unit at the cursor / 100 units
-  A                   select every crowd unit
-  B / Q               (--scen) 50 queries as a crowd /
-                      the unit takes the next query",
-    "\
-Search keys
-  F1 - F7             A*, Dijkstra, BFS, greedy, JPS,
-                      bidirectional, wavefront
-  Tab / Shift+Tab     next / previous algorithm
-  M / K / E           moves / corner rule / heuristic
-  Shift+[ / Shift+]   heuristic weight down / up
-
-Replay and views
-  Space               pause / play (replays when done)
-  N / Esc             one search event / skip to the end
-  , / .               replay slower / faster
-  /                   automatic speed (<= 3 s a search)
-  T / D / V           race / flow field / searched cells
-  - / =               unit speed down / up
-  F8                  frame rate on / off
-  H                   this help
-
+/// What the help says beside the keys, at the foot of its second column.
+const HELP_NOTE: &str = "\
 Deep water (blue, from the maps) connects only to
 water: a unit in a pond swims to other water, never
 onto land. Shallows (pale, brush 4) are slow ground
 that connects to the shore. A new route waits for its
 search's replay, then the unit walks; it re-plans when
-the map, the goal or the settings change.",
-];
+the map, the goal or the settings change.";
+
+/// Width of the keys column of the help, in characters.
+const HELP_KEYS_WIDTH: usize = 20;
+/// Width of a help line, in characters: two columns fit a 1024 x 600 window.
+const HELP_LINE_WIDTH: usize = 52;
+
+/// The help's two columns from the key table: the mouse, the map and the crowd left; the
+/// search, the replay and the note right.
+fn help_columns() -> [String; 2] {
+    let column = |sections: &[Section]| -> Vec<String> {
+        let mut lines = Vec::new();
+        for &section in sections {
+            if !lines.is_empty() {
+                lines.push(String::new());
+            }
+            lines.push(section.title().to_owned());
+            for row in KEY_TABLE.iter().filter(|row| row.section == section) {
+                lines.extend(help_lines(&row.keys_label(), row.action));
+            }
+        }
+        lines
+    };
+    let left = column(&[Section::Mouse, Section::Map, Section::Crowd]);
+    let mut right = column(&[Section::Search, Section::Replay]);
+    right.push(String::new());
+    right.push(HELP_NOTE.to_owned());
+    [left.join("\n"), right.join("\n")]
+}
+
+/// One help entry: the keys, then the action wrapped at word boundaries into the column.
+fn help_lines(keys: &str, action: &str) -> Vec<String> {
+    let indent = 2 + HELP_KEYS_WIDTH;
+    let mut lines = vec![format!("  {keys:<HELP_KEYS_WIDTH$}")];
+    if keys.len() >= HELP_KEYS_WIDTH {
+        // Keys too long for their column: the action starts on the next line.
+        lines.push(" ".repeat(indent));
+    }
+    for word in action.split(' ') {
+        let line = lines.last_mut().expect("one line at least");
+        let fresh = line.len() == indent;
+        if !fresh && line.len() + 1 + word.len() > HELP_LINE_WIDTH {
+            lines.push(format!("{}{word}", " ".repeat(indent)));
+        } else {
+            if !fresh {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
 
 /// The HUD bar, the boxes over the map (scenario, notices, replay banner) and the help overlay.
 pub fn plugin(app: &mut App) {
@@ -111,7 +116,7 @@ pub fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
-            toggle_help.run_if(input_just_pressed(KeyCode::KeyH)),
+            toggle_help.run_if(control_sent(Control::ToggleHelp)).after(ControlSystems),
             toggle_frame_rate.run_if(on_message::<Control>).after(ControlSystems),
         )
             .in_set(AppSystems::RecordInput),
@@ -294,10 +299,10 @@ fn spawn_hud(mut commands: Commands, insets: Res<UiInsets>) {
         .with_children(|help| {
             help.spawn(Node { column_gap: px(28), flex_wrap: FlexWrap::Wrap, ..default() }).with_children(
                 |columns| {
-                    for (index, column) in HELP.iter().enumerate() {
+                    for (index, column) in help_columns().into_iter().enumerate() {
                         columns.spawn((
                             Name::new(format!("Help column {index}")),
-                            text(*column, TEXT_COLOR, HELP_FONT_SIZE),
+                            text(column, TEXT_COLOR, HELP_FONT_SIZE),
                             TextLayout::no_wrap(),
                         ));
                     }

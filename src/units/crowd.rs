@@ -16,7 +16,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::AppSystems;
-use crate::input::bindings::{Control, ControlSystems, shift_held};
+use crate::input::bindings::{Control, ControlSystems, control_sent};
 use crate::input::pointer::HoverTile;
 use crate::map::geometry::Geometry;
 use crate::map::problem::SearchProblem;
@@ -37,7 +37,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
-            spawn_unit_at_cursor.run_if(key_u_pressed.and_then(not(shift_held))),
+            spawn_unit_at_cursor.run_if(control_sent(Control::SpawnUnit)),
             spawn_crowd.run_if(on_message::<Control>),
         )
             .in_set(AppSystems::RecordInput)
@@ -118,10 +118,6 @@ pub fn routed_crowd_unit(cell: Pos, goal: Pos, geometry: Geometry, speed: f32) -
         Speed(speed),
         Transform::from_translation(geometry.cell_center(cell).extend(CROWD_Z)),
     )
-}
-
-fn key_u_pressed(keys: Res<ButtonInput<KeyCode>>) -> bool {
-    keys.just_pressed(KeyCode::KeyU)
 }
 
 fn spawn_unit_at_cursor(

@@ -12,6 +12,7 @@ use bevy_gridpath::{GridPathSystems, Mover, PathFailure, PathRequest, PathStatus
 use gridpath::Pos;
 
 use crate::AppSystems;
+use crate::input::bindings::{Control, ControlSystems};
 use crate::map::level::MapLoaded;
 use crate::map::problem::SearchProblem;
 use crate::notice::Notice;
@@ -29,7 +30,10 @@ const UNIT_Z: f32 = 3.0;
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<UnitSpeed>();
     app.init_resource::<Reroutes>();
-    app.add_systems(Update, change_speed.in_set(AppSystems::RecordInput));
+    app.add_systems(
+        Update,
+        change_speed.run_if(on_message::<Control>).after(ControlSystems).in_set(AppSystems::RecordInput),
+    );
     app.add_systems(
         Update,
         (respawn_lab_unit.run_if(on_message::<MapLoaded>), request_lab_route)
@@ -229,19 +233,20 @@ fn track_lab_unit(mut units: Query<(&mut Unit, &Mover), (With<LabUnit>, Changed<
 }
 
 fn change_speed(
-    keys: Res<ButtonInput<KeyCode>>,
+    mut controls: MessageReader<Control>,
     mut speed: ResMut<UnitSpeed>,
     mut units: Query<&mut Speed>,
     mut movers: Query<&mut Mover>,
     mut notices: MessageWriter<Notice>,
 ) {
-    let factor = if keys.just_pressed(KeyCode::Equal) {
-        SPEED_STEP
-    } else if keys.just_pressed(KeyCode::Minus) {
-        1.0 / SPEED_STEP
-    } else {
+    let factor = controls.read().fold(1.0, |factor, control| match control {
+        Control::UnitFaster => factor * SPEED_STEP,
+        Control::UnitSlower => factor / SPEED_STEP,
+        _ => factor,
+    });
+    if factor == 1.0 {
         return;
-    };
+    }
     speed.0 = (speed.0 * factor).clamp(SPEED_RANGE.0, SPEED_RANGE.1);
     for mut unit_speed in &mut units {
         unit_speed.0 = speed.0;

@@ -3,12 +3,12 @@
 //! the arrow keys (a tap pans a visible step), and never loses the map: some of it always stays
 //! in view.
 
-use bevy::input::common_conditions::input_just_pressed;
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResized};
 
 use crate::AppSystems;
+use crate::input::bindings::{Control, ControlSystems, PanDirection, control_sent, pan_keys};
 use crate::map::level::MapLoaded;
 use crate::map::problem::SearchProblem;
 
@@ -39,7 +39,7 @@ pub(super) fn plugin(app: &mut App) {
             fit_camera.run_if(
                 on_message::<MapLoaded>
                     .or_else(on_message::<WindowResized>)
-                    .or_else(input_just_pressed(KeyCode::KeyF)),
+                    .or_else(control_sent(Control::FitMap)),
             ),
             // The wheel over the controls panel is not meant for the map.
             zoom_camera.run_if(
@@ -49,6 +49,7 @@ pub(super) fn plugin(app: &mut App) {
             pan_camera,
         )
             .chain()
+            .after(ControlSystems)
             .in_set(AppSystems::RecordInput),
     );
 }
@@ -214,13 +215,13 @@ fn pan_camera(
         shift -= (now - before) * to_world;
     }
     *last_cursor = cursor;
-    let arrows = [
-        (KeyCode::ArrowLeft, Vec2::NEG_X),
-        (KeyCode::ArrowRight, Vec2::X),
-        (KeyCode::ArrowUp, Vec2::Y),
-        (KeyCode::ArrowDown, Vec2::NEG_Y),
-    ];
-    for (key, direction) in arrows {
+    for (key, direction) in pan_keys() {
+        let direction = match direction {
+            PanDirection::Left => Vec2::NEG_X,
+            PanDirection::Right => Vec2::X,
+            PanDirection::Up => Vec2::Y,
+            PanDirection::Down => Vec2::NEG_Y,
+        };
         // A tap moves a visible step at once; holding the key keeps panning from there.
         if keys.just_pressed(key) {
             shift += direction * PAN_TAP * ortho.scale;

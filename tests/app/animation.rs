@@ -1,4 +1,3 @@
-
 use super::*;
 use gridpath::TraceEvent;
 use tilepath::search::plan::Explored;

@@ -1,4 +1,3 @@
-
 //! Crowds: many units, shared flow fields, orders, terrain, async planning, re-routing.
 use super::*;
 use bevy_gridpath::{FlowFields, FollowFlowField, PathRequest, PlanBudget, PlanQueue};

@@ -1,4 +1,3 @@
-
 use super::*;
 use bevy_gridpath::GridChanged;
 use tilepath::edit::paint::{Drag, line_cells};

@@ -1,4 +1,3 @@
-
 use super::*;
 use bevy_ecs_tilemap::prelude::*;
 use tilepath::map::geometry::Geometry;

@@ -270,6 +270,7 @@ fn walk_to_arrival(app: &mut App) -> usize {
 }
 
 mod animation;
+mod controls;
 mod crowd;
 mod editing;
 mod hud;

@@ -1,4 +1,3 @@
-
 //! Opening maps at run time (messages, keys, dropped files), bad files, saving, autosaving,
 //! generators and big maps.
 use std::path::{Path, PathBuf};

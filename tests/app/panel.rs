@@ -1,4 +1,3 @@
-
 use super::*;
 use gridpath::{Algorithm, Moves};
 use tilepath::input::bindings::Control;

@@ -1,4 +1,3 @@
-
 use super::*;
 use gridpath::{Algorithm, Moves, Searcher, Settings, formats};
 use tilepath::search::race::{RaceOutcome, RaceTable, race};

@@ -1,4 +1,3 @@
-
 use super::*;
 use tilepath::units::crowd::CrowdUnit;
 use tilepath::units::scenario::{BATCH_SIZE, ScenarioFile, ScenarioRun};

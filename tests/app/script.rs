@@ -1,4 +1,3 @@
-
 use std::path::PathBuf;
 
 use super::*;
@@ -37,7 +36,8 @@ fn script_errors_name_the_line() {
 fn the_demo_scripts_parse() {
     let steps = parse_script(include_str!("../scripts/demo.txt")).expect("tests/scripts/demo.txt is valid");
     assert!(steps.contains(&Step::WaitArrival(3000)));
-    let steps = parse_script(include_str!("../scripts/search.txt")).expect("tests/scripts/search.txt is valid");
+    let steps =
+        parse_script(include_str!("../scripts/search.txt")).expect("tests/scripts/search.txt is valid");
     assert!(steps.contains(&Step::Key(KeyCode::Comma)) && steps.contains(&Step::Key(KeyCode::KeyT)));
     let steps =
         parse_script(include_str!("../scripts/tutorial.txt")).expect("tests/scripts/tutorial.txt is valid");

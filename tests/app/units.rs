@@ -1,4 +1,3 @@
-
 use super::*;
 use tilepath::map::level::{BUILTIN_GOAL, BUILTIN_START};
 
