@@ -18,9 +18,9 @@
 //!
 //! A failed step (a cell off the map, a unit with no path, a timeout) quits with exit code 1.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use bevy::ecs::system::SystemParam;
 use bevy::input::ButtonState;
 use bevy::input::InputSystems;
 use bevy::input::keyboard::{Key, KeyboardInput};
@@ -30,6 +30,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::window::PrimaryWindow;
 use bevy_gridpath::PathStatus;
 use gridpath::Pos;
+use serde::{Deserialize, Serialize};
 
 use crate::input::bindings::bindings;
 use crate::map::problem::SearchProblem;
@@ -258,108 +259,52 @@ enum Waiting {
 #[derive(Resource, Debug, Default)]
 struct ScreenshotsSaved(u32);
 
+/// What the script reads to place the cursor and describe the screen.
+#[derive(SystemParam)]
+struct ScriptView<'w, 's> {
+    camera: Single<'w, 's, (&'static Camera, &'static GlobalTransform), With<MainCamera>>,
+    problem: SearchProblem<'w>,
+    report: Res<'w, PlanReport>,
+    animation: Res<'w, SearchAnimation>,
+    race: Res<'w, RaceTable>,
+    flow: Res<'w, FlowView>,
+    units: Query<'w, 's, (&'static Unit, &'static PathStatus, &'static Transform)>,
+    boxes: Query<
+        'w,
+        's,
+        (&'static Name, &'static ComputedNode, &'static UiGlobalTransform, &'static InheritedVisibility),
+    >,
+    saved: Res<'w, ScreenshotsSaved>,
+}
+
+/// What the script writes: input as the window would deliver it, screenshots, the exit.
+#[derive(SystemParam)]
+struct ScriptOutput<'w, 's> {
+    mouse: MessageWriter<'w, MouseButtonInput>,
+    keyboard: MessageWriter<'w, KeyboardInput>,
+    commands: Commands<'w, 's>,
+    exit: MessageWriter<'w, AppExit>,
+}
+
 fn run_script(
     mut runner: ResMut<ScriptRunner>,
     window: Single<(Entity, &mut Window), With<PrimaryWindow>>,
-    camera: Single<(&Camera, &GlobalTransform), With<MainCamera>>,
-    problem: SearchProblem,
-    report: Res<PlanReport>,
-    animation: Res<SearchAnimation>,
-    race: Res<RaceTable>,
-    flow: Res<FlowView>,
-    units: Query<(&Unit, &PathStatus, &Transform)>,
-    boxes: Query<(&Name, &ComputedNode, &UiGlobalTransform, &InheritedVisibility)>,
-    saved: Res<ScreenshotsSaved>,
-    mut mouse: MessageWriter<MouseButtonInput>,
-    mut keyboard: MessageWriter<KeyboardInput>,
-    mut commands: Commands,
-    mut exit: MessageWriter<AppExit>,
+    view: ScriptView,
+    mut output: ScriptOutput,
 ) {
     let (window_entity, mut window) = window.into_inner();
-    let (camera, camera_transform) = *camera;
-    let key_message = |key_code, state| KeyboardInput {
-        key_code,
-        logical_key: logical_key(key_code),
-        state,
-        text: None,
-        repeat: false,
-        window: window_entity,
-    };
     for key in std::mem::take(&mut runner.held_keys) {
-        keyboard.write(key_message(key, ButtonState::Released));
+        output.keyboard.write(key_message(window_entity, key, ButtonState::Released));
     }
-    let outcome = match next_wait(runner.waiting, &units, saved.0) {
+    let outcome = match next_wait(runner.waiting, &view.units, view.saved.0) {
         Ok(Waiting::Nothing) => match runner.steps.get(runner.next).cloned() {
             Some(step) => {
                 runner.next += 1;
                 info!("script step {}: {step:?}", runner.next);
-                match step {
-                    Step::Move(cell) => {
-                        let target = cursor_target(camera, camera_transform, &problem, cell);
-                        target.map(|position| {
-                            window.set_cursor_position(Some(position));
-                            Waiting::Nothing
-                        })
-                    }
-                    Step::Press(button) | Step::Release(button) => {
-                        let state = if matches!(step, Step::Press(_)) {
-                            ButtonState::Pressed
-                        } else {
-                            ButtonState::Released
-                        };
-                        mouse.write(MouseButtonInput { button, state, window: window_entity });
-                        Ok(Waiting::Nothing)
-                    }
-                    Step::Key(key) => {
-                        keyboard.write(key_message(key, ButtonState::Pressed));
-                        runner.held_keys.push(key);
-                        Ok(Waiting::Nothing)
-                    }
-                    Step::ShiftKey(key) => {
-                        for key in [KeyCode::ShiftLeft, key] {
-                            keyboard.write(key_message(key, ButtonState::Pressed));
-                            runner.held_keys.push(key);
-                        }
-                        Ok(Waiting::Nothing)
-                    }
-                    Step::Wait(frames) => Ok(Waiting::Frames(frames)),
-                    Step::Resize(width, height) => {
-                        // Float from count: window sides are far below 2^24.
-                        window.resolution.set(width as f32, height as f32);
-                        Ok(Waiting::Nothing)
-                    }
-                    Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
-                    Step::Screenshot(path) => {
-                        let shown = Shown { animation: &animation, race: &race, flow: flow.shown };
-                        let layout = describe_layout(
-                            camera,
-                            camera_transform,
-                            &window,
-                            &problem,
-                            &report,
-                            &units,
-                            &shown,
-                            &boxes,
-                        );
-                        let json_path = path.with_extension("json");
-                        write_atomically(&json_path, &layout)
-                            .map_err(|e| format!("cannot write {}: {e}", json_path.display()))
-                            .map(|()| {
-                                commands
-                                    .spawn(Screenshot::primary_window())
-                                    .observe(save_to_disk(path))
-                                    .observe(count_screenshot);
-                                Waiting::Screenshot(saved.0 + 1)
-                            })
-                    }
-                    Step::Exit => {
-                        exit.write(AppExit::Success);
-                        Ok(Waiting::Done)
-                    }
-                }
+                take_step(step, (window_entity, &mut window), &view, &mut output, &mut runner.held_keys)
             }
             None => {
-                exit.write(AppExit::Success);
+                output.exit.write(AppExit::Success);
                 Ok(Waiting::Done)
             }
         },
@@ -367,9 +312,74 @@ fn run_script(
     };
     runner.waiting = outcome.unwrap_or_else(|message| {
         error!("script failed: {message}");
-        exit.write(AppExit::from_code(1));
+        output.exit.write(AppExit::from_code(1));
         Waiting::Done
     });
+}
+
+/// A key event for the primary window.
+fn key_message(window: Entity, key_code: KeyCode, state: ButtonState) -> KeyboardInput {
+    KeyboardInput { key_code, logical_key: logical_key(key_code), state, text: None, repeat: false, window }
+}
+
+/// Plays one step; the keys it presses go to `held_keys`, released the next frame.
+///
+/// # Errors
+/// The step cannot be played (a cell off the map, a layout that cannot be written).
+fn take_step(
+    step: Step,
+    (window_entity, window): (Entity, &mut Window),
+    view: &ScriptView,
+    output: &mut ScriptOutput,
+    held_keys: &mut Vec<KeyCode>,
+) -> Result<Waiting, String> {
+    let (camera, camera_transform) = *view.camera;
+    let mut press = |keys: &[KeyCode]| {
+        for &key in keys {
+            output.keyboard.write(key_message(window_entity, key, ButtonState::Pressed));
+            held_keys.push(key);
+        }
+        Ok(Waiting::Nothing)
+    };
+    match step {
+        Step::Move(cell) => cursor_target(camera, camera_transform, &view.problem, cell).map(|position| {
+            window.set_cursor_position(Some(position));
+            Waiting::Nothing
+        }),
+        Step::Press(button) | Step::Release(button) => {
+            let state =
+                if matches!(step, Step::Press(_)) { ButtonState::Pressed } else { ButtonState::Released };
+            output.mouse.write(MouseButtonInput { button, state, window: window_entity });
+            Ok(Waiting::Nothing)
+        }
+        Step::Key(key) => press(&[key]),
+        Step::ShiftKey(key) => press(&[KeyCode::ShiftLeft, key]),
+        Step::Wait(frames) => Ok(Waiting::Frames(frames)),
+        Step::Resize(width, height) => {
+            // Float from count: window sides are far below 2^24.
+            window.resolution.set(width as f32, height as f32);
+            Ok(Waiting::Nothing)
+        }
+        Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
+        Step::Screenshot(path) => {
+            let layout = Layout::describe(view, window);
+            let json_path = path.with_extension("json");
+            let json = serde_json::to_string_pretty(&layout).map_err(|e| format!("layout JSON: {e}"))?;
+            // Atomic, like every file the game writes: a checker never reads half a layout.
+            gridpath::formats::write_atomic(&json_path, json.as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
+            output
+                .commands
+                .spawn(Screenshot::primary_window())
+                .observe(save_to_disk(path))
+                .observe(count_screenshot);
+            Ok(Waiting::Screenshot(view.saved.0 + 1))
+        }
+        Step::Exit => {
+            output.exit.write(AppExit::Success);
+            Ok(Waiting::Done)
+        }
+    }
 }
 
 /// What is still awaited after this frame; [`Waiting::Nothing`] when the next step may run.
@@ -426,99 +436,129 @@ fn count_screenshot(_: On<ScreenshotCaptured>, mut saved: ResMut<ScreenshotsSave
     saved.0 += 1;
 }
 
-/// Writes `contents` to a temporary file next to `path`, then renames it over `path`.
-fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    std::fs::write(&tmp, contents)?;
-    std::fs::rename(&tmp, path)
+/// Where things are on screen, in screenshot pixels (physical, origin top-left): what the
+/// real-window test needs to find cells in the image; plus the replay's progress, the race
+/// table and the named UI boxes. Written next to each screenshot as JSON.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// The map's size in cells.
+    pub map: Size,
+    /// The screenshot's size in pixels.
+    pub image: Size,
+    /// Pixels per cell.
+    pub cell_pixels: f32,
+    /// Where cell (0, 0)'s centre is in the image.
+    pub cell0_center: [f32; 2],
+    /// The start cell.
+    pub start: [u32; 2],
+    /// The goal cell.
+    pub goal: [u32; 2],
+    /// Every unit (the lab's first).
+    pub units: Vec<UnitPlace>,
+    /// The replay's progress.
+    pub animation: Progress,
+    /// Rows of the race table shown (0 while it is hidden).
+    pub race_rows: usize,
+    /// Whether the flow-field view is on.
+    pub flow_field: bool,
+    /// Every named UI node that is laid out and visible, sorted by name.
+    pub ui: Vec<UiBox>,
+    /// The main route's cells.
+    pub path: Vec<[u32; 2]>,
 }
 
-/// What the lab shows besides the map, for the layout JSON.
-struct Shown<'a> {
-    animation: &'a SearchAnimation,
-    race: &'a RaceTable,
-    flow: bool,
+/// A width and a height.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
 }
 
-/// Where things are on screen, in screenshot pixels (physical, origin top-left), as JSON: what
-/// a test needs to find cells in the image; plus the replay's progress and the race table.
-fn describe_layout(
-    camera: &Camera,
-    camera_transform: &GlobalTransform,
-    window: &Window,
-    problem: &SearchProblem,
-    report: &PlanReport,
-    units: &Query<(&Unit, &PathStatus, &Transform)>,
-    shown: &Shown,
-    boxes: &Query<(&Name, &ComputedNode, &UiGlobalTransform, &InheritedVisibility)>,
-) -> String {
-    let geometry = problem.geometry();
-    let scale = window.scale_factor();
-    let to_pixel = |world: Vec2| {
-        camera.world_to_viewport(camera_transform, world.extend(0.0)).map(|p| p * scale).unwrap_or(Vec2::NAN)
-    };
-    let origin = to_pixel(geometry.cell_center(Pos::new(0, 0)));
-    let step = to_pixel(geometry.cell_center(Pos::new(1, 0))).x - origin.x;
-    let cell = |p: Pos| format!("[{}, {}]", p.x, p.y);
-    let pixel = |v: Vec2| format!("[{:.1}, {:.1}]", v.x, v.y);
-    let mut json = String::from("{\n");
-    let _ = writeln!(json, "  \"map\": {{\"width\": {}, \"height\": {}}},", geometry.width, geometry.height);
-    let _ = writeln!(
-        json,
-        "  \"image\": {{\"width\": {}, \"height\": {}}},",
-        window.physical_width(),
-        window.physical_height()
-    );
-    let _ = writeln!(json, "  \"cell_pixels\": {step:.3},");
-    let _ = writeln!(json, "  \"cell0_center\": {},", pixel(origin));
-    let _ = writeln!(json, "  \"start\": {},", cell(problem.start()));
-    let _ = writeln!(json, "  \"goal\": {},", cell(problem.goal()));
-    let units: Vec<String> = units
-        .iter()
-        .map(|(unit, status, transform)| {
-            format!(
-                "{{\"cell\": {}, \"pixel\": {}, \"status\": \"{}\"}}",
-                cell(unit.cell()),
-                pixel(to_pixel(transform.translation.truncate())),
-                status_label(status)
-            )
-        })
-        .collect();
-    let _ = writeln!(json, "  \"units\": [{}],", units.join(", "));
-    let animation = shown.animation;
-    let _ = writeln!(
-        json,
-        "  \"animation\": {{\"applied\": {}, \"total\": {}, \"paused\": {}}},",
-        animation.applied(),
-        animation.total(),
-        animation.is_paused()
-    );
-    let _ = writeln!(json, "  \"race_rows\": {},", if shown.race.shown { shown.race.rows.len() } else { 0 });
-    let _ = writeln!(json, "  \"flow_field\": {},", shown.flow);
-    // Every named UI node that is laid out and visible, as [left, top, right, bottom] in
-    // screenshot pixels: the checks find the panel's rows, the race table, the help and the
-    // notices by name and test that they lie inside the window.
-    let mut named: Vec<String> = boxes
-        .iter()
-        .filter(|(_, node, _, visible)| visible.get() && node.size().x > 0.0 && node.size().y > 0.0)
-        .map(|(name, node, transform, _)| {
-            let centre = transform.translation;
-            let half = node.size() / 2.0;
-            format!(
-                "{{\"name\": \"{}\", \"rect\": [{:.1}, {:.1}, {:.1}, {:.1}]}}",
-                name.as_str().replace('"', "'"),
-                centre.x - half.x,
-                centre.y - half.y,
-                centre.x + half.x,
-                centre.y + half.y
-            )
-        })
-        .collect();
-    named.sort();
-    let _ = writeln!(json, "  \"ui\": [\n    {}\n  ],", named.join(",\n    "));
-    let path: Vec<String> = report.outcome.cells().iter().map(|&p| cell(p)).collect();
-    let _ = writeln!(json, "  \"path\": [{}]", path.join(", "));
-    json.push_str("}\n");
-    json
+/// A unit in the layout.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct UnitPlace {
+    /// The cell it stands on.
+    pub cell: [u32; 2],
+    /// Its centre in the image.
+    pub pixel: [f32; 2],
+    /// Its status as the HUD says it (`walking`, `arrived`…).
+    pub status: String,
+}
+
+/// The replay's progress.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Events applied.
+    pub applied: usize,
+    /// Events in the search.
+    pub total: usize,
+    /// Whether the replay is paused.
+    pub paused: bool,
+}
+
+/// A named UI node's rectangle: `[left, top, right, bottom]` in image pixels.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct UiBox {
+    /// Its `Name`.
+    pub name: String,
+    /// Where it is.
+    pub rect: [f32; 4],
+}
+
+impl Layout {
+    fn describe(view: &ScriptView, window: &Window) -> Self {
+        let (camera, camera_transform) = *view.camera;
+        let geometry = view.problem.geometry();
+        let scale = window.scale_factor();
+        let to_pixel = |world: Vec2| {
+            let pixel = camera
+                .world_to_viewport(camera_transform, world.extend(0.0))
+                .map(|p| p * scale)
+                .unwrap_or(Vec2::NAN);
+            [pixel.x, pixel.y]
+        };
+        let cell = |p: Pos| [p.x, p.y];
+        let origin = to_pixel(geometry.cell_center(Pos::new(0, 0)));
+        let units = view
+            .units
+            .iter()
+            .map(|(unit, status, transform)| UnitPlace {
+                cell: cell(unit.cell()),
+                pixel: to_pixel(transform.translation.truncate()),
+                status: status_label(status).to_owned(),
+            })
+            .collect();
+        let mut ui: Vec<UiBox> = view
+            .boxes
+            .iter()
+            .filter(|(_, node, _, visible)| visible.get() && node.size().x > 0.0 && node.size().y > 0.0)
+            .map(|(name, node, transform, _)| {
+                let (min, max) =
+                    (transform.translation - node.size() / 2.0, transform.translation + node.size() / 2.0);
+                UiBox { name: name.as_str().to_owned(), rect: [min.x, min.y, max.x, max.y] }
+            })
+            .collect();
+        ui.sort_by(|a, b| a.name.cmp(&b.name));
+        let animation = &view.animation;
+        Layout {
+            map: Size { width: geometry.width, height: geometry.height },
+            image: Size { width: window.physical_width(), height: window.physical_height() },
+            cell_pixels: to_pixel(geometry.cell_center(Pos::new(1, 0)))[0] - origin[0],
+            cell0_center: origin,
+            start: cell(view.problem.start()),
+            goal: cell(view.problem.goal()),
+            units,
+            animation: Progress {
+                applied: animation.applied(),
+                total: animation.total(),
+                paused: animation.is_paused(),
+            },
+            race_rows: if view.race.shown { view.race.rows.len() } else { 0 },
+            flow_field: view.flow.shown,
+            ui,
+            path: view.report.outcome.cells().iter().map(|&p| cell(p)).collect(),
+        }
+    }
 }

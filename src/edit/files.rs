@@ -82,15 +82,10 @@ impl Default for SaveDir {
     }
 }
 
-/// The per-user folder for saved maps. Three environment variables do not need a crate.
+/// The per-user folder for saved maps: the platform's data folder (`dirs::data_dir`).
 fn default_save_dir() -> PathBuf {
-    let env_dir = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
-    let data = env_dir("XDG_DATA_HOME")
-        .or_else(|| env_dir("HOME").map(|home| home.join(".local").join("share")))
-        .or_else(|| env_dir("APPDATA"))
-        // No home at all (a bare container): next to wherever the game was started.
-        .unwrap_or_else(|| PathBuf::from("."));
-    data.join("tilepath").join("maps")
+    // No data folder at all (a bare container without HOME): next to wherever the game was started.
+    dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("tilepath").join("maps")
 }
 
 /// Whether the map on screen differs from any file.

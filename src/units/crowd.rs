@@ -12,8 +12,8 @@
 use bevy::prelude::*;
 use bevy_gridpath::{FollowFlowField, GridPathSystems, PathRequest, PathStatus, Waypoints};
 use gridpath::{FlowField, Grid, Pos, Rules};
-use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems, control_sent};
@@ -152,7 +152,7 @@ fn spawn_cells(grid: &Grid, goal: Pos, rules: Rules) -> Vec<Pos> {
 
 /// `count` random cells out of `cells` (repeats allowed: separation spreads units apart).
 pub fn random_cells(cells: &[Pos], count: usize, seed: u64) -> Vec<Pos> {
-    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     if cells.is_empty() {
         return Vec::new();
     }
