@@ -186,42 +186,115 @@ fn split_direction(i: usize, j: usize) -> Vec2 {
     if i < j { direction } else { -direction }
 }
 
+/// The crowd's components steering reads and writes.
+type CrowdQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut Unit,
+        &'static mut CrowdUnit,
+        &'static mut Transform,
+        &'static mut PathStatus,
+        &'static mut Waypoints,
+        &'static Speed,
+        Option<&'static FollowFlowField>,
+        Option<&'static mut PathRequest>,
+    ),
+>;
+
+/// Grid space (x right, y down, one unit per tile) to and from world space.
+#[derive(Clone, Copy)]
+struct GridSpace {
+    half: Vec2,
+}
+
+impl GridSpace {
+    fn to_grid(self, world: Vec2) -> Vec2 {
+        Vec2::new(world.x + self.half.x, self.half.y - world.y) / TILE_SIZE
+    }
+
+    fn to_world(self, p: Vec2) -> Vec2 {
+        Vec2::new(p.x * TILE_SIZE - self.half.x, self.half.y - p.y * TILE_SIZE)
+    }
+}
+
 /// Moves every crowd unit one frame: seek the next cell, keep apart, arrive, never leave the
 /// legal cells.
 fn steer_crowd(
     time: Res<Time>,
     problem: SearchProblem,
     fields: Res<FlowFields>,
-    mut units: Query<(
-        &mut Unit,
-        &mut CrowdUnit,
-        &mut Transform,
-        &mut PathStatus,
-        &mut Waypoints,
-        &Speed,
-        Option<&FollowFlowField>,
-        Option<&mut PathRequest>,
-    )>,
+    mut units: CrowdQuery,
     mut scratch: Local<Scratch>,
 ) {
     let grid = problem.grid();
     let rules = problem.settings().rules;
-    let (width, height) = (grid.width(), grid.height());
-    let half = problem.geometry().world_size() / 2.0;
-    let to_grid = |world: Vec2| Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
-    let to_world = |p: Vec2| Vec2::new(p.x * TILE_SIZE - half.x, half.y - p.y * TILE_SIZE);
+    let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
     let dt = time.delta_secs();
+    gather_agents(&mut scratch, &units, &fields, grid, space);
 
-    // Pass 1: where everyone is, bucketed by cell.
-    let scratch = &mut *scratch;
+    // Seek, separate, arrive, move. Same query, same order as when gathering.
+    let scratch = &*scratch;
+    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
+        units.iter_mut().enumerate()
+    {
+        let me = scratch.agents[i];
+        let (push, touches_arrived) = separation(scratch, i, grid);
+        let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
+        let step = speed.0 / f32::from(cost) * dt;
+        let mut target = None;
+        let mut arrived = me.arrived;
+        if !arrived {
+            (target, arrived) = if let Some(follow) = follow {
+                let target = flow_target(&fields, follow, me, crowd.goal, &mut status);
+                // Progress: a cell closer to the goal than any before resets the stall.
+                if me.distance < crowd.best {
+                    crowd.best = me.distance;
+                    crowd.stalled = 0.0;
+                } else {
+                    crowd.stalled += step;
+                }
+                (target, touches_arrived && target.is_some() && crowd.stalled >= STALL_TILES)
+            } else if *status == PathStatus::Following {
+                waypoint_target(grid, rules, me.cell, &mut waypoints, request)
+            } else {
+                (None, false)
+            };
+            arrived |= target == Some(crowd.goal)
+                && me.cell == crowd.goal
+                && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
+        }
+        if arrived && !me.arrived {
+            *status = PathStatus::Arrived;
+            waypoints.clear();
+            target = None;
+        }
+        let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
+        let wanted = me.pos + seek + push.clamp_length_max(MAX_PUSH);
+        if wanted != me.pos {
+            let (pos, cell) = settle(grid, rules, me.cell, me.pos, wanted, step.max(MAX_PUSH));
+            place_unit(&mut unit, &mut transform, space, (pos, cell), seek);
+        }
+    }
+}
+
+/// Where everyone is, bucketed by cell.
+fn gather_agents(
+    scratch: &mut Scratch,
+    units: &CrowdQuery,
+    fields: &FlowFields,
+    grid: &Grid,
+    space: GridSpace,
+) {
+    let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
-    for (unit, crowd, transform, status, _, _, follow, _) in &units {
+    for (unit, crowd, transform, status, _, _, follow, _) in units {
         let distance = follow
             .and_then(|follow| fields.field(follow))
             .and_then(|f| f.distance(unit.cell))
             .map_or(f32::INFINITY, |d| d as f32);
         scratch.agents.push(Agent {
-            pos: to_grid(transform.translation.truncate()),
+            pos: space.to_grid(transform.translation.truncate()),
             // A unit on a cell of a map that shrank is put back on the map.
             cell: Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1)),
             goal: crowd.goal,
@@ -230,116 +303,108 @@ fn steer_crowd(
         });
     }
     scratch.bucket(width, height);
+}
 
-    // Pass 2: seek, separate, arrive, move. Same query, same order as pass 1.
-    let scratch = &*scratch;
-    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
-        units.iter_mut().enumerate()
-    {
-        let me = scratch.agents[i];
-        let mut push = Vec2::ZERO;
-        let mut touches_arrived = false;
-        for j in scratch.neighbours(me.cell, width, height).take(MAX_NEIGHBOURS + 1) {
-            if j == i {
-                continue;
-            }
-            let other = scratch.agents[j];
-            let apart = me.pos - other.pos;
-            let distance_sq = apart.length_squared();
-            if distance_sq >= TOUCH * TOUCH {
-                continue;
-            }
-            if other.arrived && other.goal == me.goal && !me.arrived {
-                let step =
-                    SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
-                touches_arrived |= me.distance <= other.distance + step;
-            }
-            if distance_sq < SPACING * SPACING {
-                let distance = distance_sq.sqrt();
-                let away = if distance > 1e-4 { apart / distance } else { split_direction(i, j) };
-                push += away * (SPACING - distance) * PUSH_SHARE;
-            }
-        }
-
-        let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
-        let step = speed.0 / f32::from(cost) * dt;
-        let mut target: Option<Pos> = None;
-        let mut arrived = me.arrived;
-        if !arrived {
-            if let Some(follow) = follow {
-                // Every followed goal has a field entry: the plugin updated them this frame.
-                if let Some(shared) = fields.shared(follow) {
-                    match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
-                        Some(next) => target = Some(next),
-                        None if me.cell == crowd.goal && shared.problem.is_none() => target = Some(me.cell),
-                        None if !matches!(*status, PathStatus::Failed(_)) => {
-                            *status = PathStatus::Failed(shared.failure(me.cell));
-                        }
-                        None => {}
-                    }
-                }
-                if target.is_some() && *status != PathStatus::Following {
-                    *status = PathStatus::Following;
-                }
-                // Progress: a cell closer to the goal than any before resets the stall.
-                if me.distance < crowd.best {
-                    crowd.best = me.distance;
-                    crowd.stalled = 0.0;
-                } else {
-                    crowd.stalled += step;
-                }
-                arrived = touches_arrived && target.is_some() && crowd.stalled >= STALL_TILES;
-            } else if *status == PathStatus::Following {
-                // Entered a waypoint's cell: aim for the one after it.
-                while waypoints.len() > 1 && waypoints.front().is_some_and(|w| w.cell == me.cell) {
-                    waypoints.pop_front();
-                }
-                match waypoints.front().map(|w| w.cell) {
-                    Some(next) if next == me.cell || grid.can_step(me.cell, next, rules) => {
-                        target = Some(next);
-                    }
-                    Some(_) => {
-                        // Pushed off its route: the plugin plans a new one from here.
-                        if let Some(mut request) = request {
-                            request.set_changed();
-                        }
-                    }
-                    None => arrived = true,
-                }
-            }
-            if target == Some(crowd.goal)
-                && me.cell == crowd.goal
-                && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS
-            {
-                arrived = true;
-            }
-        }
-        if arrived && !me.arrived {
-            *status = PathStatus::Arrived;
-            waypoints.clear();
-            target = None;
-        }
-
-        let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
-        let wanted = me.pos + seek + push.clamp_length_max(MAX_PUSH);
-        if wanted == me.pos {
+/// The push keeping agent `i` apart from its neighbours, and whether it touches an arrived
+/// unit with its goal that is not farther from the goal than one step beyond it.
+fn separation(scratch: &Scratch, i: usize, grid: &Grid) -> (Vec2, bool) {
+    let me = scratch.agents[i];
+    let mut push = Vec2::ZERO;
+    let mut touches_arrived = false;
+    for j in scratch.neighbours(me.cell, grid.width(), grid.height()).take(MAX_NEIGHBOURS + 1) {
+        if j == i {
             continue;
         }
-        let (pos, cell) = settle(grid, rules, me.cell, me.pos, wanted, step.max(MAX_PUSH));
-        let corner = Vec2::new(cell.x as f32, cell.y as f32);
-        let pos = pos.clamp(corner + EDGE, corner + (1.0 - EDGE));
-        if seek != Vec2::ZERO {
-            // Grid space has y down; the heading is in world space.
-            let heading = Vec2::new(seek.x, -seek.y).normalize_or_zero();
-            if heading != Vec2::ZERO {
-                unit.heading = heading;
-            }
+        let other = scratch.agents[j];
+        let apart = me.pos - other.pos;
+        let distance_sq = apart.length_squared();
+        if distance_sq >= TOUCH * TOUCH {
+            continue;
         }
-        if unit.cell != cell {
-            unit.cell = cell;
+        if other.arrived && other.goal == me.goal && !me.arrived {
+            let step = SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
+            touches_arrived |= me.distance <= other.distance + step;
         }
-        let world = to_world(pos);
-        transform.translation.x = world.x;
-        transform.translation.y = world.y;
+        if distance_sq < SPACING * SPACING {
+            let distance = distance_sq.sqrt();
+            let away = if distance > 1e-4 { apart / distance } else { split_direction(i, j) };
+            push += away * (SPACING - distance) * PUSH_SHARE;
+        }
     }
+    (push, touches_arrived)
+}
+
+/// A flow follower's next cell from its shared field (its own cell on the goal); a field that
+/// cannot lead it there sets its status to the field's failure.
+fn flow_target(
+    fields: &FlowFields,
+    follow: &FollowFlowField,
+    me: Agent,
+    goal: Pos,
+    status: &mut Mut<PathStatus>,
+) -> Option<Pos> {
+    // Every followed goal has a field entry: the plugin updated them this frame.
+    let shared = fields.shared(follow)?;
+    let target = match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
+        Some(next) => Some(next),
+        None if me.cell == goal && shared.problem.is_none() => Some(me.cell),
+        None => {
+            if !matches!(**status, PathStatus::Failed(_)) {
+                **status = PathStatus::Failed(shared.failure(me.cell));
+            }
+            None
+        }
+    };
+    if target.is_some() && **status != PathStatus::Following {
+        **status = PathStatus::Following;
+    }
+    target
+}
+
+/// A routed unit's next waypoint cell, and whether it has arrived (no waypoint left). A unit
+/// pushed off its route asks the plugin for a new one from where it stands.
+fn waypoint_target(
+    grid: &Grid,
+    rules: Rules,
+    cell: Pos,
+    waypoints: &mut Waypoints,
+    request: Option<Mut<PathRequest>>,
+) -> (Option<Pos>, bool) {
+    // Entered a waypoint's cell: aim for the one after it.
+    while waypoints.len() > 1 && waypoints.front().is_some_and(|w| w.cell == cell) {
+        waypoints.pop_front();
+    }
+    match waypoints.front().map(|w| w.cell) {
+        Some(next) if next == cell || grid.can_step(cell, next, rules) => (Some(next), false),
+        Some(_) => {
+            if let Some(mut request) = request {
+                request.set_changed();
+            }
+            (None, false)
+        }
+        None => (None, true),
+    }
+}
+
+/// Puts a unit at `pos` in `cell` (grid space), kept off the cell's border, facing its seek.
+fn place_unit(
+    unit: &mut Unit,
+    transform: &mut Transform,
+    space: GridSpace,
+    (pos, cell): (Vec2, Pos),
+    seek: Vec2,
+) {
+    let corner = Vec2::new(cell.x as f32, cell.y as f32);
+    let pos = pos.clamp(corner + EDGE, corner + (1.0 - EDGE));
+    // Grid space has y down; the heading is in world space.
+    let heading = Vec2::new(seek.x, -seek.y).normalize_or_zero();
+    if heading != Vec2::ZERO {
+        unit.heading = heading;
+    }
+    if unit.cell != cell {
+        unit.cell = cell;
+    }
+    let world = space.to_world(pos);
+    transform.translation.x = world.x;
+    transform.translation.y = world.y;
 }
