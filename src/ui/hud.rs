@@ -112,7 +112,7 @@ pub fn plugin(app: &mut App) {
     app.init_resource::<RecentNotices>();
     app.world_mut().get_resource_or_init::<UiInsets>().top = HUD_HEIGHT;
     app.init_resource::<ShowFrameRate>();
-    app.add_systems(Startup, spawn_hud);
+    app.add_systems(Startup, (spawn_hud_bar, spawn_scenario_box, spawn_messages, spawn_help).chain());
     app.add_systems(
         Update,
         (
@@ -194,7 +194,8 @@ fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
     (Text::new(value), TextFont { font_size: size, ..default() }, TextColor(color))
 }
 
-fn spawn_hud(mut commands: Commands, insets: Res<UiInsets>) {
+/// The bar at the top: the search line and the status line.
+fn spawn_hud_bar(mut commands: Commands) {
     commands.spawn((
         Name::new("HUD"),
         HudBar,
@@ -226,6 +227,10 @@ fn spawn_hud(mut commands: Commands, insets: Res<UiInsets>) {
             (text("", DIM_COLOR, FONT_SIZE), StatusText),
         ],
     ));
+}
+
+/// The scenario replay's box under the bar (hidden without `--scen`).
+fn spawn_scenario_box(mut commands: Commands) {
     commands.spawn((
         Name::new("Scenario"),
         ScenarioBox,
@@ -243,6 +248,9 @@ fn spawn_hud(mut commands: Commands, insets: Res<UiInsets>) {
         BackgroundColor(BAR_COLOR),
         children![text("", TEXT_COLOR, FONT_SIZE)],
     ));
+}
+
+fn spawn_messages(mut commands: Commands, insets: Res<UiInsets>) {
     // Notices and the replay banner at the bottom of the map area, wrapping within it, so a
     // message is never cut off by the window's edge or hidden under the panel.
     commands
@@ -276,6 +284,10 @@ fn spawn_hud(mut commands: Commands, insets: Res<UiInsets>) {
                 ));
             }
         });
+}
+
+/// The help overlay (`H`): the key table in two columns and the save folder.
+fn spawn_help(mut commands: Commands) {
     commands
         .spawn((
             Name::new("Help"),

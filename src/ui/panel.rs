@@ -51,13 +51,14 @@ const DISABLED_COLOR: Color = Color::srgba(0.19, 0.21, 0.27, 0.35);
 /// Adds the panel.
 pub fn plugin(app: &mut App) {
     app.world_mut().get_resource_or_init::<UiInsets>().right = PANEL_WIDTH;
-    app.add_systems(Startup, spawn_panel);
+    app.add_systems(Startup, (spawn_panel, spawn_race_table).chain());
     app.add_systems(Update, press_panel_buttons.in_set(AppSystems::RecordInput).in_set(ControlSystems));
     app.add_systems(
         Update,
         (
             style_panel_buttons,
             update_panel_text,
+            update_play_label.run_if(resource_changed::<SearchAnimation>),
             fill_race_table.run_if(resource_changed::<RaceTable>.or_else(problem_changed)),
         )
             .chain()
@@ -220,88 +221,108 @@ fn spawn_panel(mut commands: Commands) {
         ))
         .id();
     commands.entity(panel).with_children(|panel| {
-        panel.spawn(title("SEARCH   (Tab / Shift+Tab cycle)"));
-        panel.spawn(row_node()).with_children(|row| {
-            for algorithm in Algorithm::ALL {
-                row.spawn(button(Control::SelectAlgorithm(algorithm), algorithm_label(algorithm)));
-            }
-        });
-        panel.spawn(reasons(PanelText::AlgorithmReasons));
-        labelled_row(panel, "Moves", |row| {
-            for moves in [Moves::Four, Moves::Eight] {
-                let name = if moves == Moves::Four { "4" } else { "8" };
-                row.spawn(button(Control::SetMoves(moves), name));
-            }
-        });
-        labelled_row(panel, "Corners", |row| {
-            for corners in CORNERS {
-                row.spawn(button(Control::SetCorners(corners), corner_button_label(corners)));
-            }
-        });
-        panel.spawn(reasons(PanelText::RuleReasons));
-        labelled_row(panel, "Heuristic", |row| {
-            for heuristic in Heuristic::ALL {
-                row.spawn(button(Control::SetHeuristic(heuristic), heuristic_label(heuristic)));
-            }
-        });
-        labelled_row(panel, "Weight", |row| {
-            row.spawn(button(Control::WeightDown, "less"));
-            row.spawn((
-                PanelText::Weight,
-                text("", TEXT_COLOR, FONT_SIZE),
-                Node { margin: UiRect::top(px(3)), ..default() },
-            ));
-            row.spawn(button(Control::WeightUp, "more"));
-        });
-        panel.spawn(reasons(PanelText::HeuristicReasons));
-
-        panel.spawn(title("ANIMATION"));
-        labelled_row(panel, "Speed", |row| {
-            row.spawn(button(Control::AnimationSlower, "slow"));
-            row.spawn(button(Control::AnimationFaster, "fast"));
-            row.spawn(button(Control::AnimationInstant, "instant"));
-            row.spawn(button(Control::AnimationAuto, "auto"));
-        });
-        panel.spawn(row_node()).with_children(|row| {
-            row.spawn(button(Control::PlayPause, "play"));
-            row.spawn(button(Control::StepEvent, "step"));
-            row.spawn(button(Control::SkipAnimation, "skip to end"));
-        });
-        panel.spawn(row_node()).with_children(|row| {
-            row.spawn((PanelText::Speed, text("", TEXT_COLOR, SMALL_FONT_SIZE)));
-            row.spawn((PanelText::Progress, text("", DIM_COLOR, SMALL_FONT_SIZE)));
-        });
-
-        panel.spawn(title("MAP & CROWD"));
-        labelled_row(panel, "Map", |row| {
-            row.spawn(button(Control::PreviousMap, "prev"));
-            row.spawn(button(Control::NextMap, "next"));
-            row.spawn(button(Control::SaveMap, "save"));
-            row.spawn(button(Control::RandomMap, "random"));
-            row.spawn(button(Control::NextGenerator, "generator"));
-        });
-        labelled_row(panel, "Brush", |row| {
-            for brush in Brush::ALL {
-                row.spawn(button(Control::SelectBrush(brush), brush.name()));
-            }
-        });
-        panel.spawn(reasons(PanelText::BrushReasons));
-        labelled_row(panel, "Units", |row| {
-            row.spawn(button(Control::SpawnCrowd, "spawn 100"));
-            row.spawn(button(Control::SelectAll, "select all"));
-        });
-        panel.spawn((PanelText::Crowd, text("", DIM_COLOR, SMALL_FONT_SIZE)));
-
-        panel.spawn(title("VIEW"));
-        panel.spawn((Name::new("Panel: view row"), row_node())).with_children(|row| {
-            row.spawn(button(Control::ToggleRace, "race"));
-            row.spawn(button(Control::ToggleFlowField, "flow field"));
-            row.spawn(button(Control::ToggleSearchCells, "searched"));
-            row.spawn(button(Control::ToggleFrameRate, "fps"));
-        });
+        search_section(panel);
+        animation_section(panel);
+        map_section(panel);
+        view_section(panel);
     });
-    // The race table lies over the map's top right corner, not in the panel: with it the panel
-    // would not fit a 600-pixel-high window.
+}
+
+/// Algorithm, moves, corner rule, heuristic and weight buttons, each with why it is disabled.
+fn search_section(panel: &mut ChildSpawnerCommands) {
+    panel.spawn(title("SEARCH   (Tab / Shift+Tab cycle)"));
+    panel.spawn(row_node()).with_children(|row| {
+        for algorithm in Algorithm::ALL {
+            row.spawn(button(Control::SelectAlgorithm(algorithm), algorithm_label(algorithm)));
+        }
+    });
+    panel.spawn(reasons(PanelText::AlgorithmReasons));
+    labelled_row(panel, "Moves", |row| {
+        for moves in [Moves::Four, Moves::Eight] {
+            let name = if moves == Moves::Four { "4" } else { "8" };
+            row.spawn(button(Control::SetMoves(moves), name));
+        }
+    });
+    labelled_row(panel, "Corners", |row| {
+        for corners in CORNERS {
+            row.spawn(button(Control::SetCorners(corners), corner_button_label(corners)));
+        }
+    });
+    panel.spawn(reasons(PanelText::RuleReasons));
+    labelled_row(panel, "Heuristic", |row| {
+        for heuristic in Heuristic::ALL {
+            row.spawn(button(Control::SetHeuristic(heuristic), heuristic_label(heuristic)));
+        }
+    });
+    labelled_row(panel, "Weight", |row| {
+        row.spawn(button(Control::WeightDown, "less"));
+        row.spawn((
+            PanelText::Weight,
+            text("", TEXT_COLOR, FONT_SIZE),
+            Node { margin: UiRect::top(px(3)), ..default() },
+        ));
+        row.spawn(button(Control::WeightUp, "more"));
+    });
+    panel.spawn(reasons(PanelText::HeuristicReasons));
+}
+
+/// Replay speed and playback buttons, the speed and the progress.
+fn animation_section(panel: &mut ChildSpawnerCommands) {
+    panel.spawn(title("ANIMATION"));
+    labelled_row(panel, "Speed", |row| {
+        row.spawn(button(Control::AnimationSlower, "slow"));
+        row.spawn(button(Control::AnimationFaster, "fast"));
+        row.spawn(button(Control::AnimationInstant, "instant"));
+        row.spawn(button(Control::AnimationAuto, "auto"));
+    });
+    panel.spawn(row_node()).with_children(|row| {
+        row.spawn(button(Control::PlayPause, "play"));
+        row.spawn(button(Control::StepEvent, "step"));
+        row.spawn(button(Control::SkipAnimation, "skip to end"));
+    });
+    panel.spawn(row_node()).with_children(|row| {
+        row.spawn((PanelText::Speed, text("", TEXT_COLOR, SMALL_FONT_SIZE)));
+        row.spawn((PanelText::Progress, text("", DIM_COLOR, SMALL_FONT_SIZE)));
+    });
+}
+
+/// Map files and generators, brushes, crowd units.
+fn map_section(panel: &mut ChildSpawnerCommands) {
+    panel.spawn(title("MAP & CROWD"));
+    labelled_row(panel, "Map", |row| {
+        row.spawn(button(Control::PreviousMap, "prev"));
+        row.spawn(button(Control::NextMap, "next"));
+        row.spawn(button(Control::SaveMap, "save"));
+        row.spawn(button(Control::RandomMap, "random"));
+        row.spawn(button(Control::NextGenerator, "generator"));
+    });
+    labelled_row(panel, "Brush", |row| {
+        for brush in Brush::ALL {
+            row.spawn(button(Control::SelectBrush(brush), brush.name()));
+        }
+    });
+    panel.spawn(reasons(PanelText::BrushReasons));
+    labelled_row(panel, "Units", |row| {
+        row.spawn(button(Control::SpawnCrowd, "spawn 100"));
+        row.spawn(button(Control::SelectAll, "select all"));
+    });
+    panel.spawn((PanelText::Crowd, text("", DIM_COLOR, SMALL_FONT_SIZE)));
+}
+
+/// The overlays.
+fn view_section(panel: &mut ChildSpawnerCommands) {
+    panel.spawn(title("VIEW"));
+    panel.spawn((Name::new("Panel: view row"), row_node())).with_children(|row| {
+        row.spawn(button(Control::ToggleRace, "race"));
+        row.spawn(button(Control::ToggleFlowField, "flow field"));
+        row.spawn(button(Control::ToggleSearchCells, "searched"));
+        row.spawn(button(Control::ToggleFrameRate, "fps"));
+    });
+}
+
+/// The race table lies over the map's top right corner, not in the panel: with it the panel
+/// would not fit a 600-pixel-high window.
+fn spawn_race_table(mut commands: Commands) {
     commands
         .spawn((
             Name::new("Race table"),
@@ -449,7 +470,7 @@ fn reason_lines(state: &PanelState, options: impl IntoIterator<Item = Control>) 
     lines.join("\n")
 }
 
-/// Writes the reasons, the weight, the replay speed and progress, and the play button's label.
+/// Writes the reasons, the weight, the replay speed and progress.
 fn update_panel_text(
     problem: SearchProblem,
     brush: Res<CurrentBrush>,
@@ -457,8 +478,6 @@ fn update_panel_text(
     speed: Res<AnimationSpeed>,
     animation: Res<SearchAnimation>,
     mut texts: Query<(&PanelText, &mut Text, &mut Node)>,
-    buttons: Query<(&PanelButton, &Children)>,
-    mut labels: Query<&mut Text, (With<ButtonText>, Without<PanelText>)>,
 ) {
     let state = PanelState {
         problem: &problem,
@@ -504,6 +523,14 @@ fn update_panel_text(
             text.0 = value;
         }
     }
+}
+
+/// The play button says what it will do: play, pause or replay.
+fn update_play_label(
+    animation: Res<SearchAnimation>,
+    buttons: Query<(&PanelButton, &Children)>,
+    mut labels: Query<&mut Text, With<ButtonText>>,
+) {
     let play = if animation.is_finished() {
         "replay"
     } else if animation.is_paused() {
@@ -511,16 +538,13 @@ fn update_panel_text(
     } else {
         "pause"
     };
-    for (button, children) in &buttons {
-        if button.0 != Control::PlayPause {
-            continue;
-        }
+    let value = format!("{} {play}", Control::PlayPause.key_label());
+    for (_, children) in buttons.iter().filter(|(button, _)| button.0 == Control::PlayPause) {
         for &child in children {
-            if let Ok(mut label) = labels.get_mut(child) {
-                let value = format!("{} {play}", Control::PlayPause.key_label());
-                if label.0 != value {
-                    label.0 = value;
-                }
+            if let Ok(mut label) = labels.get_mut(child)
+                && label.0 != value
+            {
+                label.0 = value.clone();
             }
         }
     }

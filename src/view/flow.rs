@@ -8,7 +8,7 @@ use bevy::asset::RenderAssetUsages;
 use bevy::image::ImageSampler;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use gridpath::FlowField;
+use gridpath::{FlowField, Grid};
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
@@ -141,25 +141,7 @@ fn show_flow_field(
         .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
         .fold(0.0_f64, f64::max)
         .max(1.0);
-    let mut texels = Vec::with_capacity(grid.len() * 4);
-    for cell in grid.positions() {
-        match cost.as_ref().and_then(|f| f.distance(cell)) {
-            Some(distance) => {
-                let [r, g, b] = heat_color((distance / farthest) as f32);
-                texels.extend([r, g, b, HEAT_ALPHA]);
-            }
-            // Walls and cells that cannot reach the goal stay as they are.
-            None => texels.extend([0, 0, 0, 0]),
-        }
-    }
-    let mut image = Image::new(
-        Extent3d { width: grid.width(), height: grid.height(), depth_or_array_layers: 1 },
-        TextureDimension::D2,
-        texels,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
-    );
-    image.sampler = ImageSampler::nearest();
+    let image = heat_image(grid, cost.as_ref(), farthest);
     let (mut sprite, mut visibility) = heat_map.into_inner();
     *sprite = Sprite { image: images.add(image), custom_size: Some(geometry.world_size()), ..default() };
     *visibility = Visibility::Inherited;
@@ -182,6 +164,31 @@ fn show_flow_field(
         }
     }
     fields.cost = cost;
+}
+
+/// One texel per cell: its distance to the goal on the heat scale; clear where the goal cannot
+/// be reached.
+fn heat_image(grid: &Grid, cost: Option<&FlowField>, farthest: f64) -> Image {
+    let mut texels = Vec::with_capacity(grid.len() * 4);
+    for cell in grid.positions() {
+        match cost.and_then(|f| f.distance(cell)) {
+            Some(distance) => {
+                let [r, g, b] = heat_color((distance / farthest) as f32);
+                texels.extend([r, g, b, HEAT_ALPHA]);
+            }
+            // Walls and cells that cannot reach the goal stay as they are.
+            None => texels.extend([0, 0, 0, 0]),
+        }
+    }
+    let mut image = Image::new(
+        Extent3d { width: grid.width(), height: grid.height(), depth_or_array_layers: 1 },
+        TextureDimension::D2,
+        texels,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    image
 }
 
 /// Hides the heat map and removes the step numbers.
