@@ -8,7 +8,9 @@
 use bevy::prelude::*;
 
 // Features, in the one direction their imports run: map -> input -> edit -> search -> units
-// -> view -> ui -> dev (the app test `feature_folders_import_one_way` checks it).
+// -> view -> ui -> dev (the app test `feature_folders_import_one_way` checks it). Public are the
+// folders and files main.rs, the tests and the benches use; the rest (theme, view, the brushes'
+// state, steering, selection) is crate-private.
 pub mod cli;
 pub mod dev;
 pub mod edit;

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-pub mod brushes;
+pub(crate) mod brushes;
 pub mod files;
 pub mod paint;
 

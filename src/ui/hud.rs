@@ -59,7 +59,7 @@ the map, the goal or the settings change.";
 /// Width of the keys column of the help, in characters.
 const HELP_KEYS_WIDTH: usize = 20;
 /// Width of a help line, in characters: two columns fit a 1024 x 600 window.
-const HELP_LINE_WIDTH: usize = 52;
+const HELP_LINE_WIDTH: usize = 56;
 
 /// The help's two columns from the key table: the mouse, the map and the crowd left; the
 /// search, the replay and the note right.

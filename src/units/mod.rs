@@ -6,8 +6,8 @@ use bevy::prelude::*;
 pub mod crowd;
 pub mod lab;
 pub mod scenario;
-pub mod selection;
-pub mod steering;
+pub(crate) mod selection;
+pub(crate) mod steering;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_plugins((lab::plugin, crowd::plugin, selection::plugin, steering::plugin, scenario::plugin));
