@@ -395,3 +395,80 @@ fn a_1024_map_loads_and_edits_on_it_work() {
     assert_eq!(grid.positions().filter(|&p| !grid.is_passable(p)).count(), 0, "C clears every wall");
     assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "and the route is planned again");
 }
+
+/// Every file directly inside `dir`, by name.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn hostile_file_names_never_steer_a_save_or_an_autosave_out_of_the_save_folder() {
+    // Names a dropped or opened file may carry on Linux (only `/` and NUL are impossible).
+    let hostile = [
+        "..\\..\\evil.map",
+        " .. .map",
+        "-rf ~.map",
+        "ünïcødé 地图.map",
+        "....map",
+        ".hidden",
+        "a\u{202e}gnp.map",
+        "line\nbreak.map",
+        "%2e%2e%2fescape.map",
+        "CON.map",
+    ];
+    let maps = tempfile::tempdir().expect("a folder for the hostile maps");
+    // The save folder is a subfolder, so a save that climbed out of it would land in `outside`.
+    let outside = tempfile::tempdir().expect("a parent folder");
+    let save_dir = outside.path().join("saves");
+    let map_text = "type octile\nheight 5\nwidth 8\nmap\n........\n.@......\n........\n........\n........\n";
+    for name in hostile {
+        let path = write(maps.path(), name, map_text.as_bytes());
+        let mut app = test_app(MapSource::File(path.clone()));
+        app.insert_resource(SaveDir(save_dir.clone()));
+        assert_eq!(app.world().resource::<MapInfo>().path.as_deref(), Some(path.as_path()), "{name:?} opens");
+        drag(&mut app, MouseButton::Left, &[Pos::new(3, 2)]);
+        ctrl_s(&mut app);
+        drag(&mut app, MouseButton::Left, &[Pos::new(5, 2)]);
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        let grid = tiles(pathfinder(&app).grid());
+        let saved: Vec<String> = files_in(&save_dir);
+        let autosave = saved.iter().find(|n| n.starts_with("autosave-")).expect("the quit autosaved");
+        let loaded = load_map(&save_dir.join(autosave)).expect("the autosave reads back");
+        assert_eq!(tiles(&loaded.grid), grid, "{name:?}: the autosave holds the map");
+        for file in &saved {
+            assert!(!file.contains(['/', '\\', '\n']) && !file.starts_with('.'), "{name:?} gave {file:?}");
+        }
+        assert_eq!(
+            files_in(outside.path()),
+            vec!["saves".to_owned()],
+            "{name:?}: nothing written beside the save folder"
+        );
+        assert_eq!(
+            files_in(maps.path()).len(),
+            hostile.iter().position(|n| *n == name).expect("listed") + 1,
+            "{name:?}: nothing written beside the map"
+        );
+        std::fs::remove_dir_all(&save_dir).expect("empty the save folder for the next name");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Whatever the map's name, a new save lands directly in the save folder, with a name that
+    /// is neither hidden nor a path.
+    #[test]
+    fn any_map_name_saves_inside_the_save_folder(name in "\\PC{0,40}|[./\\\\a~-]{0,12}") {
+        let dir = Path::new("/srv/saves");
+        let info = MapInfo { name: name.clone(), error: None, path: None };
+        let target = tilepath::edit::files::save_target(&info, dir);
+        proptest::prop_assert_eq!(target.parent(), Some(dir), "{:?} -> {:?}", name, target);
+        let file = target.file_name().and_then(|f| f.to_str()).expect("a UTF-8 file name");
+        proptest::prop_assert!(file.ends_with(".tpmap") && !file.starts_with('.') && !file.contains(['/', '\\']));
+    }
+}
