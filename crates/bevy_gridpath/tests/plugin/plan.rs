@@ -142,3 +142,37 @@ fn a_replaced_grid_re_plans_everyone_and_grid_changed_says_what_changed() {
         "the request is answered on the new grid"
     );
 }
+
+#[test]
+fn a_flood_of_requests_coalesces_per_entity_and_every_entity_gets_its_latest_goal() {
+    let mut app = app_on(ROOM);
+    let budget = *app.world().resource::<PlanBudget>();
+    let units: Vec<Entity> =
+        (0..5_000).map(|i| spawn_at(&mut app, Pos::new(i % 10, 0), PathRequest::new(Pos::new(9, 4)))).collect();
+    // Every frame for ten frames, every entity asks again, for another goal: 50,000 requests.
+    let mut peak = 0;
+    for round in 0..10_u32 {
+        let goal = Pos::new(round % 10, 4);
+        for &unit in &units {
+            app.world_mut().get_mut::<PathRequest>(unit).expect("a request").goal = goal;
+        }
+        let searched = queue(&app).counts().searched;
+        app.update();
+        peak = peak.max(queue(&app).waiting());
+        assert!(queue(&app).waiting() <= units.len(), "one place in the queue per entity, however often it asks");
+        let started = queue(&app).counts().searched - searched;
+        assert!(started <= budget.requests_per_frame as u64, "the frame budget holds in a flood: {started}");
+    }
+    assert!(peak > 0, "the flood queued");
+    run_until(&mut app, 2_000, |app| queue(app).is_idle());
+    app.update();
+    let latest = Pos::new(9, 4);
+    for &unit in &units {
+        let route = route(&app, unit);
+        assert_eq!(status(&app, unit), PathStatus::Following, "every request is answered");
+        assert_eq!(route.last(), Some(&latest), "with a route to its latest goal, not an older one");
+        assert_legal_route(&app, cell_of(&app, unit).expect("on the grid"), &route);
+    }
+    // Answers for goals already replaced were dropped, not delivered.
+    assert!(queue(&app).counts().delivered <= units.len() as u64 * 2, "{:?}", queue(&app).counts());
+}
