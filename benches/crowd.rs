@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! cargo bench --profile crowd-bench --bench crowd            # all three
-//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: edit, async
+//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: edit, async, flood
 //! ```
 //!
 //! 1. `flow`: 10,000 units following one flow field; time per frame (planning + movement).
@@ -11,6 +11,8 @@
 //!    walk; time of the frames that apply an edit (field rebuild + re-routing + movement).
 //! 3. `async`: 1,000 units each ordered alone (1,000 A* requests) at 60 frames per second;
 //!    frames until every route arrived, and the longest frame on the main thread.
+//! 4. `flood`: 100,000 path requests in one frame, then all asking again: frame times, the
+//!    queue's peak length, memory.
 
 use std::time::{Duration, Instant};
 
@@ -270,6 +272,79 @@ fn run_async(algorithm: Algorithm) {
     );
 }
 
+/// Requests in the flood benchmark.
+const FLOOD: usize = 100_000;
+
+/// A line of `/proc/self/status` in MiB (`VmRSS`: now, `VmHWM`: the peak); 0 where there is none.
+fn memory_mib(field: &str) -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status.lines().find_map(|line| {
+        line.strip_prefix(field)?
+            .trim_start_matches(':')
+            .trim()
+            .strip_suffix("kB")?
+            .trim()
+            .parse::<f64>()
+            .ok()
+    });
+    kib.unwrap_or(0.0) / 1024.0
+}
+
+/// 100,000 path requests in one frame (entities with a `PathRequest` to a cell a few steps
+/// away), then all 100,000 asking again for another goal while the first wave still waits:
+/// every frame's time, the queue's peak length and the process's memory.
+fn flood() {
+    let mut app = bench_app();
+    let cells = reachable_cells(&app);
+    let nav = app.world().resource::<NavGrid>().clone();
+    let mut rng = StdRng::seed_from_u64(8);
+    let near = |rng: &mut StdRng, from: Pos| {
+        let mut pick = |v: u32, side: u32| (v + rng.random_range(0..9)).saturating_sub(4).min(side - 1);
+        Pos::new(pick(from.x, SIDE), pick(from.y, SIDE))
+    };
+    let rss_before = memory_mib("VmRSS");
+    let units: Vec<Entity> = (0..FLOOD)
+        .map(|_| {
+            let from = cells[rng.random_range(0..cells.len())];
+            let goal = near(&mut rng, from);
+            let at = Transform::from_translation(nav.cell_center(from).extend(0.0));
+            app.world_mut().spawn((at, PathRequest::new(goal))).id()
+        })
+        .collect();
+    let mut times = vec![timed_update(&mut app)];
+    let mut peak_waiting = app.world().resource::<PlanQueue>().waiting();
+    for &unit in &units {
+        let from = app.world().get::<Transform>(unit).map(|t| t.translation.truncate()).unwrap_or_default();
+        let goal = near(&mut rng, nav.cell_at(from).unwrap_or(Pos::new(0, 0)));
+        if let Some(mut request) = app.world_mut().get_mut::<PathRequest>(unit) {
+            request.goal = goal;
+        }
+    }
+    let mut frames = 1;
+    while !app.world().resource::<PlanQueue>().is_idle() && frames < 20_000 {
+        times.push(timed_update(&mut app));
+        peak_waiting = peak_waiting.max(app.world().resource::<PlanQueue>().waiting());
+        frames += 1;
+    }
+    let counts = app.world().resource::<PlanQueue>().counts();
+    let first = times[0];
+    println!(
+        "flood: requests={} then {} again: frames={frames} first_frame_ms={:.2} max_frame_ms={:.2} \
+         median_ms={:.3} p95_ms={:.3} peak_waiting={peak_waiting} searched={} delivered={} \
+         rss_before_mib={rss_before:.0} rss_after_mib={:.0} rss_peak_mib={:.0}",
+        FLOOD,
+        FLOOD,
+        ms(first),
+        ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
+        ms(median(&mut times.clone())),
+        ms(percentile(&mut times, 0.95)),
+        counts.searched,
+        counts.delivered,
+        memory_mib("VmRSS"),
+        memory_mib("VmHWM"),
+    );
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
@@ -283,5 +358,8 @@ fn main() {
     if wanted("async") {
         run_async(Algorithm::AStar);
         run_async(Algorithm::Jps);
+    }
+    if wanted("flood") {
+        flood();
     }
 }
