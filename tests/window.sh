@@ -58,4 +58,17 @@ run_lab crowd.log --script "$repo/tests/scripts/crowd.txt"
 # Maps at run time: ] opens the next embedded map, Shift+R a generated maze. Saves go to $out.
 run_lab maps.log --save-dir "$out/saves" --script "$repo/tests/scripts/maps.txt"
 run_lab fit.log --save-dir "$out/saves" --script "$repo/tests/scripts/fit.txt"
+# Random input for 60 seconds (monkey.txt, written by tests/app/window.rs): the game must still
+# be running when the time is up (timeout's status 124) and log no panic and no error.
+if [ -f "$out/monkey.txt" ]; then
+    monkey_status=0
+    (cd "$out" && xvfb-run -a -s "-screen 0 1280x720x24" timeout 60 "$TILEPATH_BIN" \
+        --save-dir "$out/saves" --script "$out/monkey.txt") >"$out/monkey.log" 2>&1 || monkey_status=$?
+    if [ "$monkey_status" -ne 124 ] || grep -E "panicked|ERROR" "$out/monkey.log" >/dev/null; then
+        grep -E "panicked|ERROR" "$out/monkey.log" | head -n 20 || tail -n 20 "$out/monkey.log"
+        echo "window test: 60 s of random input ended with status $monkey_status (124: still running), log: $out/monkey.log" >&2
+        exit 1
+    fi
+    echo "window test: 60 s of random input, the game still running, no panic or error in its log"
+fi
 echo "window scripts done: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, maps-next.png, maze.png, fit-race-1280.png, fit-help-1280.png, fit-race-1024.png, fit-help-1024.png)"

@@ -9,7 +9,7 @@
 //! |-----------------------|-----------------------------------------------------------------|
 //! | `move X Y`            | put the OS cursor on the centre of cell column X, row Y (row 0 on top, as in map files) |
 //! | `press B` / `release B` | mouse button `left`, `right` or `middle`                      |
-//! | `key K`               | press key K this frame, release it the next (any key of the key table: a letter or digit, `Left` `Right` `Up` `Down`, or its code name: `Tab`, `Space`, `Escape`, `Comma`, `BracketLeft`, `F5`…); `key Shift+K` holds Shift with it |
+//! | `key K`               | press key K this frame, release it the next (any key of the key table: a letter or digit, `Left` `Right` `Up` `Down`, or its code name: `Tab`, `Space`, `Escape`, `Comma`, `BracketLeft`, `F5`…); `key Shift+K` / `key Ctrl+K` hold Shift / Ctrl with it |
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
 //! | `resize W H`          | resize the window to W × H logical pixels                       |
@@ -61,6 +61,8 @@ pub enum Step {
     Key(KeyCode),
     /// Press a key with Shift held, release both the next frame.
     ShiftKey(KeyCode),
+    /// Press a key with Ctrl held, release both the next frame.
+    CtrlKey(KeyCode),
     /// Let this many frames pass.
     Wait(u32),
     /// Wait until every unit arrived, at most this many frames.
@@ -116,9 +118,10 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["move", x, y] => Ok(Step::Move(Pos::new(number(x, "X")?, number(y, "Y")?))),
         ["press", button] => Ok(Step::Press(parse_button(button)?)),
         ["release", button] => Ok(Step::Release(parse_button(button)?)),
-        ["key", key] => match key.strip_prefix("Shift+") {
-            Some(key) => Ok(Step::ShiftKey(parse_key(key)?)),
-            None => Ok(Step::Key(parse_key(key)?)),
+        ["key", key] => match (key.strip_prefix("Shift+"), key.strip_prefix("Ctrl+")) {
+            (Some(key), _) => Ok(Step::ShiftKey(parse_key(key)?)),
+            (_, Some(key)) => Ok(Step::CtrlKey(parse_key(key)?)),
+            _ => Ok(Step::Key(parse_key(key)?)),
         },
         ["wait", frames] => Ok(Step::Wait(number(frames, "the frame count")?)),
         ["wait_arrival"] => Ok(Step::WaitArrival(DEFAULT_ARRIVAL_FRAMES)),
@@ -354,6 +357,7 @@ fn take_step(
         }
         Step::Key(key) => press(&[key]),
         Step::ShiftKey(key) => press(&[KeyCode::ShiftLeft, key]),
+        Step::CtrlKey(key) => press(&[KeyCode::ControlLeft, key]),
         Step::Wait(frames) => Ok(Waiting::Frames(frames)),
         Step::Resize(width, height) => {
             // Float from count: window sides are far below 2^24.

@@ -50,9 +50,16 @@ pub(super) fn plugin(app: &mut App) {
         )
             .chain()
             .in_set(AppSystems::RecordInput)
+            .in_set(EditSystems)
             .after(PointerSystems),
     );
 }
+
+/// The systems that edit the map and the endpoints (by keys and by the mouse). Whatever places
+/// something on the map in the same frame (a unit spawned at the cursor) runs after them, so it
+/// sees the cells as they are after this frame's strokes.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EditSystems;
 
 /// What a held mouse button is doing.
 #[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]

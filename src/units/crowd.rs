@@ -16,6 +16,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::AppSystems;
+use crate::edit::files::LoadMapSystems;
+use crate::edit::paint::EditSystems;
 use crate::input::bindings::{Control, ControlSystems, control_sent};
 use crate::input::pointer::HoverTile;
 use crate::map::geometry::Geometry;
@@ -41,7 +43,9 @@ pub(super) fn plugin(app: &mut App) {
             spawn_crowd.run_if(on_message::<Control>),
         )
             .in_set(AppSystems::RecordInput)
-            .after(ControlSystems),
+            .after(ControlSystems)
+            .after(EditSystems)
+            .after(LoadMapSystems),
     );
     app.add_systems(Update, resolve_goals.in_set(AppSystems::Plan).before(GridPathSystems::Request));
 }

@@ -277,6 +277,7 @@ mod hud;
 mod layout;
 mod level;
 mod maps_in_and_out;
+mod monkey;
 mod panel;
 mod planning;
 mod race;

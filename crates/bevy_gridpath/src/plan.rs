@@ -276,6 +276,26 @@ impl EditedCells {
         self.all
             || self.stamp.get(cell.y as usize * self.width as usize + cell.x as usize) == Some(&self.current)
     }
+
+    /// Whether an edit touched the route through `cells`: a cell of it, or a cell beside one of
+    /// its diagonal steps (the corner rule reads those, so a wall there can make the step
+    /// illegal without touching the route itself).
+    fn crosses(&self, mut cells: impl Iterator<Item = Pos>) -> bool {
+        let Some(mut from) = cells.next() else { return false };
+        if self.touches(from) {
+            return true;
+        }
+        for to in cells {
+            let diagonal = from.x != to.x && from.y != to.y;
+            if self.touches(to)
+                || diagonal && (self.touches(Pos::new(from.x, to.y)) || self.touches(Pos::new(to.x, from.y)))
+            {
+                return true;
+            }
+            from = to;
+        }
+        false
+    }
 }
 
 /// Queues exactly the routes an edit crossed, and the entities without a route (an edit may
@@ -300,7 +320,10 @@ fn queue_routes_crossed_by_edits(
         let stale = match *status {
             PathStatus::Planning => false,
             PathStatus::Failed(_) => true,
-            PathStatus::Following => waypoints.iter().any(|w| edited.touches(w.cell)),
+            PathStatus::Following => {
+                let from = route_start(&nav, transform, mover).map(|(cell, _)| cell);
+                edited.crosses(from.into_iter().chain(waypoints.iter().map(|w| w.cell)))
+            }
             PathStatus::Arrived => replaced,
         };
         if stale {

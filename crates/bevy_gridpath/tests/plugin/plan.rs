@@ -147,8 +147,9 @@ fn a_replaced_grid_re_plans_everyone_and_grid_changed_says_what_changed() {
 fn a_flood_of_requests_coalesces_per_entity_and_every_entity_gets_its_latest_goal() {
     let mut app = app_on(ROOM);
     let budget = *app.world().resource::<PlanBudget>();
-    let units: Vec<Entity> =
-        (0..5_000).map(|i| spawn_at(&mut app, Pos::new(i % 10, 0), PathRequest::new(Pos::new(9, 4)))).collect();
+    let units: Vec<Entity> = (0..5_000)
+        .map(|i| spawn_at(&mut app, Pos::new(i % 10, 0), PathRequest::new(Pos::new(9, 4))))
+        .collect();
     // Every frame for ten frames, every entity asks again, for another goal: 50,000 requests.
     let mut peak = 0;
     for round in 0..10_u32 {
@@ -159,7 +160,10 @@ fn a_flood_of_requests_coalesces_per_entity_and_every_entity_gets_its_latest_goa
         let searched = queue(&app).counts().searched;
         app.update();
         peak = peak.max(queue(&app).waiting());
-        assert!(queue(&app).waiting() <= units.len(), "one place in the queue per entity, however often it asks");
+        assert!(
+            queue(&app).waiting() <= units.len(),
+            "one place in the queue per entity, however often it asks"
+        );
         let started = queue(&app).counts().searched - searched;
         assert!(started <= budget.requests_per_frame as u64, "the frame budget holds in a flood: {started}");
     }
@@ -175,4 +179,19 @@ fn a_flood_of_requests_coalesces_per_entity_and_every_entity_gets_its_latest_goa
     }
     // Answers for goals already replaced were dropped, not delivered.
     assert!(queue(&app).counts().delivered <= units.len() as u64 * 2, "{:?}", queue(&app).counts());
+}
+
+#[test]
+fn a_wall_beside_a_diagonal_step_re_plans_the_route_that_step_belongs_to() {
+    // The route from (0, 0) to (2, 2) on open ground is the diagonal through (1, 1). A wall at
+    // (1, 0) does not touch its cells, but makes its first step cut a corner.
+    let mut app = app_on("...\n...\n...");
+    let unit = spawn_at(&mut app, Pos::new(0, 0), PathRequest::new(Pos::new(2, 2)));
+    app.update();
+    assert_eq!(route(&app, unit), vec![Pos::new(1, 1), Pos::new(2, 2)]);
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(1, 0), true).expect("on the grid");
+    app.update();
+    let from = cell_of(&app, unit).expect("on the grid");
+    assert_legal_route(&app, from, &route(&app, unit));
+    assert_ne!(route(&app, unit).first(), Some(&Pos::new(1, 1)), "the corner cut is no longer taken");
 }
