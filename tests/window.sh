@@ -64,11 +64,12 @@ if [ -f "$out/monkey.txt" ]; then
     monkey_status=0
     (cd "$out" && xvfb-run -a -s "-screen 0 1280x720x24" timeout 60 "$TILEPATH_BIN" \
         --save-dir "$out/saves" --script "$out/monkey.txt") >"$out/monkey.log" 2>&1 || monkey_status=$?
-    if [ "$monkey_status" -ne 124 ] || grep -E "panicked|ERROR" "$out/monkey.log" >/dev/null; then
+    steps="$(grep -c "script step" "$out/monkey.log" || true)"
+    if [ "$monkey_status" -ne 124 ] || [ "$steps" -lt 200 ] || grep -E "panicked|ERROR" "$out/monkey.log" >/dev/null; then
         grep -E "panicked|ERROR" "$out/monkey.log" | head -n 20 || tail -n 20 "$out/monkey.log"
-        echo "window test: 60 s of random input ended with status $monkey_status (124: still running), log: $out/monkey.log" >&2
+        echo "window test: 60 s of random input ($steps steps) ended with status $monkey_status (124: still running), log: $out/monkey.log" >&2
         exit 1
     fi
-    echo "window test: 60 s of random input, the game still running, no panic or error in its log"
+    echo "window test: 60 s of random input ($steps steps played), the game still running, no panic or error in its log"
 fi
 echo "window scripts done: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, maps-next.png, maze.png, fit-race-1280.png, fit-help-1280.png, fit-race-1024.png, fit-help-1024.png)"
