@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! cargo bench --profile crowd-bench --bench crowd            # all three
-//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: edit, async, flood
+//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: edit, async, flood, bigmap
 //! ```
 //!
 //! 1. `flow`: 10,000 units following one flow field; time per frame (planning + movement).
@@ -13,6 +13,8 @@
 //!    frames until every route arrived, and the longest frame on the main thread.
 //! 4. `flood`: 100,000 path requests in one frame, then all asking again: frame times, the
 //!    queue's peak length, memory.
+//! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
+//!    a budget.
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +24,7 @@ use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_gridpath::{FlowFields, FollowFlowField, NavGrid, PathRequest, PathStatus, PlanQueue};
+use gridpath::generate::Generator;
 use gridpath::{Algorithm, FlowField, Pos, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -345,6 +348,37 @@ fn flood() {
     );
 }
 
+/// The largest maps play can make: every generator at the largest map the app opens
+/// (`MAX_MAP_SIDE` squared), each with a crowd and a few random maps after it; the process's
+/// memory after each and its peak, against a budget.
+fn bigmap() {
+    /// Peak resident memory the game logic may reach on the largest maps, in MiB.
+    const BUDGET_MIB: f64 = 1024.0;
+    let mut app = bench_app();
+    let side = tilepath::map::level::MAX_MAP_SIDE;
+    let mut line = format!("bigmap: {side}x{side}:");
+    let mut slowest = Duration::ZERO;
+    for generator in Generator::ALL {
+        let source = MapSource::Generated { generator, seed: 1, width: side, height: side };
+        app.world_mut().write_message(tilepath::edit::files::OpenMap(source));
+        slowest = slowest.max(timed_update(&mut app));
+        for control in [Control::SpawnCrowd, Control::RandomMap, Control::SpawnCrowd, Control::RandomMap] {
+            app.world_mut().write_message(control);
+            slowest = slowest.max(timed_update(&mut app));
+            for _ in 0..30 {
+                slowest = slowest.max(timed_update(&mut app));
+            }
+        }
+        line.push_str(&format!(" {}={:.0}MiB", generator.name(), memory_mib("VmRSS")));
+    }
+    let peak = memory_mib("VmHWM");
+    println!(
+        "{line} peak={peak:.0}MiB budget={BUDGET_MIB:.0}MiB {} slowest_frame_ms={:.0}",
+        if peak <= BUDGET_MIB { "within" } else { "OVER" },
+        ms(slowest)
+    );
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
@@ -361,5 +395,8 @@ fn main() {
     }
     if wanted("flood") {
         flood();
+    }
+    if wanted("bigmap") {
+        bigmap();
     }
 }
