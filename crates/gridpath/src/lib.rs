@@ -39,6 +39,7 @@ mod grid;
 mod heuristic;
 #[cfg(feature = "peers")]
 pub mod peers;
+pub mod scenarios;
 mod search;
 pub mod trace;
 

@@ -154,3 +154,23 @@ fn generate_prints_a_seeded_map_with_endpoints() {
     assert_eq!(code, 2);
     assert!(err.contains("not allowed"), "{err}");
 }
+
+#[test]
+fn generate_writes_a_benchmark_scen_that_scen_replays_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("rooms 7.map");
+    let map_arg = map.to_str().unwrap();
+    let (_, err, code) =
+        gridpath(&["generate", "rooms", "64", "48", "--seed", "7", "-o", map_arg, "--scen", "120"]);
+    assert_eq!(code, 0, "{err}");
+    let scen_path = dir.path().join("rooms 7.map.scen");
+    let text = std::fs::read_to_string(&scen_path).expect("the .scen is written next to the map");
+    let queries = gridpath::formats::parse_scen(&text).unwrap();
+    assert_eq!(queries.len(), 120);
+    assert!(queries.iter().all(|q| q.map == "rooms_7.map" && (q.width, q.height) == (64, 48)));
+    let (out, err, code) = gridpath(&["scen", scen_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "our A* matches every generated optimum: {out}{err}");
+    // Without a file to put it next to, --scen is refused by clap.
+    let (_, _, code) = gridpath(&["generate", "rooms", "64", "48", "--scen", "10"]);
+    assert_eq!(code, 2);
+}

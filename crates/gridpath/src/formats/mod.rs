@@ -16,7 +16,7 @@ pub mod tmx;
 
 pub use files::{LoadError, MAX_FILE_BYTES, MapFormat, load_map, load_map_bytes, write_atomic};
 pub use movingai::{parse_movingai, write_movingai};
-pub use scen::{Scenario, map_path_for_scen, parse_scen};
+pub use scen::{Scenario, map_path_for_scen, parse_scen, write_scen};
 pub use text::{parse_ascii, parse_digits, write_ascii, write_digits};
 pub use tilepath::{TILEPATH_VERSION, parse_tilepath, write_tilepath};
 #[cfg(feature = "tiled")]

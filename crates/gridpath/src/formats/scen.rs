@@ -1,5 +1,6 @@
 //! The Moving AI `.scen` scenario format.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{ParseError, numbered_lines, short, words_with_columns};
@@ -101,6 +102,30 @@ pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, ParseError> {
         });
     }
     Ok(out)
+}
+
+/// Writes scenarios in the `.scen` format [`parse_scen`] reads (`version 1`, tab-separated
+/// fields, lengths with 8 decimals as the published files have them).
+///
+/// ```
+/// use gridpath::formats::{parse_scen, write_scen, Scenario};
+/// use gridpath::Pos;
+/// let q = Scenario { bucket: 0, map: "a.map".into(), width: 4, height: 3, start: Pos::new(0, 0),
+///                    goal: Pos::new(3, 2), optimal: 3.828_427_12 };
+/// assert_eq!(parse_scen(&write_scen(&[q.clone()])).unwrap(), vec![q]);
+/// ```
+#[must_use]
+pub fn write_scen(scenarios: &[Scenario]) -> String {
+    let mut text = String::from("version 1\n");
+    for q in scenarios {
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            text,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.8}",
+            q.bucket, q.map, q.width, q.height, q.start.x, q.start.y, q.goal.x, q.goal.y, q.optimal
+        );
+    }
+    text
 }
 
 /// The map belonging to a scenario file, found by file name next to it: `X.map.scen` → `X.map`

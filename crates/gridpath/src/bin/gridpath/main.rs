@@ -126,6 +126,10 @@ enum Command {
         /// File to write (format from the extension); prints .tpmap text when absent.
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Also write N benchmark queries as OUTPUT.scen (Moving AI format: buckets of optimal
+        /// length 4 wide, 10 queries each), so the map can be run with `scen` and `bench`.
+        #[arg(long, value_name = "N", requires = "output")]
+        scen: Option<usize>,
     },
 }
 
@@ -279,7 +283,7 @@ fn main() -> ExitCode {
             bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order })
         }
         Command::Convert { input, output } => convert(&input, &output),
-        Command::Generate { kind, width, height, seed, density, corridor, output } => {
+        Command::Generate { kind, width, height, seed, density, corridor, output, scen } => {
             use gridpath::generate::Generator;
             let generator = match kind {
                 GeneratorArg::Noise => Generator::Noise { density },
@@ -287,7 +291,7 @@ fn main() -> ExitCode {
                 GeneratorArg::Rooms => Generator::Rooms,
                 GeneratorArg::Caves => Generator::Caves,
             };
-            generate(generator, width, height, seed, output.as_deref())
+            generate(generator, width, height, seed, output.as_deref(), scen)
         }
     };
     match result {
@@ -309,6 +313,7 @@ fn generate(
     height: u32,
     seed: u64,
     output: Option<&Path>,
+    scen: Option<usize>,
 ) -> Result<(), Failure> {
     let grid = gridpath::generate::generate(generator, width, height, seed)
         .map_err(|e| Failure(e.to_string(), 2))?;
@@ -319,7 +324,24 @@ fn generate(
             print!("{}", formats::write_tilepath(&map.grid, map.start, map.goal));
             Ok(())
         }
-        Some(path) => write_map(&map, path),
+        Some(path) => {
+            write_map(&map, path)?;
+            let Some(count) = scen else { return Ok(()) };
+            let name = path.file_name().map_or_else(|| "map".into(), |n| n.to_string_lossy().into_owned());
+            let queries = gridpath::scenarios::make_scenarios(&map.grid, &name, count, seed);
+            let mut scen_path = path.as_os_str().to_owned();
+            scen_path.push(".scen");
+            let scen_path = PathBuf::from(scen_path);
+            formats::write_atomic(&scen_path, formats::write_scen(&queries).as_bytes())
+                .map_err(|e| Failure(format!("{}: {e}", scen_path.display()), 1))?;
+            if queries.len() < count {
+                eprintln!(
+                    "note: the map holds routes for {} of the {count} queries asked for",
+                    queries.len()
+                );
+            }
+            Ok(())
+        }
     }
 }
 
