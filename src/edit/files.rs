@@ -49,6 +49,7 @@ pub(super) fn plugin(app: &mut App) {
             cycle_catalog_maps.run_if(on_message::<Control>),
             open_requested_maps.run_if(on_message::<OpenMap>),
             save_map.run_if(on_message::<Control>),
+            export_benchmark.run_if(on_message::<Control>),
         )
             .chain()
             .in_set(LoadMapSystems),
@@ -318,16 +319,19 @@ fn autosave_numbers(dir: &Path, stem: &str) -> Vec<u64> {
         .collect()
 }
 
-/// `<stem>.tpmap` in `dir`, or `<stem>-2.tpmap`, `<stem>-3.tpmap`... the first that does not exist.
-fn unused_path(dir: &Path, stem: &str) -> PathBuf {
+/// `<stem>.<extension>` in `dir`, or `<stem>-2.<extension>`, `<stem>-3.<extension>`... the
+/// first that does not exist.
+fn unused_path(dir: &Path, stem: &str, extension: &str) -> PathBuf {
     (1..)
-        .map(
-            |n| {
-                if n == 1 { dir.join(format!("{stem}.tpmap")) } else { dir.join(format!("{stem}-{n}.tpmap")) }
-            },
-        )
+        .map(|n| {
+            if n == 1 {
+                dir.join(format!("{stem}.{extension}"))
+            } else {
+                dir.join(format!("{stem}-{n}.{extension}"))
+            }
+        })
         .find(|path| !path.exists())
-        .unwrap_or_else(|| dir.join(format!("{stem}.tpmap")))
+        .unwrap_or_else(|| dir.join(format!("{stem}.{extension}")))
 }
 
 /// Writes the map, its terrain and its endpoints to `path` in the `.tpmap` format, atomically
@@ -349,7 +353,51 @@ pub fn save_target(info: &MapInfo, dir: &Path) -> PathBuf {
     {
         return path.clone();
     }
-    unused_path(dir, &file_stem(&info.name))
+    unused_path(dir, &file_stem(&info.name), "tpmap")
+}
+
+/// Benchmark queries written with an exported map.
+pub const EXPORTED_QUERIES: usize = 100;
+
+/// `Ctrl+E`: writes the map as a Moving AI `.map` in the save folder with
+/// [`EXPORTED_QUERIES`] benchmark queries beside it (`.map.scen`), the way `gridpath generate
+/// --scen` does, so `gridpath scen` and `gridpath bench` run it. The queries are made on the map
+/// as the file holds it (the format caps terrain costs at 9), so the file and its optima agree.
+fn export_benchmark(
+    mut controls: MessageReader<Control>,
+    problem: SearchProblem,
+    info: Res<MapInfo>,
+    save_dir: Res<SaveDir>,
+    mut notices: MessageWriter<Notice>,
+) {
+    if !controls.read().any(|c| *c == Control::ExportBenchmark) {
+        return;
+    }
+    match write_benchmark(problem.grid(), &file_stem(&info.name), &save_dir.0) {
+        Ok((path, queries)) => notices.write(Notice::info(format!(
+            "exported {} with {queries} benchmark queries (.scen beside it): gridpath scen {}.scen",
+            path.display(),
+            path.display()
+        ))),
+        Err(error) => notices.write(Notice::error(format!("cannot export {}: {error}", info.name))),
+    };
+}
+
+/// Writes `grid` as `<stem>.map` (a free name) in `dir` and its queries as `<stem>.map.scen`;
+/// returns the map's path and the number of queries.
+fn write_benchmark(grid: &Grid, stem: &str, dir: &Path) -> Result<(PathBuf, usize), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = unused_path(dir, stem, "map");
+    let text = formats::write_movingai(grid);
+    let written = formats::parse_movingai(&text).map_err(|e| e.to_string())?;
+    let name = path.file_name().map_or_else(|| "map".into(), |n| n.to_string_lossy().into_owned());
+    let queries = gridpath::scenarios::make_scenarios(&written, &name, EXPORTED_QUERIES, 1);
+    let scen = path.with_extension("map.scen");
+    formats::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    formats::write_atomic(&scen, formats::write_scen(&queries).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", scen.display()))?;
+    Ok((path, queries.len()))
 }
 
 /// `Ctrl+S`: saves the map with its terrain, start and goal; the HUD and stderr say where.

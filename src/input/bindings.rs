@@ -137,6 +137,8 @@ pub enum Control {
     NextMap,
     /// Save the map, its terrain and endpoints as a `.tpmap` file.
     SaveMap,
+    /// Export the map as a Moving AI `.map` with benchmark queries (`.map.scen`) beside it.
+    ExportBenchmark,
     /// Replace the map with a new one from the current generator and the next seed.
     RandomMap,
     /// Switch to the next map generator and make a map with it.
@@ -424,6 +426,12 @@ pub const KEY_TABLE: &[KeyRow] = &[
         &[ctrl(KeyCode::KeyS, Control::SaveMap)],
         "save the map (.tpmap)",
         "walls, terrain, start and goal",
+    ),
+    row(
+        Section::Map,
+        &[ctrl(KeyCode::KeyE, Control::ExportBenchmark)],
+        "export as a benchmark (.map + .scen)",
+        "a Moving AI map and 100 queries with their optimal lengths, for gridpath scen and bench",
     ),
     row(
         Section::Map,

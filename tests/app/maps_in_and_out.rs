@@ -472,3 +472,37 @@ proptest::proptest! {
         proptest::prop_assert!(file.ends_with(".tpmap") && !file.starts_with('.') && !file.contains(['/', '\\']));
     }
 }
+
+#[test]
+fn ctrl_e_exports_the_map_as_a_benchmark_whose_optima_the_searches_reproduce() {
+    let mut app = test_app(MapSource::BuiltIn);
+    drag(&mut app, MouseButton::Left, &[PAINTED]);
+    // Shallows (cost 10): the .map format caps costs at 9, the queries must agree with the file.
+    tap_key(&mut app, KeyCode::Digit4);
+    drag(&mut app, MouseButton::Left, &[Pos::new(10, 12), Pos::new(14, 12)]);
+    app.world_mut().write_message(key_message(KeyCode::ControlLeft, ButtonState::Pressed));
+    app.world_mut().write_message(key_message(KeyCode::KeyE, ButtonState::Pressed));
+    app.update();
+    assert!(all_notices(&mut app).contains("gridpath scen"), "the notice says how to run it");
+    app.world_mut().write_message(key_message(KeyCode::KeyE, ButtonState::Released));
+    app.world_mut().write_message(key_message(KeyCode::ControlLeft, ButtonState::Released));
+    app.update();
+    let dir = save_dir(&app);
+    let map = load_map(&dir.join("default.map")).expect("the exported map reads");
+    assert_eq!(map.grid.tile(PAINTED), Some(Tile::Wall));
+    let text = std::fs::read_to_string(dir.join("default.map.scen")).expect("the queries beside it");
+    let queries = gridpath::formats::parse_scen(&text).expect("a valid .scen");
+    assert!(queries.len() >= 50, "{} queries", queries.len());
+    let mut searcher = gridpath::Searcher::new();
+    for q in &queries {
+        assert_eq!(q.map, "default.map");
+        let path = searcher.find_path(&map.grid, q.start, q.goal, &Settings::default()).expect("a route");
+        assert!((path.cost - q.optimal).abs() < 1e-6, "{q:?}: {}", path.cost);
+    }
+    // A second export never overwrites the first.
+    app.world_mut().write_message(key_message(KeyCode::ControlLeft, ButtonState::Pressed));
+    tap_key(&mut app, KeyCode::KeyE);
+    app.world_mut().write_message(key_message(KeyCode::ControlLeft, ButtonState::Released));
+    app.update();
+    assert!(dir.join("default-2.map").exists() && dir.join("default-2.map.scen").exists());
+}
