@@ -18,6 +18,31 @@ pub enum FieldKind {
     Steps,
 }
 
+impl FieldKind {
+    /// Both kinds.
+    pub const ALL: [FieldKind; 2] = [FieldKind::Cost, FieldKind::Steps];
+
+    /// Short lower-case name: `cost` or `steps`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            FieldKind::Cost => "cost",
+            FieldKind::Steps => "steps",
+        }
+    }
+
+    /// Human label: `least cost` or `wavefront steps` (also what `Display` prints).
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            FieldKind::Cost => "least cost",
+            FieldKind::Steps => "wavefront steps",
+        }
+    }
+}
+
+crate::names::named_enum!(FieldKind, "field kind", label);
+
 /// Distance to a goal and next step toward it, for every cell.
 ///
 /// ```

@@ -72,6 +72,34 @@ impl Generator {
     }
 }
 
+/// Prints [`Generator::name`] (a generator has no separate label).
+impl std::fmt::Display for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses [`Generator::name`] (ASCII case ignored) into the kind with its default parameters.
+impl std::str::FromStr for Generator {
+    type Err = crate::names::ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::names::parse("generator", s, &Self::ALL, |g| (g.name(), g.name()))
+    }
+}
+
+/// The kinds with their default parameters; the CLI sets the parameters from its own flags.
+#[cfg(feature = "cli")]
+impl clap::ValueEnum for Generator {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
 /// A `width` × `height` map of walls and plain floor made by `generator` from `seed`.
 ///
 /// # Errors

@@ -173,6 +173,59 @@ pub enum Corners {
     Allow,
 }
 
+impl Moves {
+    /// Both, in menu order.
+    pub const ALL: [Moves; 2] = [Moves::Four, Moves::Eight];
+
+    /// The CLI's name: `4` or `8`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Moves::Four => "4",
+            Moves::Eight => "8",
+        }
+    }
+
+    /// Human label: `4-connected` or `8-connected` (also what `Display` prints).
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Moves::Four => "4-connected",
+            Moves::Eight => "8-connected",
+        }
+    }
+}
+
+crate::names::named_enum!(Moves, "moves", label);
+
+impl Corners {
+    /// Every rule, strictest first.
+    pub const ALL: [Corners; 3] = [Corners::Forbid, Corners::AllowOne, Corners::Allow];
+
+    /// The CLI's name: `forbid`, `allow-one` or `allow`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Corners::Forbid => "forbid",
+            Corners::AllowOne => "allow-one",
+            Corners::Allow => "allow",
+        }
+    }
+
+    /// Human label: `no corner cutting`, `cut one corner`, `cut corners` (also what `Display`
+    /// prints).
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Corners::Forbid => "no corner cutting",
+            Corners::AllowOne => "cut one corner",
+            Corners::Allow => "cut corners",
+        }
+    }
+}
+
+crate::names::named_enum!(Corners, "corner rule", label);
+
 /// Movement rules: connectivity plus the corner rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Rules {

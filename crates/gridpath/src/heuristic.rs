@@ -75,6 +75,18 @@ impl Heuristic {
         }
     }
 
+    /// Human label, capitalised (also what `Display` prints).
+    #[must_use]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Heuristic::Manhattan => "Manhattan",
+            Heuristic::Euclidean => "Euclidean",
+            Heuristic::Octile => "Octile",
+            Heuristic::Chebyshev => "Chebyshev",
+            Heuristic::Zero => "Zero",
+        }
+    }
+
     /// `true` when this estimate never exceeds the true cost under `moves` (costs ≥ 1).
     #[must_use]
     pub const fn is_admissible(self, moves: crate::Moves) -> bool {
@@ -84,3 +96,5 @@ impl Heuristic {
         }
     }
 }
+
+crate::names::named_enum!(Heuristic, "heuristic", label);

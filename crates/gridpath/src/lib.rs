@@ -37,6 +37,7 @@ pub mod formats;
 pub mod generate;
 mod grid;
 mod heuristic;
+mod names;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod scenarios;
@@ -46,5 +47,6 @@ pub mod trace;
 pub use field::{FieldKind, FlowField};
 pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile};
 pub use heuristic::Heuristic;
+pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Path, SearchError, Searcher, Settings, Stats};
 pub use trace::{NoTrace, Observer, TraceEvent};

@@ -64,7 +64,7 @@ impl Algorithm {
         }
     }
 
-    /// Human-readable name.
+    /// Human-readable name (also what `Display` prints).
     #[must_use]
     pub const fn label(self) -> &'static str {
         match self {
@@ -119,11 +119,8 @@ impl Algorithm {
     }
 }
 
-impl fmt::Display for Algorithm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
+// `Display` is the label ("A*"); `FromStr` takes the name or the label.
+crate::names::named_enum!(Algorithm, "algorithm", label);
 
 /// Everything that selects how a path is searched.
 #[derive(Clone, Copy, Debug, PartialEq)]

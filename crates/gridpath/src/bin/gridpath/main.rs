@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use gridpath::formats::{self, ParsedMap};
+use gridpath::generate::Generator;
 use gridpath::{Algorithm, Corners, FlowField, Grid, Heuristic, Moves, Pos, Rules, Searcher, Settings, Tile};
 
 #[derive(Parser)]
@@ -56,11 +57,11 @@ enum Command {
         #[arg(required = true)]
         scen: Vec<PathBuf>,
         /// Algorithm to run.
-        #[arg(long, value_enum, default_value_t = AlgoArg::Astar)]
-        algo: AlgoArg,
+        #[arg(long, value_enum, default_value_t = Algorithm::AStar)]
+        algo: Algorithm,
         /// Heuristic.
-        #[arg(long, value_enum, default_value_t = HeuristicArg::Octile)]
-        heuristic: HeuristicArg,
+        #[arg(long, value_enum, default_value_t = Heuristic::Octile)]
+        heuristic: Heuristic,
         /// Heuristic weight (≥ 1).
         #[arg(long, default_value_t = 1.0)]
         weight: f64,
@@ -109,7 +110,7 @@ enum Command {
     Generate {
         /// Kind of map.
         #[arg(value_enum)]
-        kind: GeneratorArg,
+        kind: Generator,
         /// Width in cells.
         width: u32,
         /// Height in cells.
@@ -133,122 +134,43 @@ enum Command {
     },
 }
 
-#[derive(ValueEnum, Clone, Copy)]
-enum GeneratorArg {
-    Noise,
-    Maze,
-    Rooms,
-    Caves,
-}
-
 #[derive(clap::Args, Clone, Copy)]
 struct RuleArgs {
     /// 4- or 8-connected moves.
-    #[arg(long, value_enum, default_value_t = MovesArg::Eight)]
-    moves: MovesArg,
+    #[arg(long, value_enum, default_value_t = Moves::Eight)]
+    moves: Moves,
     /// Corner rule for diagonal steps.
-    #[arg(long, value_enum, default_value_t = CornersArg::Forbid)]
-    corners: CornersArg,
+    #[arg(long, value_enum, default_value_t = Corners::Forbid)]
+    corners: Corners,
 }
 
 #[derive(clap::Args, Clone, Copy)]
 struct SearchArgs {
     /// Algorithm.
-    #[arg(long, value_enum, default_value_t = AlgoArg::Astar)]
-    algo: AlgoArg,
+    #[arg(long, value_enum, default_value_t = Algorithm::AStar)]
+    algo: Algorithm,
     #[command(flatten)]
     rules: RuleArgs,
     /// Heuristic.
-    #[arg(long, value_enum, default_value_t = HeuristicArg::Octile)]
-    heuristic: HeuristicArg,
+    #[arg(long, value_enum, default_value_t = Heuristic::Octile)]
+    heuristic: Heuristic,
     /// Heuristic weight (≥ 1; above 1 is weighted A*, faster but not optimal).
     #[arg(long, default_value_t = 1.0)]
     weight: f64,
 }
 
-#[derive(ValueEnum, Clone, Copy)]
-enum AlgoArg {
-    Astar,
-    Dijkstra,
-    Bfs,
-    Greedy,
-    Jps,
-    Bidir,
-    Wavefront,
-}
-
-#[derive(ValueEnum, Clone, Copy)]
-enum MovesArg {
-    #[value(name = "4")]
-    Four,
-    #[value(name = "8")]
-    Eight,
-}
-
-#[derive(ValueEnum, Clone, Copy)]
-enum CornersArg {
-    Forbid,
-    AllowOne,
-    Allow,
-}
-
-#[derive(ValueEnum, Clone, Copy)]
-enum HeuristicArg {
-    Manhattan,
-    Euclidean,
-    Octile,
-    Chebyshev,
-    Zero,
-}
-
-impl From<AlgoArg> for Algorithm {
-    fn from(a: AlgoArg) -> Self {
-        match a {
-            AlgoArg::Astar => Algorithm::AStar,
-            AlgoArg::Dijkstra => Algorithm::Dijkstra,
-            AlgoArg::Bfs => Algorithm::Bfs,
-            AlgoArg::Greedy => Algorithm::Greedy,
-            AlgoArg::Jps => Algorithm::Jps,
-            AlgoArg::Bidir => Algorithm::Bidirectional,
-            AlgoArg::Wavefront => Algorithm::Wavefront,
-        }
-    }
-}
-
-impl From<HeuristicArg> for Heuristic {
-    fn from(h: HeuristicArg) -> Self {
-        match h {
-            HeuristicArg::Manhattan => Heuristic::Manhattan,
-            HeuristicArg::Euclidean => Heuristic::Euclidean,
-            HeuristicArg::Octile => Heuristic::Octile,
-            HeuristicArg::Chebyshev => Heuristic::Chebyshev,
-            HeuristicArg::Zero => Heuristic::Zero,
-        }
-    }
-}
-
 impl RuleArgs {
     fn rules(self) -> Rules {
-        Rules {
-            moves: match self.moves {
-                MovesArg::Four => Moves::Four,
-                MovesArg::Eight => Moves::Eight,
-            },
-            corners: match self.corners {
-                CornersArg::Forbid => Corners::Forbid,
-                CornersArg::AllowOne => Corners::AllowOne,
-                CornersArg::Allow => Corners::Allow,
-            },
-        }
+        Rules { moves: self.moves, corners: self.corners }
     }
 }
 
 impl SearchArgs {
     fn settings(self) -> Settings {
         Settings {
-            algorithm: self.algo.into(),
+            algorithm: self.algo,
             rules: self.rules.rules(),
-            heuristic: self.heuristic.into(),
+            heuristic: self.heuristic,
             weight: self.weight,
         }
     }
@@ -271,12 +193,7 @@ fn main() -> ExitCode {
         Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
         Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
         Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits } => {
-            let settings = Settings {
-                algorithm: algo.into(),
-                rules: Rules::OCTILE,
-                heuristic: heuristic.into(),
-                weight,
-            };
+            let settings = Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight };
             run_scenarios(&scen, settings, runs, !no_jump_bits)
         }
         Command::Bench { scen, peers, runs, max_queries, field, order } => {
@@ -284,12 +201,11 @@ fn main() -> ExitCode {
         }
         Command::Convert { input, output } => convert(&input, &output),
         Command::Generate { kind, width, height, seed, density, corridor, output, scen } => {
-            use gridpath::generate::Generator;
+            // The parsed kind carries the default parameters: the flags set them.
             let generator = match kind {
-                GeneratorArg::Noise => Generator::Noise { density },
-                GeneratorArg::Maze => Generator::Maze { corridor },
-                GeneratorArg::Rooms => Generator::Rooms,
-                GeneratorArg::Caves => Generator::Caves,
+                Generator::Noise { .. } => Generator::Noise { density },
+                Generator::Maze { .. } => Generator::Maze { corridor },
+                other => other,
             };
             generate(generator, width, height, seed, output.as_deref(), scen)
         }
