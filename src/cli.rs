@@ -23,7 +23,7 @@ pub struct Options {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// The generator for --seed and R: noise, maze, rooms or caves [default: noise].
-    #[arg(long, value_name = "NAME", value_parser = parse_generator)]
+    #[arg(long, value_name = "NAME")]
     pub generator: Option<Generator>,
     /// Where Ctrl+S saves and autosaves go [default: the data folder's tilepath/maps, e.g.
     /// ~/.local/share/tilepath/maps].
@@ -47,9 +47,4 @@ pub struct Options {
 /// `--scen`; also `--help` and `--version`, whose "error" prints the text asked for.
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Error> {
     Options::try_parse_from(std::iter::once("tilepath".to_owned()).chain(args))
-}
-
-fn parse_generator(name: &str) -> Result<Generator, String> {
-    Generator::from_name(name)
-        .ok_or_else(|| format!("unknown generator {name:?}: use noise, maze, rooms or caves"))
 }

@@ -206,8 +206,8 @@ fn with_option(settings: Settings, option: SearchOption) -> Settings {
 fn describe(option: SearchOption) -> String {
     match option {
         SearchOption::Algorithm(algorithm) => format!("algorithm: {algorithm}"),
-        SearchOption::Moves(moves) => format!("moves: {}", moves_label(moves)),
-        SearchOption::Corners(corners) => format!("corners: {}", corners_label(corners)),
+        SearchOption::Moves(moves) => format!("moves: {}", moves.name()),
+        SearchOption::Corners(corners) => format!("corners: {corners}"),
         SearchOption::Heuristic(heuristic) => format!("heuristic: {}", heuristic.name()),
         SearchOption::Weight(weight) => format!("heuristic weight: {:.1}", weight.clamp(1.0, MAX_WEIGHT)),
     }
@@ -311,21 +311,4 @@ fn cycle<T: Copy + PartialEq>(all: &[T], current: T, back: bool) -> T {
     let index = all.iter().position(|&t| t == current).unwrap_or(0);
     let next = if back { index + all.len() - 1 } else { index + 1 };
     all[next % all.len()]
-}
-
-/// "4" or "8".
-pub fn moves_label(moves: Moves) -> &'static str {
-    match moves {
-        Moves::Four => "4",
-        Moves::Eight => "8",
-    }
-}
-
-/// A short description of a corner rule.
-pub fn corners_label(corners: Corners) -> &'static str {
-    match corners {
-        Corners::Forbid => "no corner cutting",
-        Corners::AllowOne => "cut one corner",
-        Corners::Allow => "cut corners",
-    }
 }

@@ -18,7 +18,7 @@ use crate::input::pointer::Selected;
 use crate::map::level::MapInfo;
 use crate::map::problem::SearchProblem;
 use crate::notice::{Notice, Severity};
-use crate::search::plan::{PlanOutcome, PlanReport, corners_label, moves_label};
+use crate::search::plan::{PlanOutcome, PlanReport};
 use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::units::crowd::CrowdUnit;
@@ -389,12 +389,12 @@ fn update_search_line(
     let rules = settings.rules;
     let corners = match rules.moves {
         gridpath::Moves::Four => String::new(),
-        gridpath::Moves::Eight => format!(", {}", corners_label(rules.corners)),
+        gridpath::Moves::Eight => format!(", {}", rules.corners),
     };
     let line = format!(
         "{} | {} moves{} | {} x{:.1}     ",
         settings.algorithm,
-        moves_label(rules.moves),
+        rules.moves.name(),
         corners,
         settings.heuristic.name(),
         settings.weight,
