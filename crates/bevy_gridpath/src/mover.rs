@@ -68,27 +68,65 @@ impl Mover {
     }
 
     /// Moves from `at` towards the centre of `cell` with `budget` (world units on plain ground);
-    /// returns the new position and whether the centre was reached.
+    /// returns whether the centre was reached.
+    ///
+    /// A step into a neighbouring cell costs that cell's terrain for its whole length (the rule
+    /// every search uses). A longer straight segment (an any-angle or smoothed route) costs the
+    /// terrain underfoot, cell by cell; while on it, [`Mover::next`] is the cell it is in, so a
+    /// new route starts there and it never walks on towards a far corner of the old one.
     fn step(&mut self, nav: &NavGrid, at: &mut Vec2, cell: Pos, budget: &mut f32) -> bool {
         let target = nav.cell_center(cell);
-        let to = target - *at;
-        let distance = to.length();
-        if distance > f32::EPSILON {
+        let tiny = nav.tile_size() * 1e-4;
+        while *budget > 0.0 {
+            let to = target - *at;
+            let distance = to.length();
+            if distance <= tiny {
+                break;
+            }
             self.heading = to / distance;
+            // The cell just ahead: on a border, the one the mover is entering.
+            let here = nav.cell_at(*at + self.heading * tiny);
+            let (through, span) = match here {
+                Some(here) if here.x.abs_diff(cell.x) > 1 || here.y.abs_diff(cell.y) > 1 => {
+                    (here, distance.min(exit_distance(nav, here, *at, self.heading).max(tiny)))
+                }
+                _ => (cell, distance),
+            };
+            self.next = Some(through);
+            let cost = f32::from(nav.grid().tile(through).and_then(|t| t.cost()).unwrap_or(1).max(1));
+            if span * cost > *budget {
+                *at += self.heading * (*budget / cost);
+                *budget = 0.0;
+                return false;
+            }
+            *budget -= span * cost;
+            *at = if span >= distance { target } else { *at + self.heading * span };
         }
-        let cost = f32::from(nav.grid().tile(cell).and_then(|t| t.cost()).unwrap_or(1).max(1));
-        if distance * cost > *budget {
-            *at += self.heading * (*budget / cost);
-            *budget = 0.0;
-            self.next = Some(cell);
+        if at.distance(target) > tiny {
             return false;
         }
-        *budget -= distance * cost;
         *at = target;
         self.cell = Some(cell);
         self.next = None;
         true
     }
+}
+
+/// How far from `at`, going `direction` (unit length), the mover leaves `cell`'s square.
+fn exit_distance(nav: &NavGrid, cell: Pos, at: Vec2, direction: Vec2) -> f32 {
+    let size = nav.tile_size();
+    let left = nav.origin().x + cell.x as f32 * size;
+    let top = nav.origin().y - cell.y as f32 * size;
+    let along = |from: f32, low: f32, high: f32, d: f32| {
+        if d > 0.0 {
+            (high - from) / d
+        } else if d < 0.0 {
+            (low - from) / d
+        } else {
+            f32::INFINITY
+        }
+    };
+    along(at.x, left, left + size, direction.x).min(along(at.y, top - size, top, direction.y))
 }
 
 /// Walks movers along their waypoints; several per frame when the frame is long, never past

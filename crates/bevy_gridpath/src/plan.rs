@@ -218,10 +218,27 @@ fn route_start(nav: &NavGrid, transform: &Transform, mover: Option<&Mover>) -> O
 
 /// Marks `entity` as planning: it keeps only the step it is in the middle of, so it never walks
 /// on along a route that may cross a new wall.
-fn start_planning(waypoints: &mut Waypoints, status: &mut PathStatus, mid_step: bool) {
-    waypoints.truncate(usize::from(mid_step));
+fn start_planning(
+    nav: &NavGrid,
+    waypoints: &mut Waypoints,
+    status: &mut PathStatus,
+    start: Option<(Pos, bool)>,
+) {
+    keep_current_step(nav, waypoints, start);
     if *status != PathStatus::Planning {
         *status = PathStatus::Planning;
+    }
+}
+
+/// Keeps only the step a mover is in the middle of (to the centre of the cell it is entering;
+/// on a long straight segment, of the cell it is in), or nothing when it stands on a centre.
+fn keep_current_step(nav: &NavGrid, waypoints: &mut Waypoints, start: Option<(Pos, bool)>) {
+    match start {
+        Some((cell, true)) => {
+            waypoints.clear();
+            waypoints.push_back(Waypoint { cell, point: nav.cell_center(cell) });
+        }
+        _ => waypoints.clear(),
     }
 }
 
@@ -235,8 +252,7 @@ fn queue_new_requests(
     >,
 ) {
     for (entity, transform, mover, mut waypoints, mut status) in &mut units {
-        let mid_step = route_start(&nav, transform, mover).is_some_and(|(_, mid)| mid);
-        start_planning(&mut waypoints, &mut status, mid_step);
+        start_planning(&nav, &mut waypoints, &mut status, route_start(&nav, transform, mover));
         queue.push(entity);
     }
 }
@@ -328,8 +344,7 @@ fn queue_routes_crossed_by_edits(
         };
         if stale {
             queue.counts.replans += 1;
-            let mid_step = route_start(&nav, transform, mover).is_some_and(|(_, mid)| mid);
-            start_planning(&mut waypoints, &mut status, mid_step);
+            start_planning(&nav, &mut waypoints, &mut status, route_start(&nav, transform, mover));
             queue.push(entity);
         }
     }
@@ -460,7 +475,7 @@ fn deliver(
     let cells = match result {
         Err(error) if now == job.from => {
             // Finish the current step, then stand still.
-            waypoints.truncate(usize::from(mid_step));
+            keep_current_step(nav, &mut waypoints, Some((now, mid_step)));
             status.set_if_neq(PathStatus::Failed(PathFailure::Search(error)));
             queue.counts.delivered += 1;
             return;

@@ -76,3 +76,65 @@ fn a_held_mover_keeps_its_route_and_stands_still() {
     app.world_mut().get_mut::<Mover>(unit).unwrap().hold = false;
     frames_to_arrive(&mut app, unit, 200);
 }
+
+/// An entity walking waypoints handed to it (no planner): a straight segment to `to`.
+fn walker(app: &mut App, from: Pos, to: Pos) -> Entity {
+    let point = nav(app).cell_center(to);
+    let waypoints = Waypoints([Waypoint { cell: to, point }].into());
+    spawn_at(app, from, (Mover::new(5.0), waypoints, PathStatus::Following))
+}
+
+#[test]
+fn a_long_straight_segment_is_walked_in_a_straight_line_at_the_speed_of_the_terrain_underfoot() {
+    // From (0, 0) to (11, 2): a segment across three rows, not a grid step.
+    let mut app = app_on(CORRIDOR);
+    let (from, to) = (Pos::new(0, 0), Pos::new(11, 2));
+    let unit = walker(&mut app, from, to);
+    let (a, b) = (center(&app, from).truncate(), center(&app, to).truncate());
+    let mut frames = 0;
+    while status(&app, unit) != PathStatus::Arrived {
+        app.update();
+        frames += 1;
+        assert!(frames < 200, "it arrives");
+        let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+        // Its distance from the line through a and b stays (numerically) zero.
+        let off = (at - a).perp_dot((b - a).normalize()).abs();
+        assert!(off < 1e-3 * TILE, "frame {frames}: {off} off the straight line");
+    }
+    // sqrt(11^2 + 2^2) = 11.18 tiles at 5 tiles/s in 50 ms frames: 45 frames.
+    assert!((45..=47).contains(&frames), "{frames} frames");
+
+    // The same segment with its middle columns costing 3: slower by the length walked in them.
+    let mut app = app_on(CORRIDOR);
+    for x in 4..7 {
+        for y in 0..3 {
+            app.world_mut().resource_mut::<NavGrid>().set_tile(Pos::new(x, y), Tile::Ground { cost: 3 }).unwrap();
+        }
+    }
+    let unit = walker(&mut app, from, to);
+    let slow = run_until(&mut app, 400, |app| status(app, unit) == PathStatus::Arrived);
+    // 3 of the 11 columns (27 % of the length) at a third of the speed: 45 * (0.73 + 0.27 * 3) = 69 frames.
+    assert!((66..=72).contains(&slow), "{slow} frames");
+}
+
+#[test]
+fn a_re_plan_in_the_middle_of_a_long_segment_starts_from_the_cell_the_mover_is_in() {
+    let mut app = app_on(CORRIDOR);
+    let to = Pos::new(11, 2);
+    let unit = walker(&mut app, Pos::new(0, 0), to);
+    app.world_mut().entity_mut(unit).insert(PathRequest::new(to));
+    // The request replaces the handed route: planning keeps only the step to the cell it is in.
+    for _ in 0..20 {
+        app.update();
+    }
+    let mover = *app.world().get::<Mover>(unit).unwrap();
+    let here = cell_of(&app, unit).unwrap();
+    let first = route(&app, unit).first().copied();
+    assert!(
+        first.is_some_and(|c| c.x.abs_diff(here.x) <= 1 && c.y.abs_diff(here.y) <= 1),
+        "{first:?} from {here}"
+    );
+    assert!(mover.next().is_none_or(|n| n.x.abs_diff(here.x) <= 1 && n.y.abs_diff(here.y) <= 1));
+    assert_legal_route(&app, here, &route(&app, unit));
+    frames_to_arrive(&mut app, unit, 200);
+}
