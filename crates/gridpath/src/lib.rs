@@ -41,6 +41,7 @@ mod names;
 #[cfg(feature = "peers")]
 pub mod peers;
 mod search;
+pub mod sight;
 pub mod trace;
 
 pub use field::{FieldKind, FlowField};
@@ -48,4 +49,5 @@ pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves,
 pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Path, SearchError, Searcher, Settings, Stats};
+pub use sight::smooth;
 pub use trace::{NoTrace, Observer, TraceEvent};
