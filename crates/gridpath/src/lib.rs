@@ -42,6 +42,7 @@ mod names;
 pub mod peers;
 pub mod scenarios;
 mod search;
+pub mod sight;
 pub mod trace;
 
 pub use field::{FieldKind, FlowField};
@@ -49,4 +50,5 @@ pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves,
 pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Path, SearchError, Searcher, Settings, Stats};
+pub use sight::smooth;
 pub use trace::{NoTrace, Observer, TraceEvent};

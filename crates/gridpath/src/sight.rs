@@ -1,0 +1,470 @@
+//! Line of sight between cell centres, the terrain cost of a straight segment, and a
+//! post-smoother that pulls any grid path taut: what the any-angle searches and their callers
+//! build on.
+//!
+//! A segment runs from the centre of one cell to the centre of another. It may be walked when
+//! every cell whose inside it crosses has the first cell's terrain class and, where it passes
+//! exactly through a corner point shared by four cells (as a diagonal step does), the two cells
+//! it only touches there obey the corner rule as an octile diagonal step would:
+//! [`Corners::Forbid`] wants both (so a segment that touches a blocked cell at all, even at one
+//! point, is blocked: a bodied unit never grazes a wall), [`Corners::AllowOne`] one of them,
+//! [`Corners::Allow`] neither. With [`Moves::Four`] only horizontal and vertical segments can be
+//! walked: a 4-connected unit never moves at an angle.
+
+use crate::grid::{Corners, Grid, IllegalStep, Moves, Pos, Rules};
+
+/// What one walk along a segment reports for each cell whose inside it crosses.
+trait Visit {
+    /// The segment spends the fraction `share` of its length in the cell at padded index `i`.
+    fn cell(&mut self, i: usize, share: f64);
+}
+
+/// Line of sight only: nothing to record.
+struct Sight;
+impl Visit for Sight {
+    #[inline(always)]
+    fn cell(&mut self, _: usize, _: f64) {}
+}
+
+/// Sums each cell's share of the segment times its terrain cost.
+struct Cost<'a> {
+    cells: &'a [u8],
+    sum: f64,
+}
+impl Visit for Cost<'_> {
+    #[inline(always)]
+    fn cell(&mut self, i: usize, share: f64) {
+        self.sum += share * f64::from(self.cells[i] & 63);
+    }
+}
+
+/// Collects the cells crossed.
+struct Collect<'a> {
+    grid: &'a Grid,
+    out: Vec<Pos>,
+}
+impl Visit for Collect<'_> {
+    fn cell(&mut self, i: usize, _: f64) {
+        self.out.push(self.grid.pos_of(i));
+    }
+}
+
+impl Grid {
+    /// `true` when a unit can walk straight from the centre of `a` to the centre of `b` under
+    /// `rules` (the module [`sight`](crate::sight) gives the exact rule): never through a wall,
+    /// never across terrain classes, never past a corner the corner rule forbids. Exact
+    /// (integer arithmetic); horizontal and vertical segments are tested 64 cells at a time on
+    /// the grid's bit planes. `false` when either end is off the grid or a wall.
+    ///
+    /// ```
+    /// use gridpath::{formats, Corners, Pos, Rules};
+    /// let map = formats::parse_ascii("....\n.#..\n....").unwrap();
+    /// let grid = &map.grid;
+    /// assert!(grid.line_of_sight(Pos::new(0, 0), Pos::new(3, 0), Rules::OCTILE));
+    /// // (0,1) -> (1,0) passes through the wall's corner point: only corner cutting allows it.
+    /// assert!(!grid.line_of_sight(Pos::new(0, 1), Pos::new(1, 0), Rules::OCTILE));
+    /// assert!(grid.line_of_sight(Pos::new(0, 1), Pos::new(1, 0), Rules::eight(Corners::AllowOne)));
+    /// assert!(!grid.line_of_sight(Pos::new(0, 2), Pos::new(2, 0), Rules::eight(Corners::Allow)), "through it");
+    /// assert!(!grid.line_of_sight(Pos::new(0, 0), Pos::new(3, 2), Rules::FOUR), "no angles with 4 moves");
+    /// ```
+    #[must_use]
+    pub fn line_of_sight(&self, a: Pos, b: Pos, rules: Rules) -> bool {
+        if !self.is_passable(a) || !self.is_passable(b) {
+            return false;
+        }
+        if a.x == b.x || a.y == b.y {
+            return self.straight_run_open(a, b);
+        }
+        rules.moves == Moves::Eight && self.walk(a, b, rules.corners, &mut Sight)
+    }
+
+    /// The cost of walking straight from the centre of `a` to the centre of `b`: the length of
+    /// the segment inside each cell times that cell's terrain cost, summed (with every cost 1,
+    /// the Euclidean distance). `None` when there is no [`Grid::line_of_sight`].
+    ///
+    /// This is not the step-cost rule of the grid searches (a step costs its length times the
+    /// cost of the cell it *enters*): a straight step between two cells of costs 1 and 3 costs
+    /// 3 there and 2 here (half of it in each). On grids of uniform cost the two agree.
+    #[must_use]
+    pub fn segment_cost(&self, a: Pos, b: Pos, rules: Rules) -> Option<f64> {
+        if !self.line_of_sight(a, b, rules) {
+            return None;
+        }
+        let mut cost = Cost { cells: self.cells(), sum: 0.0 };
+        self.walk(a, b, Corners::Allow, &mut cost);
+        Some(cost.sum * distance(a, b))
+    }
+
+    /// Checks an any-angle path (consecutive vertices in [`Grid::line_of_sight`] of each other,
+    /// as Theta* returns them; a grid path of neighbours is one too) and returns its cost, the
+    /// sum of [`Grid::segment_cost`] over its segments.
+    ///
+    /// # Errors
+    /// [`IllegalStep`] naming the first segment without line of sight (or an empty path, or a
+    /// first vertex that is not passable).
+    pub fn any_angle_cost(&self, vertices: &[Pos], rules: Rules) -> Result<f64, IllegalStep> {
+        let Some(first) = vertices.first() else {
+            return Err(IllegalStep { index: 0, from: None, to: Pos::default() });
+        };
+        if !self.is_passable(*first) {
+            return Err(IllegalStep { index: 0, from: None, to: *first });
+        }
+        let mut cost = 0.0;
+        for (i, w) in vertices.windows(2).enumerate() {
+            cost += self.segment_cost(w[0], w[1], rules).ok_or(IllegalStep {
+                index: i + 1,
+                from: Some(w[0]),
+                to: w[1],
+            })?;
+        }
+        Ok(cost)
+    }
+
+    /// `true` when every cell from `a` to `b` (one row or one column, both included) has `a`'s
+    /// class: whole words of the class's bit plane at a time.
+    fn straight_run_open(&self, a: Pos, b: Pos) -> bool {
+        let class = self.class_at(self.index(a));
+        let row = a.y == b.y;
+        let lines = self.planes().lines(row, usize::from(class - 1));
+        // Padded coordinates: the line and the run along it.
+        let (line, lo, hi) = if row {
+            (b.y as usize + 1, a.x.min(b.x) as usize + 1, a.x.max(b.x) as usize + 1)
+        } else {
+            (a.x as usize + 1, a.y.min(b.y) as usize + 1, a.y.max(b.y) as usize + 1)
+        };
+        let words = &lines.open[line * lines.wpl..(line + 1) * lines.wpl];
+        (lo / 64..=hi / 64).all(|w| {
+            let from = if w == lo / 64 { lo % 64 } else { 0 };
+            let to = if w == hi / 64 { hi % 64 } else { 63 };
+            let mask = (u64::MAX >> (63 - to)) & (u64::MAX << from);
+            words[w] & mask == mask
+        })
+    }
+
+    /// Walks the cells whose inside the segment from the centre of `a` to the centre of `b`
+    /// crosses (both passable), in order, telling `visit` each one's share of the length;
+    /// `false` as soon as a crossed cell has another class than `a` or a corner point passed
+    /// breaks `corners`. The crossings of the vertical cell borders lie at `t = (2i+1)/(2nx)`
+    /// and of the horizontal ones at `(2j+1)/(2ny)`: comparing the two as integers tells
+    /// which comes first, and equality is a corner point.
+    fn walk(&self, a: Pos, b: Pos, corners: Corners, visit: &mut impl Visit) -> bool {
+        let cells = self.cells();
+        let mut i = self.index(a);
+        let class = cells[i] >> 6;
+        let (nx, ny) = (i64::from(a.x.abs_diff(b.x)), i64::from(a.y.abs_diff(b.y)));
+        let sx: isize = if b.x > a.x { 1 } else { -1 };
+        let sy: isize = if b.y > a.y { self.stride().cast_signed() } else { -self.stride().cast_signed() };
+        let (mut ix, mut iy) = (0i64, 0i64);
+        let mut t = 0.0;
+        #[expect(clippy::cast_precision_loss, reason = "sides are at most 8192")]
+        let (fx, fy) = ((2 * nx) as f64, (2 * ny) as f64);
+        while ix < nx || iy < ny {
+            let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
+            #[expect(clippy::cast_precision_loss, reason = "sides are at most 8192")]
+            let next = if decision <= 0 { (2 * ix + 1) as f64 / fx } else { (2 * iy + 1) as f64 / fy };
+            visit.cell(i, next - t);
+            t = next;
+            match decision.cmp(&0) {
+                std::cmp::Ordering::Equal => {
+                    // Through a corner point: the two cells touched only there.
+                    let open = |j: usize| cells[j] >> 6 == class;
+                    let (p, q) = (open(i.wrapping_add_signed(sx)), open(i.wrapping_add_signed(sy)));
+                    let ok = match corners {
+                        Corners::Forbid => p && q,
+                        Corners::AllowOne => p || q,
+                        Corners::Allow => true,
+                    };
+                    if !ok {
+                        return false;
+                    }
+                    i = i.wrapping_add_signed(sx + sy);
+                    ix += 1;
+                    iy += 1;
+                }
+                std::cmp::Ordering::Less => {
+                    i = i.wrapping_add_signed(sx);
+                    ix += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    i = i.wrapping_add_signed(sy);
+                    iy += 1;
+                }
+            }
+            if cells[i] >> 6 != class {
+                return false;
+            }
+        }
+        visit.cell(i, 1.0 - t);
+        true
+    }
+}
+
+/// Euclidean distance between two cell centres.
+pub(crate) fn distance(a: Pos, b: Pos) -> f64 {
+    let (dx, dy) = (f64::from(a.x.abs_diff(b.x)), f64::from(a.y.abs_diff(b.y)));
+    dx.hypot(dy)
+}
+
+/// The cells whose inside the segment from the centre of `a` to the centre of `b` crosses, from
+/// `a` to `b`: what a unit walking an any-angle path's segment passes through (the cells it
+/// only touches at a corner point are left out). Does not check passability; both ends must be
+/// on `grid`, or the result is empty.
+///
+/// ```
+/// use gridpath::{sight, Grid, Pos};
+/// let grid = Grid::new(4, 4).unwrap();
+/// let cells = sight::segment_cells(&grid, Pos::new(0, 0), Pos::new(3, 1));
+/// assert_eq!(cells, [Pos::new(0, 0), Pos::new(1, 0), Pos::new(2, 1), Pos::new(3, 1)]);
+/// ```
+#[must_use]
+pub fn segment_cells(grid: &Grid, a: Pos, b: Pos) -> Vec<Pos> {
+    if !grid.in_bounds(a) || !grid.in_bounds(b) {
+        return Vec::new();
+    }
+    let mut collect = Collect { grid, out: Vec::new() };
+    walk_cells(grid, a, b, &mut collect);
+    collect.out
+}
+
+/// [`Grid::walk`]'s crossing order without any class test (for [`segment_cells`]).
+fn walk_cells(grid: &Grid, a: Pos, b: Pos, visit: &mut impl Visit) {
+    let (nx, ny) = (i64::from(a.x.abs_diff(b.x)), i64::from(a.y.abs_diff(b.y)));
+    let (mut x, mut y) = (a.x, a.y);
+    let (mut ix, mut iy) = (0i64, 0i64);
+    visit.cell(grid.index(a), 0.0);
+    while ix < nx || iy < ny {
+        let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
+        if decision <= 0 {
+            x = if b.x > a.x { x + 1 } else { x - 1 };
+            ix += 1;
+        }
+        if decision >= 0 {
+            y = if b.y > a.y { y + 1 } else { y - 1 };
+            iy += 1;
+        }
+        visit.cell(grid.index(Pos::new(x, y)), 0.0);
+    }
+}
+
+/// Pulls a path taut with line of sight (string pulling): from each kept vertex, the farthest
+/// later vertex of `path` that it sees under `rules` and that is not costlier to reach
+/// straight than along `path` becomes the next kept vertex. The result starts and ends where
+/// `path` does, consecutive vertices are in [`Grid::line_of_sight`] of each other, and its
+/// [`Grid::any_angle_cost`] is never above that of `path` (so never above the path's own cost on
+/// a grid of uniform cost). Works on the output of any search (A*, JPS, Dijkstra, …); a pair
+/// of consecutive input cells without line of sight is kept as it is.
+///
+/// ```
+/// use gridpath::{formats, sight, Pos, Searcher, Settings};
+/// let map = formats::parse_ascii("S.......\n........\n.......G").unwrap();
+/// let path = Searcher::new()
+///     .find_path(&map.grid, Pos::new(0, 0), Pos::new(7, 2), &Settings::default())
+///     .unwrap();
+/// let taut = sight::smooth(&map.grid, &path.cells, Settings::default().rules);
+/// assert_eq!(taut, [Pos::new(0, 0), Pos::new(7, 2)]);
+/// ```
+#[must_use]
+pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
+    let Some(&first) = path.first() else {
+        return Vec::new();
+    };
+    // Along-the-path cost up to each vertex, in the segment model.
+    let mut along = Vec::with_capacity(path.len());
+    let mut sum = 0.0;
+    along.push(0.0);
+    for w in path.windows(2) {
+        sum += grid.segment_cost(w[0], w[1], rules).unwrap_or(f64::INFINITY);
+        along.push(sum);
+    }
+    let mut out = vec![first];
+    let mut i = 0;
+    while i + 1 < path.len() {
+        let mut next = i + 1;
+        for j in i + 2..path.len() {
+            let Some(straight) = grid.segment_cost(path[i], path[j], rules) else {
+                break;
+            };
+            if straight <= along[j] - along[i] + 1e-9 {
+                next = j;
+            }
+        }
+        out.push(path[next]);
+        i = next;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Tile;
+    use proptest::prelude::*;
+
+    /// The reference: every cell of the segment's bounding box tested on its own, in doubled
+    /// coordinates (cell centres even, borders odd), by the separating-axis test of the segment
+    /// against the cell's closed and open square; then the corner points the segment passes
+    /// through, with the cells it only touches there.
+    fn reference(grid: &Grid, a: Pos, b: Pos, rules: Rules) -> bool {
+        let class = |p: (i64, i64)| {
+            #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "on the grid")]
+            grid.tile(Pos::new(p.0 as u32, p.1 as u32)).map_or(0, |t| match t {
+                Tile::Wall => 0,
+                Tile::Ground { .. } => 1,
+                Tile::Water { .. } => 2,
+                Tile::Trees { .. } => 3,
+            })
+        };
+        let (ax, ay, bx, by) = (i64::from(a.x), i64::from(a.y), i64::from(b.x), i64::from(b.y));
+        let own = class((ax, ay));
+        if own == 0 || class((bx, by)) == 0 {
+            return false;
+        }
+        if rules.moves == Moves::Four && ax != bx && ay != by {
+            return false;
+        }
+        let (a2, b2) = ((2 * ax, 2 * ay), (2 * bx, 2 * by));
+        let (dx, dy) = (b2.0 - a2.0, b2.1 - a2.1);
+        let side = |q: (i64, i64)| (dx * (q.1 - a2.1) - dy * (q.0 - a2.0)).signum();
+        let inside = |c: (i64, i64)| {
+            let (lo, hi) = ((2 * c.0 - 1, 2 * c.1 - 1), (2 * c.0 + 1, 2 * c.1 + 1));
+            let x_open = a2.0.min(b2.0) < hi.0 && a2.0.max(b2.0) > lo.0;
+            let y_open = a2.1.min(b2.1) < hi.1 && a2.1.max(b2.1) > lo.1;
+            let s = [side(lo), side(hi), side((lo.0, hi.1)), side((hi.0, lo.1))];
+            x_open && y_open && s.contains(&1) && s.contains(&-1)
+        };
+        for cx in ax.min(bx)..=ax.max(bx) {
+            for cy in ay.min(by)..=ay.max(by) {
+                if inside((cx, cy)) && class((cx, cy)) != own {
+                    return false;
+                }
+            }
+        }
+        for qx in (2 * ax.min(bx) + 1..2 * ax.max(bx)).step_by(2) {
+            for qy in (2 * ay.min(by) + 1..2 * ay.max(by)).step_by(2) {
+                if side((qx, qy)) != 0 {
+                    continue;
+                }
+                let around = [(qx - 1, qy - 1), (qx + 1, qy - 1), (qx - 1, qy + 1), (qx + 1, qy + 1)]
+                    .map(|(x, y)| (x / 2, y / 2));
+                let touched: Vec<bool> =
+                    around.iter().filter(|&&c| !inside(c)).map(|&c| class(c) == own).collect();
+                assert_eq!(touched.len(), 2, "a corner point has two cells touched only there");
+                let ok = match rules.corners {
+                    Corners::Forbid => touched[0] && touched[1],
+                    Corners::AllowOne => touched[0] || touched[1],
+                    Corners::Allow => true,
+                };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn random_grid(w: u32, h: u32, bytes: &[u8]) -> Grid {
+        let mut grid = Grid::new(w, h).unwrap();
+        for (k, p) in grid.clone().positions().enumerate() {
+            let tile = match bytes[k % bytes.len()] % 10 {
+                0 | 1 => Tile::Wall,
+                2 => Tile::Water { cost: 1 },
+                3 => Tile::Ground { cost: 3 },
+                _ => Tile::FLOOR,
+            };
+            grid.set_tile(p, tile).unwrap();
+        }
+        grid
+    }
+
+    const RULES: [Rules; 4] =
+        [Rules::OCTILE, Rules::eight(Corners::AllowOne), Rules::eight(Corners::Allow), Rules::FOUR];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The walk and the bit-plane runs agree with the brute-force reference on every pair
+        /// of cells of random grids, under every rule.
+        #[test]
+        fn line_of_sight_equals_the_supercover_reference(
+            w in 1u32..14, h in 1u32..14, bytes in proptest::collection::vec(any::<u8>(), 1..200),
+        ) {
+            let grid = random_grid(w, h, &bytes);
+            for a in grid.positions() {
+                for b in grid.positions() {
+                    for rules in RULES {
+                        prop_assert_eq!(
+                            grid.line_of_sight(a, b, rules), reference(&grid, a, b, rules),
+                            "{} -> {} under {:?}", a, b, rules
+                        );
+                    }
+                }
+            }
+        }
+
+        /// A segment's cost is its length on uniform ground, is symmetric, and lies between its
+        /// length times the cheapest and the dearest cost of the cells it crosses.
+        #[test]
+        fn segment_cost_is_length_times_crossed_costs(
+            w in 2u32..12, h in 2u32..12, bytes in proptest::collection::vec(any::<u8>(), 1..150),
+        ) {
+            let grid = random_grid(w, h, &bytes);
+            let plain = Grid::new(w, h).unwrap();
+            for a in grid.positions() {
+                for b in grid.positions() {
+                    let len = distance(a, b);
+                    prop_assert!((plain.segment_cost(a, b, Rules::OCTILE).unwrap() - len).abs() < 1e-9);
+                    if let Some(c) = grid.segment_cost(a, b, Rules::OCTILE) {
+                        let back = grid.segment_cost(b, a, Rules::OCTILE).unwrap();
+                        prop_assert!((c - back).abs() < 1e-9, "{} <-> {}: {} vs {}", a, b, c, back);
+                        let costs: Vec<f64> = segment_cells(&grid, a, b)
+                            .iter()
+                            .map(|&p| f64::from(grid.tile(p).and_then(Tile::cost).unwrap()))
+                            .collect();
+                        let (lo, hi) = costs.iter().fold((f64::MAX, 0.0f64), |(l, h), &c| (l.min(c), h.max(c)));
+                        prop_assert!(c >= lo * len - 1e-9 && c <= hi * len + 1e-9, "{} -> {}: {}", a, b, c);
+                    }
+                }
+            }
+        }
+
+        /// The smoother keeps the ends, keeps line of sight between consecutive vertices, and is
+        /// never costlier than the A* path it started from (on uniform cost: never longer).
+        #[test]
+        fn smoothing_keeps_sight_and_never_costs_more(
+            w in 2u32..24, h in 2u32..24, bytes in proptest::collection::vec(any::<u8>(), 1..400),
+            rules in proptest::sample::select(RULES.to_vec()),
+        ) {
+            let grid = random_grid(w, h, &bytes);
+            let mut searcher = crate::Searcher::new();
+            let settings = crate::Settings { rules, ..crate::Settings::default() };
+            let (start, goal) = (Pos::new(0, 0), Pos::new(w - 1, h - 1));
+            if let Ok(path) = searcher.find_path(&grid, start, goal, &settings) {
+                let taut = smooth(&grid, &path.cells, rules);
+                prop_assert_eq!(taut.first(), Some(&start));
+                prop_assert_eq!(taut.last(), Some(&goal));
+                let cost = grid.any_angle_cost(&taut, rules);
+                prop_assert!(cost.is_ok(), "consecutive vertices see each other: {:?}", cost);
+                let before = grid.any_angle_cost(&path.cells, rules).unwrap();
+                prop_assert!(cost.unwrap() <= before + 1e-9);
+                if grid.has_uniform_cost() {
+                    prop_assert!(grid.any_angle_cost(&taut, rules).unwrap() <= path.cost + 1e-9);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corner_contacts_follow_the_corner_rule() {
+        // Wall at (1,1): the segment (0,0) -> (2,2) passes its corner... and its inside.
+        let mut grid = Grid::new(3, 3).unwrap();
+        grid.set_tile(Pos::new(1, 0), Tile::Wall).unwrap();
+        let (a, b) = (Pos::new(0, 0), Pos::new(1, 1));
+        assert!(!grid.line_of_sight(a, b, Rules::OCTILE), "Forbid: touching a wall's corner blocks");
+        assert!(grid.line_of_sight(a, b, Rules::eight(Corners::AllowOne)), "AllowOne: one side open");
+        grid.set_tile(Pos::new(0, 1), Tile::Wall).unwrap();
+        assert!(!grid.line_of_sight(a, b, Rules::eight(Corners::AllowOne)), "AllowOne: both closed");
+        assert!(grid.line_of_sight(a, b, Rules::eight(Corners::Allow)), "Allow: squeezes through");
+        grid.set_tile(Pos::new(1, 1), Tile::Water { cost: 1 }).unwrap();
+        assert!(!grid.line_of_sight(a, b, Rules::eight(Corners::Allow)), "never across classes");
+    }
+}
