@@ -84,6 +84,8 @@ pub enum Control {
         /// Go backwards.
         back: bool,
     },
+    /// Walk routes pulled taut into straight segments, or cell to cell.
+    ToggleSmoothing,
     /// Heuristic weight down one step.
     WeightDown,
     /// Heuristic weight up one step.
@@ -499,6 +501,12 @@ pub const KEY_TABLE: &[KeyRow] = &[
         ],
         "heuristic: next / previous",
         "Manhattan, Euclidean, octile, Chebyshev, zero",
+    ),
+    row(
+        Section::Search,
+        &[key(KeyCode::KeyP, Control::ToggleSmoothing)],
+        "routes: cell by cell / smoothed",
+        "smoothed routes are pulled taut into straight lines with line of sight (never longer)",
     ),
     row(
         Section::Search,

@@ -22,6 +22,11 @@ pub struct Endpoints {
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Default, Deref, DerefMut)]
 pub struct SearchSettings(pub Settings);
 
+/// Whether units' routes are pulled taut into straight segments (`gridpath::smooth`) or walked
+/// cell to cell as the search found them.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default, Deref, DerefMut)]
+pub struct SmoothRoutes(pub bool);
+
 /// The read side of the search problem, for [`SearchProblem`] and [`SearchProblemMut`].
 macro_rules! read_problem {
     ($param:ident) => {

@@ -17,8 +17,10 @@ use gridpath::{
 };
 
 use crate::AppSystems;
-use crate::input::bindings::{Control, ControlSystems};
-use crate::map::problem::{Endpoints, SearchProblem, SearchSettings, cost_blind, problem_changed};
+use crate::input::bindings::{Control, ControlSystems, control_sent};
+use crate::map::problem::{
+    Endpoints, SearchProblem, SearchSettings, SmoothRoutes, cost_blind, problem_changed,
+};
 use crate::notice::Notice;
 
 /// Heuristic weights the `[` / `]` keys step through.
@@ -32,7 +34,12 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PlanReport>();
     app.add_systems(
         Update,
-        change_settings.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
+        (
+            change_settings.run_if(on_message::<Control>),
+            toggle_smoothing.run_if(control_sent(Control::ToggleSmoothing)),
+        )
+            .in_set(AppSystems::RecordInput)
+            .after(ControlSystems),
     );
     app.add_systems(
         Update,
@@ -304,6 +311,15 @@ fn change_settings(
             }
         }
     }
+}
+
+fn toggle_smoothing(mut smooth: ResMut<SmoothRoutes>, mut notices: MessageWriter<Notice>) {
+    smooth.0 = !smooth.0;
+    notices.write(Notice::info(if smooth.0 {
+        "routes: smoothed (straight lines where the way is clear)"
+    } else {
+        "routes: cell by cell"
+    }));
 }
 
 /// The item after (or with `back`, before) `current` in `all`, wrapping around.

@@ -16,7 +16,7 @@ use crate::edit::files::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
 use crate::input::bindings::{Control, ControlSystems, KEY_TABLE, Section, control_sent};
 use crate::input::pointer::Selected;
 use crate::map::level::MapInfo;
-use crate::map::problem::SearchProblem;
+use crate::map::problem::{SearchProblem, SmoothRoutes};
 use crate::notice::{Notice, Severity};
 use crate::search::plan::{PlanOutcome, PlanReport};
 use crate::search::replay::{AnimationSpeed, SearchAnimation};
@@ -382,6 +382,8 @@ fn set_text(target: &mut String, value: String) {
 fn update_search_line(
     problem: SearchProblem,
     report: Res<PlanReport>,
+    smooth: Res<SmoothRoutes>,
+    mut smoothed: Local<Option<f64>>,
     mut settings_text: Single<&mut Text, With<SettingsText>>,
     result_span: Single<(&mut TextSpan, &mut TextColor), With<ResultSpan>>,
 ) {
@@ -392,21 +394,33 @@ fn update_search_line(
         gridpath::Moves::Eight => format!(", {}", rules.corners),
     };
     let line = format!(
-        "{} | {} moves{} | {} x{:.1}     ",
+        "{} | {} moves{} | {} x{:.1}{}     ",
         settings.algorithm,
         rules.moves.name(),
         corners,
         settings.heuristic.name(),
         settings.weight,
+        if smooth.0 { " | smoothed" } else { "" },
     );
+    if report.is_changed() || smooth.is_changed() {
+        // The length the unit walks: the route pulled taut (computed once per new route).
+        *smoothed = match &report.outcome {
+            PlanOutcome::Found { path, .. } if smooth.0 => {
+                let taut = gridpath::smooth(problem.grid(), &path.cells, rules);
+                problem.grid().any_angle_cost(&taut, rules).ok()
+            }
+            _ => None,
+        };
+    }
     set_text(&mut settings_text.0, line);
     let (mut result, mut color) = result_span.into_inner();
     let (line, tint) = match &report.outcome {
         PlanOutcome::Pending => ("planning...".to_owned(), DIM_COLOR),
         PlanOutcome::Found { path, micros } => (
             format!(
-                "cost {:.2} | {} cells | {} expanded | peak open {} | {} us",
+                "cost {:.2}{} | {} cells | {} expanded | peak open {} | {} us",
                 path.cost,
+                smoothed.map_or_else(String::new, |length| format!(" (smoothed {length:.2})")),
                 path.cells.len(),
                 path.stats.expanded,
                 path.stats.peak_open,

@@ -16,7 +16,7 @@ use crate::edit::brushes::CurrentBrush;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::input::pointer::BlocksMap;
 use crate::input::pointer::Selected;
-use crate::map::problem::{SearchProblem, problem_changed};
+use crate::map::problem::{SearchProblem, SmoothRoutes, problem_changed};
 use crate::map::terrain::{Brush, brush_problem};
 use crate::search::plan::{CORNERS, SearchOption, option_problem};
 use crate::search::race::{RaceOutcome, RaceRow, RaceTable};
@@ -239,9 +239,10 @@ fn search_section(panel: &mut ChildSpawnerCommands) {
     panel.spawn(reasons(PanelText::AlgorithmReasons));
     labelled_row(panel, "Moves", |row| {
         for moves in [Moves::Four, Moves::Eight] {
-            let name = if moves == Moves::Four { "4" } else { "8" };
-            row.spawn(button(Control::SetMoves(moves), name));
+            row.spawn(button(Control::SetMoves(moves), moves.name()));
         }
+        // Beside the moves, to keep the panel within a 600-pixel-high window.
+        row.spawn(button(Control::ToggleSmoothing, "smooth route"));
     });
     labelled_row(panel, "Corners", |row| {
         for corners in CORNERS {
@@ -367,6 +368,7 @@ fn press_panel_buttons(
 /// What the panel needs to know to draw its buttons.
 struct PanelState<'a> {
     problem: &'a SearchProblem<'a>,
+    smooth: bool,
     brush: Brush,
     speed: AnimationSpeed,
     race: bool,
@@ -400,6 +402,7 @@ impl PanelState<'_> {
             Control::AnimationInstant => (self.speed == AnimationSpeed::Instant, None),
             Control::AnimationAuto => (self.speed == AnimationSpeed::Auto, None),
             Control::ToggleFrameRate => (self.frame_rate, None),
+            Control::ToggleSmoothing => (self.smooth, None),
             Control::ToggleRace => (self.race, None),
             Control::ToggleFlowField => (self.flow, None),
             Control::ToggleSearchCells => (self.search_cells, None),
@@ -421,6 +424,7 @@ impl PanelState<'_> {
 /// Colours every button by its look (selected, enabled, disabled) and the pointer.
 fn style_panel_buttons(
     problem: SearchProblem,
+    smooth: Res<SmoothRoutes>,
     brush: Res<CurrentBrush>,
     speed: Res<AnimationSpeed>,
     race: Res<RaceTable>,
@@ -432,6 +436,7 @@ fn style_panel_buttons(
 ) {
     let state = PanelState {
         problem: &problem,
+        smooth: smooth.0,
         brush: brush.0,
         speed: *speed,
         race: race.shown,
@@ -473,6 +478,7 @@ fn reason_lines(state: &PanelState, options: impl IntoIterator<Item = Control>) 
 /// Writes the reasons, the weight, the replay speed and progress.
 fn update_panel_text(
     problem: SearchProblem,
+    smooth: Res<SmoothRoutes>,
     brush: Res<CurrentBrush>,
     crowd: Query<(&PathStatus, Has<Selected>), With<CrowdUnit>>,
     speed: Res<AnimationSpeed>,
@@ -481,6 +487,7 @@ fn update_panel_text(
 ) {
     let state = PanelState {
         problem: &problem,
+        smooth: smooth.0,
         brush: brush.0,
         speed: *speed,
         race: false,

@@ -21,7 +21,7 @@ use crate::edit::paint::EditSystems;
 use crate::input::bindings::{Control, ControlSystems, control_sent};
 use crate::input::pointer::HoverTile;
 use crate::map::geometry::Geometry;
-use crate::map::problem::SearchProblem;
+use crate::map::problem::{SearchProblem, SmoothRoutes};
 use crate::notice::Notice;
 use crate::units::lab::{Speed, Unit, UnitLook, UnitSpeed};
 
@@ -220,6 +220,7 @@ pub(crate) fn give_order(commands: &mut Commands, unit: Entity, target: Target, 
 /// route changes its request, which the plugin plans again. Only real changes are written.
 fn resolve_goals(
     problem: SearchProblem,
+    smooth: Res<SmoothRoutes>,
     mut units: Query<(
         &mut CrowdUnit,
         &Target,
@@ -244,7 +245,7 @@ fn resolve_goals(
             follow.set_if_neq(FollowFlowField { goal, rules: settings.rules });
         }
         if let Some(mut request) = request {
-            request.set_if_neq(PathRequest { goal, settings });
+            request.set_if_neq(PathRequest { goal, settings, smooth: smooth.0 });
         }
     }
 }

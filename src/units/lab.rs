@@ -14,7 +14,7 @@ use gridpath::Pos;
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::map::level::MapLoaded;
-use crate::map::problem::SearchProblem;
+use crate::map::problem::{SearchProblem, SmoothRoutes};
 use crate::notice::Notice;
 use crate::search::replay::SearchAnimation;
 
@@ -146,6 +146,7 @@ fn respawn_lab_unit(
     problem: SearchProblem,
     units: Query<Entity, With<Unit>>,
     speed: Res<UnitSpeed>,
+    smooth: Res<SmoothRoutes>,
 ) {
     for entity in &units {
         commands.entity(entity).despawn();
@@ -158,7 +159,7 @@ fn respawn_lab_unit(
         Unit::new(start),
         LabUnit::new(start),
         mover,
-        PathRequest { goal: problem.goal(), settings: *problem.settings() },
+        PathRequest { goal: problem.goal(), settings: *problem.settings(), smooth: smooth.0 },
         Transform::from_translation(problem.geometry().cell_center(start).extend(UNIT_Z)),
     ));
 }
@@ -168,9 +169,10 @@ fn respawn_lab_unit(
 /// (the one deliberate jump: the player placed it) and plans again.
 fn request_lab_route(
     problem: SearchProblem,
+    smooth: Res<SmoothRoutes>,
     mut units: Query<(&mut LabUnit, &mut Unit, &mut Mover, &mut PathRequest, &mut Waypoints, &mut Transform)>,
 ) {
-    let wanted = PathRequest { goal: problem.goal(), settings: *problem.settings() };
+    let wanted = PathRequest { goal: problem.goal(), settings: *problem.settings(), smooth: smooth.0 };
     for (mut lab, mut unit, mut mover, mut request, mut waypoints, mut transform) in &mut units {
         if lab.home != problem.start() {
             let start = problem.start();

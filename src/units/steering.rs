@@ -375,7 +375,12 @@ fn waypoint_target(
         waypoints.pop_front();
     }
     match waypoints.front().map(|w| w.cell) {
-        Some(next) if next == cell || grid.can_step(cell, next, rules) => (Some(next), false),
+        // A smoothed route's next corner may be far: a straight line of sight leads there.
+        Some(next)
+            if next == cell || grid.can_step(cell, next, rules) || grid.line_of_sight(cell, next, rules) =>
+        {
+            (Some(next), false)
+        }
         Some(_) => {
             if let Some(mut request) = request {
                 request.set_changed();

@@ -2,7 +2,7 @@
 //! pointer on and off the map, drags and clicks every mouse button with and without Shift and
 //! Ctrl, opens saved maps, for thousands of frames, and checks after every frame that nothing
 //! broke: no unit in a wall, off the map or at a NaN position; every route a unit follows legal
-//! under its rules on the current map; the HUD's route the current one; every save reading back
+//! under its rules on the current map (steps for grid routes, line of sight for smoothed ones); the HUD's route the current one; every save reading back
 //! as the map it saved.
 //!
 //! `cargo test` runs 10,000 frames; more with
@@ -194,11 +194,16 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
             let cells: Vec<Pos> = waypoints.iter().map(|w| w.cell).collect();
             let rules = request.settings.rules;
             for pair in cells.windows(2) {
+                // A smoothed route's segments need line of sight; a grid route's steps are moves.
+                let legal = if request.smooth {
+                    grid.line_of_sight(pair[0], pair[1], rules)
+                } else {
+                    grid.can_step(pair[0], pair[1], rules)
+                };
                 assert!(
-                    grid.can_step(pair[0], pair[1], rules),
+                    legal,
                     "frame {frame}: unit {entity}'s route steps {} -> {} illegally under {rules:?}",
-                    pair[0],
-                    pair[1]
+                    pair[0], pair[1]
                 );
             }
             stats.routes_checked += 1;

@@ -110,3 +110,54 @@ fn speed_keys_change_the_walking_speed() {
 fn unit_speed(app: &mut App) -> f32 {
     app.world_mut().query::<&Mover>().single(app.world()).map_or(0.0, |m| m.speed)
 }
+
+#[test]
+fn a_smoothed_route_on_open_ground_is_one_straight_line_and_the_unit_walks_it() {
+    let mut app = test_app(open_map(20, 12));
+    tap_key(&mut app, KeyCode::KeyP);
+    assert!(app.world().resource::<tilepath::map::problem::SmoothRoutes>().0, "P turns smoothing on");
+    app.update();
+    let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
+    let (_, waypoints, _, _) = unit(&mut app);
+    let cells: Vec<Pos> = waypoints.iter().map(|w| w.cell).collect();
+    assert_eq!(cells, vec![goal], "no turn where the straight line is free");
+    let geometry = pathfinder(&app).geometry();
+    let (a, b) = (geometry.cell_center(start), geometry.cell_center(goal));
+    for _ in 0..MAX_WALK_FRAMES {
+        let (_, _, status, at) = unit(&mut app);
+        let off = (at - a).perp_dot((b - a).normalize()).abs();
+        assert!(off < 1e-2 * TILE_SIZE, "the unit stays on the straight line: {off}");
+        if status == PathStatus::Arrived {
+            break;
+        }
+        app.update();
+    }
+    assert_eq!(unit(&mut app).2, PathStatus::Arrived);
+}
+
+#[test]
+fn a_wall_across_a_smoothed_segment_re_plans_it() {
+    let mut app = test_app(open_map(20, 12));
+    tap_key(&mut app, KeyCode::KeyP);
+    // Walk a few frames, then wall off a column across the middle but for its last cell.
+    for _ in 0..5 {
+        app.update();
+    }
+    let wall: Vec<Pos> = (0..11).map(|y| Pos::new(10, y)).collect();
+    drag(&mut app, MouseButton::Left, &wall);
+    let (_, waypoints, status, _) = unit(&mut app);
+    let grid = pathfinder(&app).grid().clone();
+    let rules = pathfinder(&app).settings().rules;
+    assert!(matches!(status, PathStatus::Following | PathStatus::Planning), "{status:?}");
+    let cells: Vec<Pos> = waypoints.iter().map(|w| w.cell).collect();
+    for pair in cells.windows(2) {
+        assert!(
+            grid.line_of_sight(pair[0], pair[1], rules),
+            "segment {} -> {} crosses the wall",
+            pair[0],
+            pair[1]
+        );
+    }
+    walk_to_arrival(&mut app);
+    assert_eq!(unit(&mut app).2, PathStatus::Arrived);
+}

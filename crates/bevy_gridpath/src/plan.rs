@@ -11,7 +11,7 @@ use std::sync::Arc;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, TaskPool, block_on};
-use gridpath::{Grid, Pos, SearchError, Searcher, Settings};
+use gridpath::{Grid, Pos, Rules, SearchError, Searcher, Settings};
 
 use crate::GridPathSystems;
 use crate::flow::FollowFlowField;
@@ -46,12 +46,22 @@ pub struct PathRequest {
     pub goal: Pos,
     /// How to search: algorithm, movement rules, heuristic.
     pub settings: Settings,
+    /// Pull the found route taut ([`gridpath::smooth`]): straight segments between the corners
+    /// that need them, in line of sight under the rules, never longer than the grid route. A
+    /// [`Mover`] walks them in straight lines.
+    pub smooth: bool,
 }
 
 impl PathRequest {
     /// A route to `goal` with the default settings (A*, 8 moves without corner cutting).
     pub fn new(goal: Pos) -> Self {
-        Self { goal, settings: Settings::default() }
+        Self { goal, settings: Settings::default(), smooth: false }
+    }
+
+    /// The same request, with its route pulled taut (see [`PathRequest::smooth`]).
+    #[must_use]
+    pub fn smoothed(self) -> Self {
+        Self { smooth: true, ..self }
     }
 
     /// The same request, searched with `settings`.
@@ -295,17 +305,28 @@ impl EditedCells {
 
     /// Whether an edit touched the route through `cells`: a cell of it, or a cell beside one of
     /// its diagonal steps (the corner rule reads those, so a wall there can make the step
-    /// illegal without touching the route itself).
-    fn crosses(&self, mut cells: impl Iterator<Item = Pos>) -> bool {
+    /// illegal without touching the route itself). A straight segment between far cells (a
+    /// smoothed route) is touched through any cell it crosses, or when the edit broke its line
+    /// of sight under `rules`.
+    fn crosses(&self, grid: &Grid, rules: Rules, mut cells: impl Iterator<Item = Pos>) -> bool {
         let Some(mut from) = cells.next() else { return false };
         if self.touches(from) {
             return true;
         }
         for to in cells {
-            let diagonal = from.x != to.x && from.y != to.y;
-            if self.touches(to)
-                || diagonal && (self.touches(Pos::new(from.x, to.y)) || self.touches(Pos::new(to.x, from.y)))
-            {
+            let (dx, dy) = (from.x.abs_diff(to.x), from.y.abs_diff(to.y));
+            let crossed = if dx <= 1 && dy <= 1 {
+                let diagonal = dx == 1 && dy == 1;
+                self.touches(to)
+                    || diagonal
+                        && (self.touches(Pos::new(from.x, to.y)) || self.touches(Pos::new(to.x, from.y)))
+            } else {
+                !grid.line_of_sight(from, to, rules)
+                    || gridpath::sight::segment_cells(grid, from, to)
+                        .into_iter()
+                        .any(|cell| self.touches(cell))
+            };
+            if crossed {
                 return true;
             }
             from = to;
@@ -322,8 +343,8 @@ fn queue_routes_crossed_by_edits(
     mut queue: ResMut<PlanQueue>,
     mut edited: Local<EditedCells>,
     mut units: Query<
-        (Entity, &Transform, Option<&Mover>, &mut Waypoints, &mut PathStatus),
-        (With<PathRequest>, Without<FollowFlowField>),
+        (Entity, &PathRequest, &Transform, Option<&Mover>, &mut Waypoints, &mut PathStatus),
+        Without<FollowFlowField>,
     >,
 ) {
     let changes: Vec<&GridChanged> = changes.read().collect();
@@ -332,13 +353,14 @@ fn queue_routes_crossed_by_edits(
     }
     let replaced = changes.contains(&&GridChanged::Replaced);
     edited.mark(nav.grid(), &changes);
-    for (entity, transform, mover, mut waypoints, mut status) in &mut units {
+    for (entity, request, transform, mover, mut waypoints, mut status) in &mut units {
         let stale = match *status {
             PathStatus::Planning => false,
             PathStatus::Failed(_) => true,
             PathStatus::Following => {
                 let from = route_start(&nav, transform, mover).map(|(cell, _)| cell);
-                edited.crosses(from.into_iter().chain(waypoints.iter().map(|w| w.cell)))
+                let route = from.into_iter().chain(waypoints.iter().map(|w| w.cell));
+                edited.crosses(nav.grid(), request.settings.rules, route)
             }
             PathStatus::Arrived => replaced,
         };
@@ -417,13 +439,19 @@ fn plan_waiting_requests(
     queue.counts.searched += jobs.len() as u64;
     if at_once {
         for job in jobs {
-            let result =
-                sync_searcher.find_path(nav.grid(), job.from, job.request.goal, &job.request.settings);
-            deliver(&nav, queue, &mut units, job, result.map(|path| path.cells));
+            let result = search(&mut sync_searcher, nav.grid(), &job);
+            deliver(&nav, queue, &mut units, job, result);
         }
     } else {
         dispatch(&nav, queue, jobs, batch_size);
     }
+}
+
+/// The route `job` asks for: the search's cells, pulled taut when the request says so.
+fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Vec<Pos>, SearchError> {
+    let request = &job.request;
+    let path = searcher.find_path(grid, job.from, request.goal, &request.settings)?;
+    Ok(if request.smooth { gridpath::smooth(grid, &path.cells, request.settings.rules) } else { path.cells })
 }
 
 /// Hands `jobs` to the task pool in batches of `batch_size`, all searching one shared snapshot
@@ -443,8 +471,8 @@ fn dispatch(nav: &NavGrid, queue: &mut PlanQueue, jobs: Vec<Job>, batch_size: us
             let results = batch
                 .into_iter()
                 .map(|job| {
-                    let result = searcher.find_path(&grid, job.from, job.request.goal, &job.request.settings);
-                    (job, result.map(|path| path.cells))
+                    let result = search(&mut searcher, &grid, &job);
+                    (job, result)
                 })
                 .collect();
             Batch { version, searcher, results }
@@ -501,6 +529,9 @@ fn deliver(
 /// `true` when a route found from `job.from` still serves an entity that moved to `now`
 /// meanwhile: `now` is on it, or one legal step from its second cell.
 fn joins(nav: &NavGrid, job: &Job, cells: &[Pos], now: Pos) -> bool {
+    let rules = job.request.settings.rules;
     cells.contains(&now)
-        || cells.get(1).is_some_and(|&next| nav.grid().can_step(now, next, job.request.settings.rules))
+        || cells.get(1).is_some_and(|&next| {
+            nav.grid().can_step(now, next, rules) || nav.grid().line_of_sight(now, next, rules)
+        })
 }

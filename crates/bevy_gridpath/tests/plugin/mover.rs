@@ -108,7 +108,10 @@ fn a_long_straight_segment_is_walked_in_a_straight_line_at_the_speed_of_the_terr
     let mut app = app_on(CORRIDOR);
     for x in 4..7 {
         for y in 0..3 {
-            app.world_mut().resource_mut::<NavGrid>().set_tile(Pos::new(x, y), Tile::Ground { cost: 3 }).unwrap();
+            app.world_mut()
+                .resource_mut::<NavGrid>()
+                .set_tile(Pos::new(x, y), Tile::Ground { cost: 3 })
+                .unwrap();
         }
     }
     let unit = walker(&mut app, from, to);
