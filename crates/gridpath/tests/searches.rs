@@ -298,6 +298,18 @@ proptest! {
             let got = s.find_path(&grid, start, goal, &set);
             match (want, &got) {
                 (None, Err(_)) => {}
+                (Some(want), Ok(path)) if algorithm.is_any_angle() => {
+                    // Turning points in sight of each other; on uniform cost never longer than
+                    // the octile optimum.
+                    let legal = grid.any_angle_cost(&path.cells, rules);
+                    prop_assert!(legal.is_ok(), "{algorithm}: segment without sight {:?}", legal);
+                    prop_assert!((legal.unwrap() - path.cost).abs() < EPS, "{algorithm}: reported cost");
+                    prop_assert_eq!(path.cells.first(), Some(&start));
+                    prop_assert_eq!(path.cells.last(), Some(&goal));
+                    if grid.has_uniform_cost() {
+                        prop_assert!(path.cost <= want + EPS, "{algorithm}: {} above the octile {want}", path.cost);
+                    }
+                }
                 (Some(want), Ok(path)) => {
                     let legal = grid.path_cost(&path.cells, rules);
                     prop_assert!(legal.is_ok(), "{algorithm}: illegal path {:?}", legal);

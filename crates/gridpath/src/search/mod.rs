@@ -6,6 +6,7 @@ mod bidir;
 mod heap;
 mod jps;
 mod octile;
+mod theta;
 
 use std::fmt;
 
@@ -36,11 +37,18 @@ pub enum Algorithm {
     /// The "contour line" wavefront: BFS from the goal numbering steps from 1, then a walk
     /// downhill from the start.
     Wavefront,
+    /// Theta*: any-angle A* whose cells may take their parent's parent as parent when they see
+    /// it ([`Grid::line_of_sight`]); its [`Path::cells`] are the turning points. 8-connected
+    /// moves only; works on terrain costs (segments cost [`Grid::segment_cost`]).
+    Theta,
+    /// Lazy Theta*: Theta* that checks line of sight once per expanded cell instead of once per
+    /// generated one (fewer checks, same kind of path). 8-connected moves, uniform cost only.
+    LazyTheta,
 }
 
 impl Algorithm {
     /// Every algorithm, in display order.
-    pub const ALL: [Algorithm; 7] = [
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::AStar,
         Algorithm::Dijkstra,
         Algorithm::Bfs,
@@ -48,6 +56,8 @@ impl Algorithm {
         Algorithm::Jps,
         Algorithm::Bidirectional,
         Algorithm::Wavefront,
+        Algorithm::Theta,
+        Algorithm::LazyTheta,
     ];
 
     /// Short lowercase name, as the CLI spells it.
@@ -61,6 +71,8 @@ impl Algorithm {
             Algorithm::Jps => "jps",
             Algorithm::Bidirectional => "bidir",
             Algorithm::Wavefront => "wavefront",
+            Algorithm::Theta => "theta",
+            Algorithm::LazyTheta => "lazytheta",
         }
     }
 
@@ -75,6 +87,8 @@ impl Algorithm {
             Algorithm::Jps => "JPS",
             Algorithm::Bidirectional => "Bidirectional",
             Algorithm::Wavefront => "Wavefront",
+            Algorithm::Theta => "Theta*",
+            Algorithm::LazyTheta => "Lazy Theta*",
         }
     }
 
@@ -99,12 +113,30 @@ impl Algorithm {
             Algorithm::Bidirectional if settings.weight != 1.0 => {
                 Err("bidirectional search takes no heuristic weight")
             }
+            Algorithm::Theta | Algorithm::LazyTheta if settings.rules.moves != Moves::Eight => {
+                Err("any-angle searches need 8-connected moves (a 4-connected unit never moves at an angle)")
+            }
+            Algorithm::LazyTheta if !grid.has_uniform_cost() => Err(
+                "Lazy Theta* takes a segment's length for its cost before checking it: uniform terrain cost only (Theta* handles terrain costs)",
+            ),
             _ => Ok(()),
         }
     }
 
+    /// `true` for the any-angle searches ([`Algorithm::Theta`], [`Algorithm::LazyTheta`]),
+    /// whose [`Path::cells`] are turning points in line of sight of each other rather than
+    /// neighbouring cells, and whose [`Path::cost`] is measured along straight segments
+    /// ([`Grid::any_angle_cost`]), not by the grid's step-cost rule.
+    #[must_use]
+    pub const fn is_any_angle(self) -> bool {
+        matches!(self, Algorithm::Theta | Algorithm::LazyTheta)
+    }
+
     /// `true` when this algorithm with `settings` on `grid` is guaranteed to return a
-    /// least-cost path.
+    /// least-cost path among the grid paths (of neighbouring cells). Always `false` for the
+    /// any-angle searches: their paths are not grid paths, they are not guaranteed to be the
+    /// shortest any-angle paths either, and on uniform cost they are (in gridpath's property
+    /// tests, and in practice) no longer than the octile optimum.
     #[must_use]
     pub fn is_optimal(self, grid: &Grid, settings: &Settings) -> bool {
         let admissible = settings.weight == 1.0 && settings.heuristic.is_admissible(settings.rules.moves);
@@ -114,7 +146,7 @@ impl Algorithm {
             Algorithm::Bfs | Algorithm::Wavefront => {
                 settings.rules.moves == Moves::Four && grid.has_uniform_cost()
             }
-            Algorithm::Greedy => false,
+            Algorithm::Greedy | Algorithm::Theta | Algorithm::LazyTheta => false,
         }
     }
 }
@@ -165,9 +197,13 @@ pub struct Stats {
 /// A found path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Path {
-    /// Cells from the start to the goal, both included; consecutive cells are neighbours.
+    /// Cells from the start to the goal, both included. For the grid searches consecutive
+    /// cells are neighbours; for the any-angle searches ([`Algorithm::is_any_angle`]) they are
+    /// the turning points, consecutive ones in [`Grid::line_of_sight`] of each other
+    /// ([`crate::sight::segment_cells`] gives the cells a segment crosses).
     pub cells: Vec<Pos>,
-    /// Total cost under the grid's step-cost rule.
+    /// Total cost: under the grid's step-cost rule ([`Grid::path_cost`]) for the grid
+    /// searches, along the straight segments ([`Grid::any_angle_cost`]) for the any-angle ones.
     pub cost: f64,
     /// Work counters.
     pub stats: Stats,
@@ -319,6 +355,8 @@ pub struct Searcher {
     /// The bucketed open list for monotone searches.
     pub(crate) buckets: BucketQueue,
     pub(crate) queue: std::collections::VecDeque<u32>,
+    /// Theta*'s and Lazy Theta*'s cells (any cell can be a parent).
+    pub(crate) any_angle: theta::Workspace,
     /// JPS scans only the lines that the grid's jump bits say hold a jump point (the default);
     /// off, it scans every line as online JPS does. See [`Searcher::set_jump_bits`].
     online_jps: bool,
@@ -354,6 +392,7 @@ impl Searcher {
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
             Algorithm::Jps => std::mem::size_of::<jps::JumpNode>(),
+            Algorithm::Theta | Algorithm::LazyTheta => 16,
             _ => one_side,
         }
     }
@@ -456,6 +495,8 @@ impl Searcher {
             Algorithm::Jps => exact(jps::run::<O, true>(self, &q, out, observer)),
             Algorithm::Bidirectional => measured(bidir::run(self, &q, out, observer)),
             Algorithm::Wavefront => measured(bfs::wavefront(self, &q, out, observer)),
+            Algorithm::Theta => exact(theta::run::<O, false>(&mut self.any_angle, &q, out, observer)),
+            Algorithm::LazyTheta => exact(theta::run::<O, true>(&mut self.any_angle, &q, out, observer)),
         };
         match result {
             Ok((stats, known)) => {
@@ -464,7 +505,12 @@ impl Searcher {
                 // that sum (up to float rounding), without a second walk along the path.
                 let cost = known.unwrap_or_else(|| grid.path_cost(out, settings.rules).unwrap_or(f64::NAN));
                 debug_assert!(
-                    grid.path_cost(out, settings.rules).is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
+                    if settings.algorithm.is_any_angle() {
+                        grid.any_angle_cost(out, settings.rules)
+                    } else {
+                        grid.path_cost(out, settings.rules)
+                    }
+                    .is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
                     "search returned an illegal path or a wrong cost"
                 );
                 Ok((cost, stats))
