@@ -6,6 +6,7 @@ mod bidir;
 mod heap;
 mod jps;
 mod octile;
+mod partial;
 mod theta;
 
 use std::fmt;
@@ -167,11 +168,23 @@ pub struct Settings {
     /// expands every cell at most once and, with an admissible heuristic, returns a route
     /// costing at most `w` times the optimum.
     pub weight: f64,
+    /// When the goal cannot be reached (no route, another terrain class, a wall): `false` (the
+    /// default) returns the error; `true` returns the route to the reachable cell closest to
+    /// the goal (straight-line distance, ties to the cheaper route) as an `Ok` path marked
+    /// [`Outcome::Partial`]. A bad start, a goal off the map, a bad weight or an algorithm that
+    /// does not apply stay errors.
+    pub partial: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { algorithm: Algorithm::AStar, rules: Rules::OCTILE, heuristic: Heuristic::Octile, weight: 1.0 }
+        Self {
+            algorithm: Algorithm::AStar,
+            rules: Rules::OCTILE,
+            heuristic: Heuristic::Octile,
+            weight: 1.0,
+            partial: false,
+        }
     }
 }
 
@@ -207,6 +220,32 @@ pub struct Path {
     pub cost: f64,
     /// Work counters.
     pub stats: Stats,
+    /// Whether the path ends at the goal. Check it before walking the path as a route to the
+    /// goal: with [`Settings::partial`] a path can end short of it.
+    pub outcome: Outcome,
+}
+
+/// Whether a [`Path`] reaches the goal it was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Outcome {
+    /// The path ends at the goal.
+    #[default]
+    Complete,
+    /// The goal cannot be reached ([`Settings::partial`]): the path ends at the reachable cell
+    /// closest to `goal` by straight-line distance (ties: the cheaper route, then the cell
+    /// first in row order), which may be the start itself.
+    Partial {
+        /// The goal that was asked for (the path's last cell is not it).
+        goal: Pos,
+    },
+}
+
+impl Outcome {
+    /// `true` for [`Outcome::Partial`].
+    #[must_use]
+    pub const fn is_partial(self) -> bool {
+        matches!(self, Outcome::Partial { .. })
+    }
 }
 
 /// Which end of a query a [`SearchError`] is about.
@@ -425,12 +464,14 @@ impl Searcher {
         observer: &mut O,
     ) -> Result<Path, SearchError> {
         let mut cells = Vec::new();
-        let (cost, stats) = self.find_path_into_traced(grid, start, goal, settings, &mut cells, observer)?;
-        Ok(Path { cells, cost, stats })
+        let (cost, stats, outcome) =
+            self.find_path_into_traced(grid, start, goal, settings, &mut cells, observer)?;
+        Ok(Path { cells, cost, stats, outcome })
     }
 
     /// Like [`Searcher::find_path`], writing the cells into `out` (cleared first) so a caller
-    /// that keeps `out` allocates nothing per query. Returns the cost and the stats.
+    /// that keeps `out` allocates nothing per query. Returns the cost, the stats and whether
+    /// `out` reaches the goal ([`Outcome`]).
     ///
     /// # Errors
     /// As [`Searcher::find_path`].
@@ -441,11 +482,37 @@ impl Searcher {
         goal: Pos,
         settings: &Settings,
         out: &mut Vec<Pos>,
-    ) -> Result<(f64, Stats), SearchError> {
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
         self.find_path_into_traced(grid, start, goal, settings, out, &mut NoTrace)
     }
 
     fn find_path_into_traced<O: Observer>(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        out: &mut Vec<Pos>,
+        observer: &mut O,
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
+        match self.search(grid, start, goal, settings, out, observer) {
+            Ok((cost, stats)) => Ok((cost, stats, Outcome::Complete)),
+            Err(
+                SearchError::NoPath { .. }
+                | SearchError::TerrainClasses { .. }
+                | SearchError::Blocked { which: Endpoint::Goal, .. },
+            ) if settings.partial => {
+                // The start was checked before the goal, so it is valid here.
+                let target = partial::closest_reachable(grid, start, goal, settings.rules);
+                let exact = Settings { partial: false, ..*settings };
+                let (cost, stats) = self.search(grid, start, target, &exact, out, observer)?;
+                Ok((cost, stats, Outcome::Partial { goal }))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn search<O: Observer>(
         &mut self,
         grid: &Grid,
         start: Pos,

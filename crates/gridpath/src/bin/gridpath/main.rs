@@ -153,6 +153,10 @@ struct SearchArgs {
     /// Heuristic weight (≥ 1; above 1 is weighted A*, faster but not optimal).
     #[arg(long, default_value_t = 1.0)]
     weight: f64,
+    /// When the goal cannot be reached, print the route to the reachable cell closest to it
+    /// (the summary says `partial`) instead of failing.
+    #[arg(long)]
+    partial: bool,
 }
 
 impl RuleArgs {
@@ -168,6 +172,7 @@ impl SearchArgs {
             rules: self.rules.rules(),
             heuristic: self.heuristic,
             weight: self.weight,
+            partial: self.partial,
         }
     }
 }
@@ -189,7 +194,8 @@ fn main() -> ExitCode {
         Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
         Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
         Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits } => {
-            let settings = Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight };
+            let settings =
+                Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight, partial: false };
             run_scenarios(&scen, settings, runs, !no_jump_bits)
         }
         Command::Bench { scen, peers, runs, max_queries, field, order } => {
@@ -308,6 +314,7 @@ fn solve(
             "peak_open": path.stats.peak_open,
             "time_us": micros,
             "path": cells,
+            "partial": path.outcome.is_partial(),
         });
         println!("{out}");
     } else {
@@ -322,11 +329,15 @@ fn solve(
         };
         print!("{}", render(&map.grid, &crossed, start, goal));
         println!(
-            "cost={:.4} cells={} expanded={} time_us={:.1}",
+            "cost={:.4} cells={} expanded={} time_us={:.1}{}",
             path.cost,
             path.cells.len(),
             path.stats.expanded,
-            micros
+            micros,
+            match path.outcome {
+                gridpath::Outcome::Complete => String::new(),
+                gridpath::Outcome::Partial { goal } => format!(" partial: {goal} cannot be reached"),
+            }
         );
     }
     Ok(())
@@ -426,7 +437,7 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bo
             report.queries += 1;
             report.micros.push(elapsed * 1e6 / f64::from(runs));
             match outcome {
-                Some(Ok((cost, stats))) => {
+                Some(Ok((cost, stats, _))) => {
                     report.expanded += stats.expanded;
                     // An any-angle path is checked segment by segment, and its cost may lie below
                     // the published octile optimum: "optimal" then means "not above it".
