@@ -75,7 +75,7 @@ pub struct PresentPlugin;
 
 impl Plugin for PresentPlugin {
     fn build(&self, app: &mut App) {
-        // The frame rate the HUD shows with F8.
+        // The frame rate the HUD shows with F12.
         app.add_plugins(bevy::diagnostic::FrameTimeDiagnosticsPlugin::default());
         app.add_plugins((view::plugin, ui::plugin));
     }

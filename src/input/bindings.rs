@@ -470,8 +470,10 @@ pub const KEY_TABLE: &[KeyRow] = &[
             key(KeyCode::F5, Control::SelectAlgorithm(Algorithm::Jps)),
             key(KeyCode::F6, Control::SelectAlgorithm(Algorithm::Bidirectional)),
             key(KeyCode::F7, Control::SelectAlgorithm(Algorithm::Wavefront)),
+            key(KeyCode::F8, Control::SelectAlgorithm(Algorithm::Theta)),
+            key(KeyCode::F9, Control::SelectAlgorithm(Algorithm::LazyTheta)),
         ],
-        "A*, Dijkstra, BFS, greedy, JPS, bidirectional, wavefront",
+        "A*, Dijkstra, BFS, greedy, JPS, bidirectional, wavefront, Theta*, Lazy Theta*",
         "",
     ),
     row(
@@ -549,7 +551,7 @@ pub const KEY_TABLE: &[KeyRow] = &[
         "unit speed down / up",
         "tiles per second",
     ),
-    row(Section::Replay, &[key(KeyCode::F8, Control::ToggleFrameRate)], "frame rate on / off", "in the HUD"),
+    row(Section::Replay, &[key(KeyCode::F12, Control::ToggleFrameRate)], "frame rate on / off", "in the HUD"),
     row(
         Section::Replay,
         &[key(KeyCode::KeyH, Control::ToggleHelp)],

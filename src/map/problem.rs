@@ -139,6 +139,11 @@ pub fn cost_blind(algorithm: Algorithm) -> Option<&'static str> {
         Algorithm::Jps => Some("JPS needs uniform terrain cost"),
         Algorithm::Bfs => Some("BFS counts steps: it ignores terrain costs"),
         Algorithm::Wavefront => Some("the wavefront counts steps: it ignores terrain costs"),
-        Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Greedy | Algorithm::Bidirectional => None,
+        Algorithm::LazyTheta => Some("Lazy Theta* needs uniform terrain cost"),
+        Algorithm::AStar
+        | Algorithm::Dijkstra
+        | Algorithm::Greedy
+        | Algorithm::Bidirectional
+        | Algorithm::Theta => None,
     }
 }

@@ -89,6 +89,9 @@ pub struct PlanReport {
     pub explored: Explored,
     /// Every step of the latest main search, in order: what the search animation replays.
     pub trace: Vec<TraceEvent>,
+    /// Every cell the latest route passes through, start to goal: its cells, or for an
+    /// any-angle route (whose cells are its corners) the cells its straight segments cross.
+    pub route: Vec<Pos>,
 }
 
 /// What the latest main search found.
@@ -134,10 +137,26 @@ pub(crate) fn plan_main_route(
     let _ = searcher.find_path_traced(problem.grid(), start, goal, settings, &mut trace);
     report.explored = Explored::from_trace(&trace);
     report.trace = trace;
+    report.route =
+        result.as_ref().map_or_else(|_| Vec::new(), |path| cells_along(problem.grid(), &path.cells));
     report.outcome = match result {
         Ok(path) => PlanOutcome::Found { path, micros },
         Err(error) => PlanOutcome::Failed(error),
     };
+}
+
+/// The cells a route through `corners` passes: consecutive neighbours as they are, a straight
+/// segment between far cells as the cells it crosses.
+pub fn cells_along(grid: &Grid, corners: &[Pos]) -> Vec<Pos> {
+    let mut cells: Vec<Pos> = corners.first().copied().into_iter().collect();
+    for pair in corners.windows(2) {
+        if pair[0].x.abs_diff(pair[1].x) <= 1 && pair[0].y.abs_diff(pair[1].y) <= 1 {
+            cells.push(pair[1]);
+        } else {
+            cells.extend(gridpath::sight::segment_cells(grid, pair[0], pair[1]).into_iter().skip(1));
+        }
+    }
+    cells
 }
 
 /// A search option a key or a panel button chooses.
@@ -192,7 +211,12 @@ fn uses_no_heuristic(algorithm: Algorithm) -> Option<&'static str> {
         Algorithm::Dijkstra => Some("Dijkstra uses no heuristic"),
         Algorithm::Bfs => Some("BFS uses no heuristic"),
         Algorithm::Wavefront => Some("the wavefront uses no heuristic"),
-        Algorithm::AStar | Algorithm::Greedy | Algorithm::Jps | Algorithm::Bidirectional => None,
+        Algorithm::AStar
+        | Algorithm::Greedy
+        | Algorithm::Jps
+        | Algorithm::Bidirectional
+        | Algorithm::Theta
+        | Algorithm::LazyTheta => None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! The HUD: a bar on top with the search settings and the current search's stats (cost, cells,
-//! nodes expanded, peak open list, time), the replay and the unit's state, the frame rate (`F8`)
+//! nodes expanded, peak open list, time), the replay and the unit's state, the frame rate (`F12`)
 //! and `H: help`; over the map, the latest notices and a banner while a replay is paused or
 //! holds the unit; `H` toggles an overlay listing every control.
 //!
@@ -139,7 +139,7 @@ pub fn plugin(app: &mut App) {
     );
 }
 
-/// Whether the frame rate is shown in the HUD (`F8`).
+/// Whether the frame rate is shown in the HUD (`F12`).
 #[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ShowFrameRate(pub bool);
 

@@ -194,6 +194,7 @@ fn corner_button_label(corners: Corners) -> &'static str {
 fn algorithm_label(algorithm: Algorithm) -> &'static str {
     match algorithm {
         Algorithm::Bidirectional => "Bidir",
+        Algorithm::LazyTheta => "LazyTheta*",
         other => other.label(),
     }
 }
@@ -582,7 +583,9 @@ fn race_line(row: &RaceRow) -> (String, Color) {
                 (true, true) => ("optimal".to_owned(), GOOD_COLOR),
                 // Optimal here by luck of the map: not guaranteed in general.
                 (true, false) => ("optimal^".to_owned(), GOOD_COLOR),
-                (false, _) => (format!("+{excess_percent:.1}%"), REASON_COLOR),
+                // Any-angle routes can beat the grid optimum: shorter shows in green.
+                (false, _) if *excess_percent < 0.0 => (format!("{excess_percent:+.1}%"), GOOD_COLOR),
+                (false, _) => (format!("{excess_percent:+.1}%"), REASON_COLOR),
             };
             (format!("{name:<10}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}"), color)
         }
@@ -603,7 +606,7 @@ fn fill_race_table(
     commands.entity(rows).despawn_related::<Children>();
     let header = format!("{:<10}{:>7}{:>7}{:>7}  {}", "algorithm", "cost", "expand", "us", "result");
     let lines: Vec<(String, Color)> = if table.shown {
-        let footer = ("^ optimal here, but not guaranteed to be".to_owned(), DIM_COLOR);
+        let footer = ("^ optimal here, not guaranteed; -%: any-angle, shorter".to_owned(), DIM_COLOR);
         std::iter::once((header, TITLE_COLOR))
             .chain(table.rows.iter().map(race_line))
             .chain([footer])

@@ -364,11 +364,8 @@ struct OverlayLooks<'a> {
 
 impl<'a> OverlayLooks<'a> {
     fn new(report: &PlanReport, animation: &'a SearchAnimation, show: ShowSearch, flow: &FlowView) -> Self {
-        let path = if animation.is_finished() {
-            report.outcome.cells().iter().copied().collect()
-        } else {
-            HashSet::default()
-        };
+        let path =
+            if animation.is_finished() { report.route.iter().copied().collect() } else { HashSet::default() };
         Self { path, animation, show_search: show.0 && !flow.shown }
     }
 
@@ -501,9 +498,7 @@ fn show_search_texels(
     } else {
         let old = std::mem::take(&mut tinted);
         // Clear what was tinted; then the trace so far and the path.
-        for cell in
-            old.into_iter().chain(touched.iter().copied()).chain(report.outcome.cells().iter().copied())
-        {
+        for cell in old.into_iter().chain(touched.iter().copied()).chain(report.route.iter().copied()) {
             paint(cell, &mut tinted);
         }
     }

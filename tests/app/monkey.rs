@@ -195,7 +195,7 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
             let rules = request.settings.rules;
             for pair in cells.windows(2) {
                 // A smoothed route's segments need line of sight; a grid route's steps are moves.
-                let legal = if request.smooth {
+                let legal = if request.smooth || request.settings.algorithm.is_any_angle() {
                     grid.line_of_sight(pair[0], pair[1], rules)
                 } else {
                     grid.can_step(pair[0], pair[1], rules)
@@ -215,7 +215,12 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
     if let PlanOutcome::Found { path, .. } = &report(app).outcome {
         assert_eq!(path.cells.first(), Some(&start), "frame {frame}: the shown route starts at the start");
         assert_eq!(path.cells.last(), Some(&goal), "frame {frame}: the shown route ends at the goal");
-        if let Err(step) = grid.path_cost(&path.cells, rules) {
+        let legal = if problem.settings().algorithm.is_any_angle() {
+            grid.any_angle_cost(&path.cells, rules)
+        } else {
+            grid.path_cost(&path.cells, rules)
+        };
+        if let Err(step) = legal {
             panic!("frame {frame}: the shown route is stale: {step}");
         }
     }

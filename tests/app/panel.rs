@@ -75,7 +75,7 @@ fn every_control_has_a_button_with_its_key() {
         ". fast",
         ". instant",
         "/ auto",
-        "F8 fps",
+        "F12 fps",
         "Space",
         "N step",
         "Esc skip",

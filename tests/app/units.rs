@@ -161,3 +161,32 @@ fn a_wall_across_a_smoothed_segment_re_plans_it() {
     walk_to_arrival(&mut app);
     assert_eq!(unit(&mut app).2, PathStatus::Arrived);
 }
+
+#[test]
+fn theta_star_gives_the_unit_an_any_angle_route_and_the_map_its_crossed_cells() {
+    // A wall in the middle: Theta*'s route bends once at its corner instead of zig-zagging.
+    let mut app = test_app(open_map(20, 12));
+    drag(&mut app, MouseButton::Left, &(2..10).map(|y| Pos::new(9, y)).collect::<Vec<_>>());
+    tap_key(&mut app, KeyCode::F8);
+    assert_eq!(pathfinder(&app).settings().algorithm, gridpath::Algorithm::Theta, "F8 picks Theta*");
+    app.update();
+    let grid = pathfinder(&app).grid().clone();
+    let rules = pathfinder(&app).settings().rules;
+    let corners = report(&app).outcome.cells().to_vec();
+    assert!(corners.len() <= 4, "a few corners, not a cell-by-cell route: {corners:?}");
+    let length = grid.any_angle_cost(&corners, rules).expect("every segment in line of sight");
+    let route = &report(&app).route;
+    assert!(route.windows(2).all(|p| p[0].x.abs_diff(p[1].x) <= 1 && p[0].y.abs_diff(p[1].y) <= 1));
+    assert_eq!(
+        (route.first(), route.last()),
+        (corners.first(), corners.last()),
+        "the tinted cells join the ends"
+    );
+    let octile = gridpath::Searcher::new()
+        .find_path(&grid, pathfinder(&app).start(), pathfinder(&app).goal(), &Settings::default())
+        .expect("a grid route")
+        .cost;
+    assert!(length < octile, "any-angle is shorter than the grid optimum: {length} vs {octile}");
+    walk_to_arrival(&mut app);
+    assert_eq!(unit(&mut app).2, PathStatus::Arrived);
+}

@@ -301,7 +301,12 @@ fn check_lab(checks: &mut Checks, out: &Path) {
     checks.check(waits, format!("the unit waits on the start during the replay: {units:?}"));
 
     let race = Shot::open(&out.join("race.png"));
-    checks.check(race.layout.race_rows == 8, format!("the race table has 8 rows: {}", race.layout.race_rows));
+    // Every algorithm plus weighted A*.
+    let rows = gridpath::Algorithm::ALL.len() + 1;
+    checks.check(
+        race.layout.race_rows == rows,
+        format!("the race table has {rows} rows: {}", race.layout.race_rows),
+    );
     checks.check(
         race.layout.animation.applied == race.layout.animation.total,
         "Esc skipped the replay to its end",
@@ -406,8 +411,8 @@ fn check_fit(checks: &mut Checks, out: &Path) {
         let mut lines = race.ui("Race line ");
         lines.sort_by_key(|(name, _)| name.rsplit(' ').next().and_then(|n| n.parse::<u32>().ok()));
         checks.check(
-            lines.len() == 10,
-            format!("{size}: the race table has its header, 8 rows and the footer: {} lines", lines.len()),
+            lines.len() == gridpath::Algorithm::ALL.len() + 3,
+            format!("{size}: the race table has its header, a row per algorithm and weighted A*, and the footer: {} lines", lines.len()),
         );
         if let [.., (_, row), (_, last)] = lines.as_slice() {
             checks.check(

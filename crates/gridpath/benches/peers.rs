@@ -96,7 +96,7 @@ fn queries(c: &mut Criterion) {
             searcher.set_jump_bits(jump_bits);
             searcher
                 .find_path_into(&grid, start, goal, &settings, &mut cells)
-                .map_or(f64::NAN, |(cost, _)| cost)
+                .map_or(f64::NAN, |(cost, _, _)| cost)
         };
         let methods = [
             ("gridpath A*", Algorithm::AStar, true),

@@ -49,6 +49,6 @@ pub use field::{FieldKind, FlowField};
 pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile};
 pub use heuristic::Heuristic;
 pub use names::ParseNameError;
-pub use search::{Algorithm, Endpoint, Path, SearchError, Searcher, Settings, Stats};
+pub use search::{Algorithm, Endpoint, Outcome, Path, SearchError, Searcher, Settings, Stats};
 pub use sight::smooth;
 pub use trace::{NoTrace, Observer, TraceEvent};

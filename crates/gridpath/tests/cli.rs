@@ -174,3 +174,19 @@ fn generate_writes_a_benchmark_scen_that_scen_replays_exactly() {
     let (_, _, code) = gridpath(&["generate", "rooms", "64", "48", "--scen", "10"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn any_angle_searches_are_checked_segment_by_segment() {
+    // Theta*'s paths are no grid paths and may beat the octile optimum: `scen` must count
+    // them neither illegal nor wrong.
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    for algo in ["theta", "lazytheta"] {
+        let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", algo]);
+        assert_eq!(code, 0, "{algo}: {err}");
+        assert_eq!(out.lines().last(), Some("scen: 160 queries, 0 mismatches, 0 illegal"), "{algo}: {out}");
+    }
+    let map = write_temp("theta.txt", "S.......\n........\n.......G\n");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", "theta"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().last().unwrap().starts_with("cost=7.2801 cells=2 "), "one straight segment: {out}");
+}

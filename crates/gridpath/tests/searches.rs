@@ -6,7 +6,7 @@ mod common;
 use common::{reference_cost, reference_steps};
 use gridpath::formats::{parse_ascii, parse_digits};
 use gridpath::{
-    Algorithm, Corners, Endpoint, FlowField, Grid, Heuristic, Moves, Pos, Rules, SQRT2, SearchError,
+    Algorithm, Corners, Endpoint, FlowField, Grid, Heuristic, Moves, Outcome, Pos, Rules, SQRT2, SearchError,
     Searcher, Settings, Tile, TraceEvent,
 };
 use proptest::prelude::*;
@@ -291,13 +291,25 @@ proptest! {
         let steps = reference_steps(&grid, start, goal, rules);
         let mut s = Searcher::new();
         for algorithm in Algorithm::ALL {
-            let set = Settings { algorithm, rules, heuristic, weight: 1.0 };
+            let set = Settings { algorithm, rules, heuristic, ..Settings::default() };
             if algorithm.check(&grid, &set).is_err() {
                 continue;
             }
             let got = s.find_path(&grid, start, goal, &set);
             match (want, &got) {
                 (None, Err(_)) => {}
+                (Some(want), Ok(path)) if algorithm.is_any_angle() => {
+                    // Turning points in sight of each other; on uniform cost never longer than
+                    // the octile optimum.
+                    let legal = grid.any_angle_cost(&path.cells, rules);
+                    prop_assert!(legal.is_ok(), "{algorithm}: segment without sight {:?}", legal);
+                    prop_assert!((legal.unwrap() - path.cost).abs() < EPS, "{algorithm}: reported cost");
+                    prop_assert_eq!(path.cells.first(), Some(&start));
+                    prop_assert_eq!(path.cells.last(), Some(&goal));
+                    if grid.has_uniform_cost() {
+                        prop_assert!(path.cost <= want + EPS, "{algorithm}: {} above the octile {want}", path.cost);
+                    }
+                }
                 (Some(want), Ok(path)) => {
                     let legal = grid.path_cost(&path.cells, rules);
                     prop_assert!(legal.is_ok(), "{algorithm}: illegal path {:?}", legal);
@@ -379,4 +391,58 @@ proptest! {
 fn eight_moves_default_and_moves_enum_are_consistent() {
     assert_eq!(Settings::default().rules.moves, Moves::Eight);
     assert_eq!(Settings::default().rules.corners, Corners::Forbid);
+}
+
+/// A walled-in goal: with `partial` every algorithm walks to the reachable cell nearest the
+/// goal and says so; without it, the error as before.
+#[test]
+fn partial_paths_stop_at_the_closest_reachable_cell() {
+    let map = parse_ascii(
+        "S.....#...\n\
+         ......#.G.\n\
+         ......#...",
+    )
+    .unwrap();
+    let (start, goal) = (map.start.unwrap(), map.goal.unwrap());
+    let mut s = Searcher::new();
+    for algorithm in Algorithm::ALL {
+        let exact = Settings::with_algorithm(algorithm);
+        if algorithm.check(&map.grid, &exact).is_err() {
+            continue;
+        }
+        assert!(
+            matches!(s.find_path(&map.grid, start, goal, &exact), Err(SearchError::NoPath { .. })),
+            "{algorithm}: no partial route unless asked"
+        );
+        let path = s.find_path(&map.grid, start, goal, &Settings { partial: true, ..exact }).unwrap();
+        assert_eq!(path.outcome, Outcome::Partial { goal }, "{algorithm}: marked partial");
+        assert_eq!(path.cells.last(), Some(&Pos::new(5, 1)), "{algorithm}: the cell nearest the goal");
+        assert_eq!(path.cells.first(), Some(&start));
+    }
+    // A goal on a wall or in water: as close as the start's own class gets; a complete route
+    // is marked complete.
+    let mut grid = map.grid.clone();
+    grid.set_tile(Pos::new(8, 1), Tile::Water { cost: 1 }).unwrap();
+    let partial = Settings { partial: true, ..Settings::default() };
+    for goal in [Pos::new(6, 0), Pos::new(8, 1)] {
+        let path = s.find_path(&grid, start, goal, &partial).unwrap();
+        assert!(path.outcome.is_partial(), "{goal}: partial");
+        assert_eq!(path.cells.last(), Some(&Pos::new(5, if goal.y == 0 { 0 } else { 1 })), "{goal}");
+    }
+    let path = s.find_path(&grid, start, Pos::new(5, 2), &partial).unwrap();
+    assert_eq!(path.outcome, Outcome::Complete, "a reachable goal gives a complete path");
+    // Equally near cells: the cheaper route wins. The goal (3,1) is a wall; (3,0) and (3,2)
+    // are both one cell from it, and whichever costs 9 to enter loses.
+    let ring = parse_ascii("....\n..##\n....").unwrap().grid;
+    for (dear, want) in [(Pos::new(3, 2), Pos::new(3, 0)), (Pos::new(3, 0), Pos::new(3, 2))] {
+        let mut g = ring.clone();
+        g.set_tile(dear, Tile::Ground { cost: 9 }).unwrap();
+        let path = s.find_path(&g, Pos::new(0, 1), Pos::new(3, 1), &partial).unwrap();
+        assert_eq!(path.cells.last(), Some(&want), "ties go to the cheaper route ({dear} costs 9)");
+    }
+    // A bad start stays an error.
+    assert!(matches!(
+        s.find_path(&grid, Pos::new(6, 0), goal, &partial),
+        Err(SearchError::Blocked { which: Endpoint::Start, .. })
+    ));
 }

@@ -6,6 +6,8 @@ mod bidir;
 mod heap;
 mod jps;
 mod octile;
+mod partial;
+mod theta;
 
 use std::fmt;
 
@@ -36,11 +38,18 @@ pub enum Algorithm {
     /// The "contour line" wavefront: BFS from the goal numbering steps from 1, then a walk
     /// downhill from the start.
     Wavefront,
+    /// Theta*: any-angle A* whose cells may take their parent's parent as parent when they see
+    /// it ([`Grid::line_of_sight`]); its [`Path::cells`] are the turning points. 8-connected
+    /// moves only; works on terrain costs (segments cost [`Grid::segment_cost`]).
+    Theta,
+    /// Lazy Theta*: Theta* that checks line of sight once per expanded cell instead of once per
+    /// generated one (fewer checks, same kind of path). 8-connected moves, uniform cost only.
+    LazyTheta,
 }
 
 impl Algorithm {
     /// Every algorithm, in display order.
-    pub const ALL: [Algorithm; 7] = [
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::AStar,
         Algorithm::Dijkstra,
         Algorithm::Bfs,
@@ -48,6 +57,8 @@ impl Algorithm {
         Algorithm::Jps,
         Algorithm::Bidirectional,
         Algorithm::Wavefront,
+        Algorithm::Theta,
+        Algorithm::LazyTheta,
     ];
 
     /// Short lowercase name, as the CLI spells it.
@@ -61,6 +72,8 @@ impl Algorithm {
             Algorithm::Jps => "jps",
             Algorithm::Bidirectional => "bidir",
             Algorithm::Wavefront => "wavefront",
+            Algorithm::Theta => "theta",
+            Algorithm::LazyTheta => "lazytheta",
         }
     }
 
@@ -75,6 +88,8 @@ impl Algorithm {
             Algorithm::Jps => "JPS",
             Algorithm::Bidirectional => "Bidirectional",
             Algorithm::Wavefront => "Wavefront",
+            Algorithm::Theta => "Theta*",
+            Algorithm::LazyTheta => "Lazy Theta*",
         }
     }
 
@@ -99,12 +114,30 @@ impl Algorithm {
             Algorithm::Bidirectional if settings.weight != 1.0 => {
                 Err("bidirectional search takes no heuristic weight")
             }
+            Algorithm::Theta | Algorithm::LazyTheta if settings.rules.moves != Moves::Eight => {
+                Err("any-angle searches need 8-connected moves (a 4-connected unit never moves at an angle)")
+            }
+            Algorithm::LazyTheta if !grid.has_uniform_cost() => Err(
+                "Lazy Theta* takes a segment's length for its cost before checking it: uniform terrain cost only (Theta* handles terrain costs)",
+            ),
             _ => Ok(()),
         }
     }
 
+    /// `true` for the any-angle searches ([`Algorithm::Theta`], [`Algorithm::LazyTheta`]),
+    /// whose [`Path::cells`] are turning points in line of sight of each other rather than
+    /// neighbouring cells, and whose [`Path::cost`] is measured along straight segments
+    /// ([`Grid::any_angle_cost`]), not by the grid's step-cost rule.
+    #[must_use]
+    pub const fn is_any_angle(self) -> bool {
+        matches!(self, Algorithm::Theta | Algorithm::LazyTheta)
+    }
+
     /// `true` when this algorithm with `settings` on `grid` is guaranteed to return a
-    /// least-cost path.
+    /// least-cost path among the grid paths (of neighbouring cells). Always `false` for the
+    /// any-angle searches: their paths are not grid paths, they are not guaranteed to be the
+    /// shortest any-angle paths either, and on uniform cost they are (in gridpath's property
+    /// tests, and in practice) no longer than the octile optimum.
     #[must_use]
     pub fn is_optimal(self, grid: &Grid, settings: &Settings) -> bool {
         let admissible = settings.weight == 1.0 && settings.heuristic.is_admissible(settings.rules.moves);
@@ -114,7 +147,7 @@ impl Algorithm {
             Algorithm::Bfs | Algorithm::Wavefront => {
                 settings.rules.moves == Moves::Four && grid.has_uniform_cost()
             }
-            Algorithm::Greedy => false,
+            Algorithm::Greedy | Algorithm::Theta | Algorithm::LazyTheta => false,
         }
     }
 }
@@ -135,11 +168,23 @@ pub struct Settings {
     /// expands every cell at most once and, with an admissible heuristic, returns a route
     /// costing at most `w` times the optimum.
     pub weight: f64,
+    /// When the goal cannot be reached (no route, another terrain class, a wall): `false` (the
+    /// default) returns the error; `true` returns the route to the reachable cell closest to
+    /// the goal (straight-line distance, ties to the cheaper route) as an `Ok` path marked
+    /// [`Outcome::Partial`]. A bad start, a goal off the map, a bad weight or an algorithm that
+    /// does not apply stay errors.
+    pub partial: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { algorithm: Algorithm::AStar, rules: Rules::OCTILE, heuristic: Heuristic::Octile, weight: 1.0 }
+        Self {
+            algorithm: Algorithm::AStar,
+            rules: Rules::OCTILE,
+            heuristic: Heuristic::Octile,
+            weight: 1.0,
+            partial: false,
+        }
     }
 }
 
@@ -165,12 +210,42 @@ pub struct Stats {
 /// A found path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Path {
-    /// Cells from the start to the goal, both included; consecutive cells are neighbours.
+    /// Cells from the start to the goal, both included. For the grid searches consecutive
+    /// cells are neighbours; for the any-angle searches ([`Algorithm::is_any_angle`]) they are
+    /// the turning points, consecutive ones in [`Grid::line_of_sight`] of each other
+    /// ([`crate::sight::segment_cells`] gives the cells a segment crosses).
     pub cells: Vec<Pos>,
-    /// Total cost under the grid's step-cost rule.
+    /// Total cost: under the grid's step-cost rule ([`Grid::path_cost`]) for the grid
+    /// searches, along the straight segments ([`Grid::any_angle_cost`]) for the any-angle ones.
     pub cost: f64,
     /// Work counters.
     pub stats: Stats,
+    /// Whether the path ends at the goal. Check it before walking the path as a route to the
+    /// goal: with [`Settings::partial`] a path can end short of it.
+    pub outcome: Outcome,
+}
+
+/// Whether a [`Path`] reaches the goal it was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Outcome {
+    /// The path ends at the goal.
+    #[default]
+    Complete,
+    /// The goal cannot be reached ([`Settings::partial`]): the path ends at the reachable cell
+    /// closest to `goal` by straight-line distance (ties: the cheaper route, then the cell
+    /// first in row order), which may be the start itself.
+    Partial {
+        /// The goal that was asked for (the path's last cell is not it).
+        goal: Pos,
+    },
+}
+
+impl Outcome {
+    /// `true` for [`Outcome::Partial`].
+    #[must_use]
+    pub const fn is_partial(self) -> bool {
+        matches!(self, Outcome::Partial { .. })
+    }
 }
 
 /// Which end of a query a [`SearchError`] is about.
@@ -319,6 +394,8 @@ pub struct Searcher {
     /// The bucketed open list for monotone searches.
     pub(crate) buckets: BucketQueue,
     pub(crate) queue: std::collections::VecDeque<u32>,
+    /// Theta*'s and Lazy Theta*'s cells (any cell can be a parent).
+    pub(crate) any_angle: theta::Workspace,
     /// JPS scans only the lines that the grid's jump bits say hold a jump point (the default);
     /// off, it scans every line as online JPS does. See [`Searcher::set_jump_bits`].
     online_jps: bool,
@@ -354,6 +431,7 @@ impl Searcher {
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
             Algorithm::Jps => std::mem::size_of::<jps::JumpNode>(),
+            Algorithm::Theta | Algorithm::LazyTheta => 16,
             _ => one_side,
         }
     }
@@ -386,12 +464,14 @@ impl Searcher {
         observer: &mut O,
     ) -> Result<Path, SearchError> {
         let mut cells = Vec::new();
-        let (cost, stats) = self.find_path_into_traced(grid, start, goal, settings, &mut cells, observer)?;
-        Ok(Path { cells, cost, stats })
+        let (cost, stats, outcome) =
+            self.find_path_into_traced(grid, start, goal, settings, &mut cells, observer)?;
+        Ok(Path { cells, cost, stats, outcome })
     }
 
     /// Like [`Searcher::find_path`], writing the cells into `out` (cleared first) so a caller
-    /// that keeps `out` allocates nothing per query. Returns the cost and the stats.
+    /// that keeps `out` allocates nothing per query. Returns the cost, the stats and whether
+    /// `out` reaches the goal ([`Outcome`]).
     ///
     /// # Errors
     /// As [`Searcher::find_path`].
@@ -402,11 +482,37 @@ impl Searcher {
         goal: Pos,
         settings: &Settings,
         out: &mut Vec<Pos>,
-    ) -> Result<(f64, Stats), SearchError> {
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
         self.find_path_into_traced(grid, start, goal, settings, out, &mut NoTrace)
     }
 
     fn find_path_into_traced<O: Observer>(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        out: &mut Vec<Pos>,
+        observer: &mut O,
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
+        match self.search(grid, start, goal, settings, out, observer) {
+            Ok((cost, stats)) => Ok((cost, stats, Outcome::Complete)),
+            Err(
+                SearchError::NoPath { .. }
+                | SearchError::TerrainClasses { .. }
+                | SearchError::Blocked { which: Endpoint::Goal, .. },
+            ) if settings.partial => {
+                // The start was checked before the goal, so it is valid here.
+                let target = partial::closest_reachable(grid, start, goal, settings.rules);
+                let exact = Settings { partial: false, ..*settings };
+                let (cost, stats) = self.search(grid, start, target, &exact, out, observer)?;
+                Ok((cost, stats, Outcome::Partial { goal }))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn search<O: Observer>(
         &mut self,
         grid: &Grid,
         start: Pos,
@@ -456,6 +562,8 @@ impl Searcher {
             Algorithm::Jps => exact(jps::run::<O, true>(self, &q, out, observer)),
             Algorithm::Bidirectional => measured(bidir::run(self, &q, out, observer)),
             Algorithm::Wavefront => measured(bfs::wavefront(self, &q, out, observer)),
+            Algorithm::Theta => exact(theta::run::<O, false>(&mut self.any_angle, &q, out, observer)),
+            Algorithm::LazyTheta => exact(theta::run::<O, true>(&mut self.any_angle, &q, out, observer)),
         };
         match result {
             Ok((stats, known)) => {
@@ -464,7 +572,12 @@ impl Searcher {
                 // that sum (up to float rounding), without a second walk along the path.
                 let cost = known.unwrap_or_else(|| grid.path_cost(out, settings.rules).unwrap_or(f64::NAN));
                 debug_assert!(
-                    grid.path_cost(out, settings.rules).is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
+                    if settings.algorithm.is_any_angle() {
+                        grid.any_angle_cost(out, settings.rules)
+                    } else {
+                        grid.path_cost(out, settings.rules)
+                    }
+                    .is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
                     "search returned an illegal path or a wrong cost"
                 );
                 Ok((cost, stats))

@@ -123,7 +123,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
                     0..=2 => searcher
                         .find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
                         .ok()
-                        .map(|(cost, stats)| (cost, stats.expanded, None)),
+                        .map(|(cost, stats, _)| (cost, stats.expanded, None)),
                     #[cfg(feature = "peers")]
                     _ => peer_grid
                         .astar(s.start, s.goal)

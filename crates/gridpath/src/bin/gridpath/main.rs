@@ -157,6 +157,10 @@ struct SearchArgs {
     /// Heuristic weight (≥ 1; above 1 is weighted A*, faster but not optimal).
     #[arg(long, default_value_t = 1.0)]
     weight: f64,
+    /// When the goal cannot be reached, print the route to the reachable cell closest to it
+    /// (the summary says `partial`) instead of failing.
+    #[arg(long)]
+    partial: bool,
 }
 
 impl RuleArgs {
@@ -172,6 +176,7 @@ impl SearchArgs {
             rules: self.rules.rules(),
             heuristic: self.heuristic,
             weight: self.weight,
+            partial: self.partial,
         }
     }
 }
@@ -193,7 +198,8 @@ fn main() -> ExitCode {
         Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
         Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
         Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits } => {
-            let settings = Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight };
+            let settings =
+                Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight, partial: false };
             run_scenarios(&scen, settings, runs, !no_jump_bits)
         }
         Command::Bench { scen, peers, runs, max_queries, field, order } => {
@@ -330,16 +336,30 @@ fn solve(
             "peak_open": path.stats.peak_open,
             "time_us": micros,
             "path": cells,
+            "partial": path.outcome.is_partial(),
         });
         println!("{out}");
     } else {
-        print!("{}", render(&map.grid, &path.cells, start, goal));
+        // An any-angle path's vertices are turning points: mark the cells between them too.
+        let crossed: Vec<Pos> = if settings.algorithm.is_any_angle() {
+            path.cells
+                .windows(2)
+                .flat_map(|w| gridpath::sight::segment_cells(&map.grid, w[0], w[1]))
+                .collect()
+        } else {
+            path.cells.clone()
+        };
+        print!("{}", render(&map.grid, &crossed, start, goal));
         println!(
-            "cost={:.4} cells={} expanded={} time_us={:.1}",
+            "cost={:.4} cells={} expanded={} time_us={:.1}{}",
             path.cost,
             path.cells.len(),
             path.stats.expanded,
-            micros
+            micros,
+            match path.outcome {
+                gridpath::Outcome::Complete => String::new(),
+                gridpath::Outcome::Partial { goal } => format!(" partial: {goal} cannot be reached"),
+            }
         );
     }
     Ok(())
@@ -439,14 +459,22 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bo
             report.queries += 1;
             report.micros.push(elapsed * 1e6 / f64::from(runs));
             match outcome {
-                Some(Ok((cost, stats))) => {
+                Some(Ok((cost, stats, _))) => {
                     report.expanded += stats.expanded;
+                    // An any-angle path is checked segment by segment, and its cost may lie below
+                    // the published octile optimum: "optimal" then means "not above it".
+                    let any_angle = settings.algorithm.is_any_angle();
+                    let measured = if any_angle {
+                        grid.any_angle_cost(&cells, Rules::OCTILE)
+                    } else {
+                        grid.path_cost(&cells, Rules::OCTILE)
+                    };
                     let legal = cells.first() == Some(&s.start)
                         && cells.last() == Some(&s.goal)
-                        && grid.path_cost(&cells, Rules::OCTILE).is_ok_and(|c| (c - cost).abs() < 1e-6);
+                        && measured.is_ok_and(|c| (c - cost).abs() < 1e-6);
                     if !legal {
                         report.illegal += 1;
-                    } else if (cost - s.optimal).abs() <= 0.01 {
+                    } else if (cost - s.optimal).abs() <= 0.01 || (any_angle && cost <= s.optimal + 0.01) {
                         report.optimal += 1;
                     } else {
                         report.mismatches += 1;
