@@ -59,14 +59,18 @@ run_lab crowd.log --script "$repo/tests/scripts/crowd.txt"
 run_lab maps.log --save-dir "$out/saves" --script "$repo/tests/scripts/maps.txt"
 run_lab fit.log --save-dir "$out/saves" --script "$repo/tests/scripts/fit.txt"
 # Random input for 60 seconds (monkey.txt, written by tests/app/window.rs): the game must still
-# be running when the time is up (timeout's status 124) and log no panic and no error.
+# be running when the time is up (timeout's status 124) and log no panic and no error (the
+# notices shown to the player aside).
 if [ -f "$out/monkey.txt" ]; then
     monkey_status=0
     (cd "$out" && xvfb-run -a -s "-screen 0 1280x720x24" timeout 60 "$TILEPATH_BIN" \
         --save-dir "$out/saves" --script "$out/monkey.txt") >"$out/monkey.log" 2>&1 || monkey_status=$?
     steps="$(grep -c "script step" "$out/monkey.log" || true)"
-    if [ "$monkey_status" -ne 124 ] || [ "$steps" -lt 200 ] || grep -E "panicked|ERROR" "$out/monkey.log" >/dev/null; then
-        grep -E "panicked|ERROR" "$out/monkey.log" | head -n 20 || tail -n 20 "$out/monkey.log"
+    # Errors the game shows the player (tilepath::notice: a refused file, a generator with no room
+    # on a tiny map) are answers to random input, not faults.
+    faults() { grep -E "panicked|ERROR" "$out/monkey.log" | grep -v "tilepath::notice" || true; }
+    if [ "$monkey_status" -ne 124 ] || [ "$steps" -lt 200 ] || [ -n "$(faults)" ]; then
+        faults | head -n 20
         echo "window test: 60 s of random input ($steps steps) ended with status $monkey_status (124: still running), log: $out/monkey.log" >&2
         exit 1
     fi
