@@ -45,7 +45,9 @@ pub mod sight;
 pub mod trace;
 
 pub use field::{FieldKind, FlowField};
-pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile};
+pub use grid::{
+    Corners, Grid, GridError, IllegalStep, MAX_AGENT_SIZE, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile,
+};
 pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Outcome, Path, SearchError, Searcher, Settings, Stats};
