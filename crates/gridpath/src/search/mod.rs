@@ -162,7 +162,8 @@ pub struct Settings {
     pub algorithm: Algorithm,
     /// Movement rules.
     pub rules: Rules,
-    /// Heuristic for A*, greedy, JPS and bidirectional search.
+    /// Heuristic for A*, greedy, JPS and bidirectional search (Theta* and Lazy Theta* always
+    /// use the Euclidean distance, the one that fits straight segments).
     pub heuristic: Heuristic,
     /// Heuristic weight `w ≥ 1` (weighted A*: `f = g + w·h`); 1 keeps A* optimal. Above 1, A*
     /// expands every cell at most once and, with an admissible heuristic, returns a route
