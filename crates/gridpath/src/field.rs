@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::grid::{DIRS, Grid, Neighbours, Pos, Rules, SQRT2};
+use crate::grid::{DIRS, Grid, MAX_AGENT_SIZE, Neighbours, Pos, Rules, SQRT2};
 use crate::search::{Endpoint, SearchError, check_endpoint};
 
 /// Direction of the goal's word (see [`Packed`]): reached, no next step.
@@ -58,6 +58,8 @@ crate::names::named_enum!(FieldKind, "field kind", label);
 #[derive(Clone, Debug)]
 pub struct FlowField {
     kind: FieldKind,
+    /// The agents' size (see [`FlowField::for_agent`]).
+    agent_size: u8,
     goal: Pos,
     rules: Rules,
     width: u32,
@@ -100,8 +102,47 @@ impl FlowField {
         Ok(field)
     }
 
+    /// A field of `kind` toward `goal` for agents of `agent_size` × `agent_size` cells (1 to
+    /// [`MAX_AGENT_SIZE`]): distances and steps are those of the body's top-left cell on
+    /// [`Grid::for_agent_size`]'s grid, so every route the field gives fits the whole body
+    /// (a rebuild derives that grid again). Size 1 is [`FlowField::dijkstra`] or
+    /// [`FlowField::wavefront`].
+    ///
+    /// # Errors
+    /// [`SearchError::BadAgentSize`]; [`SearchError::OutOfBounds`], [`SearchError::Blocked`] or
+    /// [`SearchError::NoRoom`] for a goal where the body does not fit.
+    ///
+    /// ```
+    /// use gridpath::{formats, FieldKind, FlowField, Pos, Rules};
+    /// let map = formats::parse_ascii("....\n....\n.#..\n....").unwrap();
+    /// let field = FlowField::for_agent(FieldKind::Cost, &map.grid, Pos::new(2, 2), Rules::OCTILE, 2).unwrap();
+    /// assert_eq!(field.distance(Pos::new(0, 0)), Some(4.0), "along the top, the body clear of the wall");
+    /// assert_eq!(field.distance(Pos::new(0, 1)), None, "the body would cover the wall");
+    /// ```
+    pub fn for_agent(
+        kind: FieldKind,
+        grid: &Grid,
+        goal: Pos,
+        rules: Rules,
+        agent_size: u8,
+    ) -> Result<Self, SearchError> {
+        if !(1..=MAX_AGENT_SIZE).contains(&agent_size) {
+            return Err(SearchError::BadAgentSize(agent_size));
+        }
+        let mut field = Self { agent_size, ..Self::empty(kind, grid, goal, rules) };
+        field.rebuild(grid)?;
+        Ok(field)
+    }
+
+    /// The agents' size this field is for (1 unless built by [`FlowField::for_agent`]).
+    #[must_use]
+    pub fn agent_size(&self) -> u8 {
+        self.agent_size
+    }
+
     fn empty(kind: FieldKind, grid: &Grid, goal: Pos, rules: Rules) -> Self {
         Self {
+            agent_size: 1,
             kind,
             goal,
             rules,
@@ -132,6 +173,21 @@ impl FlowField {
         self.packed.resize(len, Packed::UNREACHED);
         // On an error every cell stays unreached.
         check_endpoint(grid, self.goal, Endpoint::Goal)?;
+        if self.agent_size > 1 {
+            if grid.clearance(self.goal) < self.agent_size {
+                return Err(SearchError::NoRoom {
+                    which: Endpoint::Goal,
+                    pos: self.goal,
+                    agent_size: self.agent_size,
+                });
+            }
+            let sized = grid.for_agent_size(self.agent_size);
+            match self.kind {
+                FieldKind::Cost => self.fill_dijkstra(&sized),
+                FieldKind::Steps => self.fill_bfs(&sized),
+            }
+            return Ok(());
+        }
         match self.kind {
             FieldKind::Cost => self.fill_dijkstra(grid),
             FieldKind::Steps => self.fill_bfs(grid),

@@ -271,8 +271,11 @@ pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 /// assert!(!grid.is_passable(Pos::new(1, 1)));
 /// assert_eq!(grid.tile(Pos::new(9, 9)), None);
 /// ```
-#[derive(Clone, PartialEq, Eq)]
 pub struct Grid {
+    /// A number no other grid of this process has (a clone gets a new one), so that a cache of
+    /// data derived from a grid (the searches' grid for a large agent) can tell grids apart;
+    /// with the revision it names one state of one grid. Not part of equality.
+    id: u64,
     width: u32,
     height: u32,
     /// Padded row length: `width + 2`.
@@ -296,7 +299,57 @@ pub struct Grid {
     /// two straight scans can find anything. Kept in step by every edit: the three rows and
     /// the three columns through the cell and its sides are recomputed.
     jumps: Vec<u8>,
+    /// Per padded cell: its clearance ([`Grid::clearance`]), 0 on walls and the border. Kept
+    /// in step by every edit: an edit changes only the clearance of the cells whose
+    /// [`MAX_AGENT_SIZE`]² square holds it, the 4 × 4 cells up and left of it.
+    clearance: Vec<u8>,
 }
+
+/// The largest agent (body of `k` × `k` cells) the searches and flow fields take, and the cap
+/// of [`Grid::clearance`].
+pub const MAX_AGENT_SIZE: u8 = 4;
+
+/// Hands out [`Grid`] ids.
+static NEXT_GRID_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_grid_id() -> u64 {
+    NEXT_GRID_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Clone for Grid {
+    fn clone(&self) -> Self {
+        Self {
+            id: next_grid_id(),
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            cells: self.cells.clone(),
+            cost_counts: self.cost_counts,
+            revision: self.revision,
+            planes: self.planes.clone(),
+            moves: self.moves.clone(),
+            jumps: self.jumps.clone(),
+            clearance: self.clearance.clone(),
+        }
+    }
+}
+
+/// Equal cells and derived data, and the same revision; the id is not compared.
+impl PartialEq for Grid {
+    fn eq(&self, other: &Self) -> bool {
+        self.width == other.width
+            && self.height == other.height
+            && self.cells == other.cells
+            && self.cost_counts == other.cost_counts
+            && self.revision == other.revision
+            && self.planes == other.planes
+            && self.moves == other.moves
+            && self.jumps == other.jumps
+            && self.clearance == other.clearance
+    }
+}
+
+impl Eq for Grid {}
 
 /// Passability bit planes for bit-parallel scans (JPS): for each terrain class, one bit per
 /// padded cell, both row by row and column by column (the transposed copy serves vertical
@@ -568,6 +621,7 @@ impl Grid {
         }
         let len = cells.len();
         Ok(Self {
+            id: next_grid_id(),
             width,
             height,
             stride,
@@ -577,7 +631,86 @@ impl Grid {
             planes,
             moves: vec![0; len],
             jumps: vec![0; len],
+            clearance: vec![0; len],
         })
+    }
+
+    /// The clearance of padded cell `i`: the largest `k ≤ MAX_AGENT_SIZE` such that the
+    /// `k` × `k` square with `i` at its top-left corner is all of `i`'s class (0 for a wall).
+    /// Reads the square's cells themselves (at most 16), not the neighbours' clearance, so
+    /// cells can be refreshed in any order.
+    fn compute_clearance(&self, i: usize) -> u8 {
+        let class = self.cells[i] >> 6;
+        if class == 0 {
+            return 0;
+        }
+        let same = |dx: usize, dy: usize| self.cells[i + dy * self.stride + dx] >> 6 == class;
+        let mut k = 1;
+        // Grow the square by its new column and row; the wall border stops it at the edge
+        // before any read past the next row's first cell.
+        while k < usize::from(MAX_AGENT_SIZE) && (0..=k).all(|d| same(k, d) && same(d, k)) {
+            k += 1;
+        }
+        #[expect(clippy::cast_possible_truncation, reason = "at most MAX_AGENT_SIZE")]
+        {
+            k as u8
+        }
+    }
+
+    /// Recomputes the clearance of the cells whose square can hold padded cell `(x, y)`.
+    fn refresh_clearance_near(&mut self, x: usize, y: usize) {
+        let reach = usize::from(MAX_AGENT_SIZE) - 1;
+        for cy in y.saturating_sub(reach).max(1)..=y {
+            for cx in x.saturating_sub(reach).max(1)..=x {
+                let i = cy * self.stride + cx;
+                self.clearance[i] = self.compute_clearance(i);
+            }
+        }
+    }
+
+    /// The clearance of `pos`: the size `k` (1 to [`MAX_AGENT_SIZE`]) of the largest agent
+    /// whose `k` × `k` body fits with its top-left cell on `pos` — every cell of the square
+    /// passable and of one terrain class; 0 for a wall or a cell off the grid.
+    ///
+    /// ```
+    /// use gridpath::{Grid, Pos, Tile};
+    /// let mut grid = Grid::new(5, 5).unwrap();
+    /// assert_eq!(grid.clearance(Pos::new(0, 0)), 4, "capped at MAX_AGENT_SIZE");
+    /// assert_eq!(grid.clearance(Pos::new(3, 3)), 2, "the map's edge");
+    /// grid.set_tile(Pos::new(2, 2), Tile::Wall).unwrap();
+    /// assert_eq!(grid.clearance(Pos::new(0, 0)), 2);
+    /// assert_eq!(grid.clearance(Pos::new(2, 2)), 0);
+    /// ```
+    #[must_use]
+    pub fn clearance(&self, pos: Pos) -> u8 {
+        if self.in_bounds(pos) { self.clearance[self.index(pos)] } else { 0 }
+    }
+
+    /// The grid an agent of `agent_size` × `agent_size` cells moves on, anchored at its body's
+    /// top-left cell: every cell whose [`Grid::clearance`] is below `agent_size` becomes a
+    /// wall, the others keep their tile (so a step costs what entering the anchor cell costs).
+    /// A move on it keeps the whole body on passable cells of one class: a cardinal step's two
+    /// squares overlap in all but one row or column of the anchors' squares, and a diagonal
+    /// under [`Corners::Forbid`] also needs its two orthogonal anchors, whose squares cover
+    /// what the body sweeps. Every search and flow field runs on it for agents above size 1.
+    #[must_use]
+    pub fn for_agent_size(&self, agent_size: u8) -> Grid {
+        let mut sized = Grid::unmasked(self.width, self.height, Tile::Wall).unwrap_or_else(|_| self.clone());
+        for pos in self.positions() {
+            let i = self.index(pos);
+            if self.clearance[i] >= agent_size {
+                // Same cell byte, so always a valid tile.
+                let _ = sized.set_tile_unmasked(pos, Tile::decode(self.cells[i]));
+            }
+        }
+        sized.refresh_moves();
+        sized.revision = self.revision;
+        sized
+    }
+
+    /// This grid's id (see the field).
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// Recomputes the move mask of padded cell `i`.
@@ -766,6 +899,7 @@ impl Grid {
         for y in 1..=self.height as usize {
             for x in 1..=self.width as usize {
                 self.update_moves(y * self.stride + x);
+                self.clearance[y * self.stride + x] = self.compute_clearance(y * self.stride + x);
             }
         }
         self.refresh_jump_bits();
@@ -816,6 +950,7 @@ impl Grid {
                 self.update_moves(i.wrapping_add_signed(self.offset(dx, dy)));
             }
         }
+        self.refresh_clearance_near(x, y);
     }
 
     /// Makes `pos` a wall (`true`) or plain floor (`false`).
@@ -831,8 +966,11 @@ impl Grid {
     /// # Errors
     /// [`GridError::BadCost`].
     pub fn fill(&mut self, tile: Tile) -> Result<(), GridError> {
-        *self =
-            Self::filled(self.width, self.height, tile).map(|g| Grid { revision: self.revision + 1, ..g })?;
+        *self = Self::filled(self.width, self.height, tile).map(|g| Grid {
+            revision: self.revision + 1,
+            id: self.id,
+            ..g
+        })?;
         Ok(())
     }
 

@@ -1,7 +1,14 @@
 //! Engine-free grid pathfinding: A*, Dijkstra, breadth-first, greedy best-first, Jump Point
-//! Search, bidirectional A*, the classic "contour line" wavefront and flow fields, on 4- or
-//! 8-connected grids with terrain costs, plus map formats (Moving AI, tutorial grids, tilepath's
-//! own `.tpmap`, Tiled `.tmx`) and seeded random map generators.
+//! Search, bidirectional A*, the classic "contour line" wavefront, the any-angle Theta* and Lazy
+//! Theta*, and flow fields, on 4- or 8-connected grids with terrain costs, plus map formats
+//! (Moving AI, tutorial grids, tilepath's own `.tpmap`, Tiled `.tmx`) and seeded random map
+//! generators.
+//!
+//! Beyond a cell-to-cell route: exact line of sight under the movement rules and a
+//! string-pulling smoother ([`sight`], [`smooth`]), agents of 1×1 to 4×4 cells
+//! ([`Settings::agent_size`], [`Grid::clearance`], [`FlowField::for_agent`]) and partial
+//! routes toward an unreachable goal ([`Settings::partial`], [`Outcome`]). The options' names
+//! parse and print one way everywhere (`"theta".parse::<Algorithm>()`, [`ParseNameError`]).
 //!
 //! ```
 //! use gridpath::{formats, Algorithm, Pos, Searcher, Settings};
@@ -46,7 +53,9 @@ pub mod sight;
 pub mod trace;
 
 pub use field::{FieldKind, FlowField};
-pub use grid::{Corners, Grid, GridError, IllegalStep, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile};
+pub use grid::{
+    Corners, Grid, GridError, IllegalStep, MAX_AGENT_SIZE, MAX_COST, MAX_SIDE, Moves, Pos, Rules, SQRT2, Tile,
+};
 pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Outcome, Path, SearchError, Searcher, Settings, Stats};

@@ -446,3 +446,154 @@ fn partial_paths_stop_at_the_closest_reachable_cell() {
         Err(SearchError::Blocked { which: Endpoint::Start, .. })
     ));
 }
+
+/// Brute force: the class of every cell of the `k` × `k` square from `p`, if they are all
+/// passable and of one class.
+fn body_class(grid: &Grid, p: Pos, k: u32) -> Option<u8> {
+    let class = |t: Tile| match t {
+        Tile::Wall => 0,
+        Tile::Ground { .. } => 1,
+        Tile::Water { .. } => 2,
+        Tile::Trees { .. } => 3,
+    };
+    let own = class(grid.tile(p)?);
+    let fits =
+        (0..k).all(|dy| (0..k).all(|dx| grid.tile(Pos::new(p.x + dx, p.y + dy)).map(class) == Some(own)));
+    (own != 0 && fits).then_some(own)
+}
+
+/// Brute force: the cells where a `k` × `k` body fits keep their tile, the others are walls.
+fn brute_sized(grid: &Grid, k: u32) -> Grid {
+    let mut sized = Grid::new(grid.width(), grid.height()).unwrap();
+    for p in grid.positions() {
+        let tile = if body_class(grid, p, k).is_some() { grid.tile(p).unwrap() } else { Tile::Wall };
+        sized.set_tile(p, tile).unwrap();
+    }
+    sized
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Every cell's clearance equals the brute-force largest body, after random single and bulk
+    /// edits (the incremental refresh) as after building.
+    #[test]
+    fn clearance_follows_every_edit(
+        grid in arb_grid(),
+        edits in prop::collection::vec((any::<u32>(), any::<u32>(), 0u8..4), 0..60),
+        bulk in any::<bool>(),
+    ) {
+        let mut grid = grid;
+        let tiles = [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }, Tile::Ground { cost: 3 }];
+        let edits: Vec<(Pos, Tile)> = edits
+            .iter()
+            .map(|&(x, y, t)| (Pos::new(x % grid.width(), y % grid.height()), tiles[usize::from(t)]))
+            .collect();
+        if bulk {
+            grid.set_tiles(&edits).unwrap();
+        } else {
+            for &(p, t) in &edits {
+                grid.set_tile(p, t).unwrap();
+            }
+        }
+        for p in grid.positions() {
+            let want = (1..=u32::from(gridpath::MAX_AGENT_SIZE)).take_while(|&k| body_class(&grid, p, k).is_some()).last().unwrap_or(0);
+            prop_assert_eq!(u32::from(grid.clearance(p)), want, "clearance at {}", p);
+        }
+    }
+
+    /// Every algorithm with an agent of size 2 to 4 returns a route whose every step keeps the
+    /// whole body on passable cells of one class (a diagonal: both squares and, by the corner
+    /// rule, the orthogonal ones), and the optimal ones cost what Dijkstra costs on the
+    /// brute-force grid of fitting cells; endpoints without room are named.
+    #[test]
+    fn large_agents_fit_through_every_step(
+        grid in arb_grid(),
+        rules in arb_rules(),
+        k in 2u8..=4,
+        ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
+    ) {
+        let start = Pos::new(ends.0 % grid.width(), ends.1 % grid.height());
+        let goal = Pos::new(ends.2 % grid.width(), ends.3 % grid.height());
+        let size = u32::from(k);
+        let derived = brute_sized(&grid, size);
+        let want = reference_cost(&derived, start, goal, rules);
+        let fits = |p: Pos| body_class(&grid, p, size);
+        let mut s = Searcher::new();
+        for algorithm in Algorithm::ALL {
+            let set = Settings { algorithm, rules, agent_size: k, ..Settings::default() };
+            let got = s.find_path(&grid, start, goal, &set);
+            match (&got, want) {
+                (Err(SearchError::Unsupported { .. }), _) => continue,
+                (Err(SearchError::NoRoom { which, pos, agent_size }), None) => {
+                    prop_assert_eq!(*agent_size, k);
+                    prop_assert!(fits(*pos).is_none(), "{algorithm}: {which} {pos} does fit");
+                }
+                (Err(_), None) => {}
+                (Ok(path), Some(want)) => {
+                    prop_assert_eq!(path.cells.first(), Some(&start));
+                    prop_assert_eq!(path.cells.last(), Some(&goal));
+                    if algorithm.is_any_angle() {
+                        prop_assert!(derived.any_angle_cost(&path.cells, rules).is_ok(), "{algorithm}: segments fit");
+                        continue;
+                    }
+                    for w in path.cells.windows(2) {
+                        let (a, b) = (w[0], w[1]);
+                        let class = fits(a);
+                        prop_assert!(class.is_some() && fits(b) == class, "{algorithm}: body at {a} and {b}");
+                        if a.x != b.x && a.y != b.y {
+                            let sides = [fits(Pos::new(b.x, a.y)) == class, fits(Pos::new(a.x, b.y)) == class];
+                            let ok = match rules.corners {
+                                Corners::Forbid => sides[0] && sides[1],
+                                Corners::AllowOne => sides[0] || sides[1],
+                                Corners::Allow => true,
+                            };
+                            prop_assert!(ok, "{algorithm}: the body sweeps a blocked corner from {a} to {b}");
+                        }
+                    }
+                    let cost = derived.path_cost(&path.cells, rules).unwrap();
+                    prop_assert!((cost - path.cost).abs() < EPS, "{algorithm}: reported cost");
+                    if algorithm.is_optimal(&derived, &set) {
+                        prop_assert!((path.cost - want).abs() < EPS, "{algorithm}: {} but brute force {want}", path.cost);
+                    }
+                }
+                _ => prop_assert!(false, "{algorithm}: brute force {want:?}, got {got:?}"),
+            }
+        }
+        let field = FlowField::for_agent(gridpath::FieldKind::Cost, &grid, goal, rules, k);
+        if let Ok(field) = field {
+            for p in grid.positions().step_by(5) {
+                let w = reference_cost(&derived, p, goal, rules);
+                prop_assert_eq!(field.distance(p).is_some(), w.is_some(), "field reach at {}", p);
+                if let (Some(d), Some(w)) = (field.distance(p), w) {
+                    prop_assert!((d - w).abs() < EPS, "field {d} != brute force {w} at {p}");
+                }
+            }
+        } else {
+            prop_assert!(fits(goal).is_none(), "a field to a goal that fits");
+        }
+    }
+}
+
+#[test]
+fn agent_size_errors_are_typed() {
+    let grid = parse_ascii("S...\n....\n...#\n..G.").unwrap().grid;
+    let mut s = Searcher::new();
+    let set = |k| Settings { agent_size: k, ..Settings::default() };
+    assert_eq!(
+        s.find_path(&grid, Pos::new(0, 0), Pos::new(1, 1), &set(0)).unwrap_err(),
+        SearchError::BadAgentSize(0)
+    );
+    assert_eq!(
+        s.find_path(&grid, Pos::new(0, 0), Pos::new(1, 1), &set(5)).unwrap_err(),
+        SearchError::BadAgentSize(5)
+    );
+    let err = s.find_path(&grid, Pos::new(0, 0), Pos::new(2, 3), &set(2)).unwrap_err();
+    assert_eq!(err, SearchError::NoRoom { which: Endpoint::Goal, pos: Pos::new(2, 3), agent_size: 2 });
+    assert!(err.to_string().contains("no room for an agent of 2x2"), "{err}");
+    // With `partial` the body walks as close as it fits.
+    let path =
+        s.find_path(&grid, Pos::new(0, 0), Pos::new(2, 3), &Settings { partial: true, ..set(2) }).unwrap();
+    assert!(path.outcome.is_partial());
+    assert_eq!(path.cells.last(), Some(&Pos::new(1, 2)), "the nearest anchor the 2x2 body fits on");
+}

@@ -12,7 +12,7 @@ mod theta;
 use std::fmt;
 
 use crate::Corners;
-use crate::grid::{Grid, Moves, Pos, Rules};
+use crate::grid::{Grid, MAX_AGENT_SIZE, Moves, Pos, Rules};
 use crate::heuristic::Heuristic;
 use crate::trace::{NoTrace, Observer};
 
@@ -162,7 +162,8 @@ pub struct Settings {
     pub algorithm: Algorithm,
     /// Movement rules.
     pub rules: Rules,
-    /// Heuristic for A*, greedy, JPS and bidirectional search.
+    /// Heuristic for A*, greedy, JPS and bidirectional search (Theta* and Lazy Theta* always
+    /// use the Euclidean distance, the one that fits straight segments).
     pub heuristic: Heuristic,
     /// Heuristic weight `w ≥ 1` (weighted A*: `f = g + w·h`); 1 keeps A* optimal. Above 1, A*
     /// expands every cell at most once and, with an admissible heuristic, returns a route
@@ -174,6 +175,11 @@ pub struct Settings {
     /// [`Outcome::Partial`]. A bad start, a goal off the map, a bad weight or an algorithm that
     /// does not apply stay errors.
     pub partial: bool,
+    /// The agent's size `k`, 1 (the default) to [`MAX_AGENT_SIZE`]: its body covers `k` × `k`
+    /// cells, anchored at its top-left cell, and the path is that cell's route
+    /// ([`Grid::for_agent_size`] gives the exact rule; the body fits through every step,
+    /// around corners too). Every algorithm honours it.
+    pub agent_size: u8,
 }
 
 impl Default for Settings {
@@ -184,6 +190,7 @@ impl Default for Settings {
             heuristic: Heuristic::Octile,
             weight: 1.0,
             partial: false,
+            agent_size: 1,
         }
     }
 }
@@ -325,6 +332,21 @@ pub enum SearchError {
         /// Why.
         reason: &'static str,
     },
+    /// [`Settings::agent_size`] is 0 or above [`MAX_AGENT_SIZE`].
+    #[error("agent size {0} is not allowed: use 1..={MAX_AGENT_SIZE}")]
+    BadAgentSize(u8),
+    /// An endpoint is passable but an agent of this size does not fit there: the
+    /// `agent_size` × `agent_size` square from it (right and down) holds a wall, leaves the
+    /// map or mixes terrain classes.
+    #[error("the {which} {pos} has no room for an agent of {agent_size}x{agent_size} cells")]
+    NoRoom {
+        /// Start or goal.
+        which: Endpoint,
+        /// The position (the body's top-left cell).
+        pos: Pos,
+        /// The agent's size.
+        agent_size: u8,
+    },
     /// A heuristic weight below 1 or not finite.
     #[error("heuristic weight {0} is not allowed: use a finite weight >= 1")]
     BadWeight(f64),
@@ -396,6 +418,8 @@ pub struct Searcher {
     pub(crate) queue: std::collections::VecDeque<u32>,
     /// Theta*'s and Lazy Theta*'s cells (any cell can be a parent).
     pub(crate) any_angle: theta::Workspace,
+    /// The grid for agents above size 1, for the grid state it was derived from.
+    sized: Option<SizedGrid>,
     /// JPS scans only the lines that the grid's jump bits say hold a jump point (the default);
     /// off, it scans every line as online JPS does. See [`Searcher::set_jump_bits`].
     online_jps: bool,
@@ -495,6 +519,9 @@ impl Searcher {
         out: &mut Vec<Pos>,
         observer: &mut O,
     ) -> Result<(f64, Stats, Outcome), SearchError> {
+        if settings.agent_size != 1 {
+            return self.find_sized(grid, start, goal, settings, out, observer);
+        }
         match self.search(grid, start, goal, settings, out, observer) {
             Ok((cost, stats)) => Ok((cost, stats, Outcome::Complete)),
             Err(
@@ -510,6 +537,47 @@ impl Searcher {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A search for an agent above size 1: the same search on [`Grid::for_agent_size`]'s
+    /// grid, derived once per grid state and size and kept.
+    fn find_sized<O: Observer>(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        out: &mut Vec<Pos>,
+        observer: &mut O,
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
+        out.clear();
+        let size = settings.agent_size;
+        if !(1..=MAX_AGENT_SIZE).contains(&size) {
+            return Err(SearchError::BadAgentSize(size));
+        }
+        let fits = |pos: Pos, which: Endpoint| {
+            check_endpoint(grid, pos, which)?;
+            if grid.clearance(pos) < size {
+                return Err(SearchError::NoRoom { which, pos, agent_size: size });
+            }
+            Ok(())
+        };
+        fits(start, Endpoint::Start)?;
+        let goal_fits = fits(goal, Endpoint::Goal);
+        if goal_fits.is_err() && !settings.partial {
+            return goal_fits.map(|()| (0.0, Stats::default(), Outcome::Complete));
+        }
+        let fresh = |c: &SizedGrid| c.id == grid.id() && c.revision == grid.revision() && c.size == size;
+        let cache = match self.sized.take() {
+            Some(c) if fresh(&c) => c,
+            _ => {
+                SizedGrid { id: grid.id(), revision: grid.revision(), size, grid: grid.for_agent_size(size) }
+            }
+        };
+        let one = Settings { agent_size: 1, ..*settings };
+        let result = self.find_path_into_traced(&cache.grid, start, goal, &one, out, observer);
+        self.sized = Some(cache);
+        result
     }
 
     fn search<O: Observer>(
@@ -588,6 +656,14 @@ impl Searcher {
             }
         }
     }
+}
+
+/// [`Grid::for_agent_size`] of one grid state ([`Grid::id`] and revision) for one size.
+struct SizedGrid {
+    id: u64,
+    revision: u64,
+    size: u8,
+    grid: Grid,
 }
 
 /// One query's inputs, passed to the algorithm modules.

@@ -245,6 +245,61 @@ mod tests {
         }
     }
 
+    /// The exact reference for paths whose vertices are cell centres: Dijkstra on the
+    /// visibility graph of every pair of cells in line of sight, each edge its
+    /// [`Grid::segment_cost`]. Quadratic in the cells: small grids only.
+    fn visibility_graph_cost(grid: &Grid, start: Pos, goal: Pos, rules: Rules) -> Option<f64> {
+        let cells: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        let at = |p: Pos| cells.iter().position(|&c| c == p);
+        let (s, g) = (at(start)?, at(goal)?);
+        let mut dist = vec![f64::INFINITY; cells.len()];
+        let mut done = vec![false; cells.len()];
+        dist[s] = 0.0;
+        loop {
+            let u = (0..cells.len())
+                .filter(|&i| !done[i] && dist[i].is_finite())
+                .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))?;
+            if u == g {
+                return Some(dist[g]);
+            }
+            done[u] = true;
+            for v in 0..cells.len() {
+                if let Some(c) = grid.segment_cost(cells[u], cells[v], rules) {
+                    dist[v] = dist[v].min(dist[u] + c);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+
+        /// Theta* and Lazy Theta* never beat the exact cell-centre any-angle optimum (they
+        /// return real paths), and that optimum never exceeds A*'s octile one on uniform cost.
+        #[test]
+        fn any_angle_costs_are_bounded_by_the_visibility_graph(
+            w in 2u32..10, h in 2u32..10, bytes in proptest::collection::vec(any::<u8>(), 1..100),
+            terrain in any::<bool>(), corners in proptest::sample::select(Corners::ALL.to_vec()),
+        ) {
+            let grid = grid_from(w, h, &bytes, terrain);
+            let rules = Rules::eight(corners);
+            let (start, goal) = (Pos::new(0, 0), Pos::new(w - 1, h - 1));
+            let exact = visibility_graph_cost(&grid, start, goal, rules);
+            let mut searcher = Searcher::new();
+            let astar = searcher.find_path(&grid, start, goal, &Settings { rules, ..Settings::default() });
+            prop_assert_eq!(exact.is_some(), astar.is_ok(), "same reach as A*");
+            if let (Some(exact), Ok(astar), true) = (exact, &astar, grid.has_uniform_cost()) {
+                prop_assert!(exact <= astar.cost + 1e-9, "exact any-angle {} above octile {}", exact, astar.cost);
+            }
+            for algorithm in [Algorithm::Theta, Algorithm::LazyTheta] {
+                let settings = Settings { algorithm, rules, ..Settings::default() };
+                if let (Ok(path), Some(exact)) = (searcher.find_path(&grid, start, goal, &settings), exact) {
+                    prop_assert!(path.cost >= exact - 1e-9, "{}: {} below the exact {}", algorithm, path.cost, exact);
+                }
+            }
+        }
+    }
+
     #[test]
     fn theta_goes_straight_across_open_ground() {
         let grid = Grid::new(10, 5).unwrap();

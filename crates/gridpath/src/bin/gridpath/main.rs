@@ -161,6 +161,9 @@ struct SearchArgs {
     /// (the summary says `partial`) instead of failing.
     #[arg(long)]
     partial: bool,
+    /// Agent size: a body of N x N cells, the path its top-left cell's route (1..=4).
+    #[arg(long, default_value_t = 1)]
+    agent_size: u8,
 }
 
 impl RuleArgs {
@@ -177,6 +180,7 @@ impl SearchArgs {
             heuristic: self.heuristic,
             weight: self.weight,
             partial: self.partial,
+            agent_size: self.agent_size,
         }
     }
 }
@@ -199,7 +203,7 @@ fn main() -> ExitCode {
         Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
         Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits } => {
             let settings =
-                Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight, partial: false };
+                Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight, ..Settings::default() };
             run_scenarios(&scen, settings, runs, !no_jump_bits)
         }
         Command::Bench { scen, peers, runs, max_queries, field, order } => {
