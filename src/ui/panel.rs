@@ -123,7 +123,7 @@ fn text(value: impl Into<String>, color: Color, size: FontSize) -> impl Bundle {
 fn button(control: Control, label: &str) -> impl Bundle {
     (
         PanelButton(control),
-        Node { padding: UiRect::axes(px(6), px(2)), border_radius: BorderRadius::all(px(4)), ..default() },
+        Node { padding: UiRect::axes(px(6), px(1)), border_radius: BorderRadius::all(px(4)), ..default() },
         BackgroundColor(BUTTON_COLOR),
         children![(
             ButtonText,
@@ -243,7 +243,7 @@ fn search_section(panel: &mut ChildSpawnerCommands) {
             row.spawn(button(Control::SetMoves(moves), moves.name()));
         }
         // Beside the moves, to keep the panel within a 600-pixel-high window.
-        row.spawn(button(Control::ToggleSmoothing, "smooth route"));
+        row.spawn(button(Control::ToggleSmoothing, "smooth"));
     });
     labelled_row(panel, "Corners", |row| {
         for corners in CORNERS {
@@ -467,13 +467,43 @@ fn style_panel_buttons(
 fn reason_lines(state: &PanelState, options: impl IntoIterator<Item = Control>) -> String {
     let mut lines: Vec<&str> = Vec::new();
     for control in options {
+        // The gist only (what comes before an explanation in brackets): the panel must fit a
+        // 600-pixel-high window; the notice of a refused click says it all.
         if let (_, Some(reason)) = state.look(control)
+            && let reason = gist(reason)
             && !lines.contains(&reason)
         {
             lines.push(reason);
         }
     }
     lines.join("\n")
+}
+
+/// Characters of a reason the race table shows: the table stays as narrow as its columns.
+const RACE_REASON_CHARS: usize = 30;
+
+/// `text` cut at a word boundary to at most `max` characters, with an ellipsis when cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    for word in text.split(' ') {
+        if out.chars().count() + word.chars().count() + 4 > max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.push_str("...");
+    out
+}
+
+/// A reason without its explanation in brackets.
+fn gist(reason: &str) -> &str {
+    reason.split(" (").next().unwrap_or(reason)
 }
 
 /// Writes the reasons, the weight, the replay speed and progress.
@@ -587,10 +617,12 @@ fn race_line(row: &RaceRow) -> (String, Color) {
                 (false, _) if *excess_percent < 0.0 => (format!("{excess_percent:+.1}%"), GOOD_COLOR),
                 (false, _) => (format!("{excess_percent:+.1}%"), REASON_COLOR),
             };
-            (format!("{name:<10}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}"), color)
+            (format!("{name:<11}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}"), color)
         }
-        RaceOutcome::Unsupported(reason) => (format!("{name:<10}n/a: {reason}"), DIM_COLOR),
-        RaceOutcome::Failed(error) => (format!("{name:<10}{error}"), BAD_COLOR),
+        RaceOutcome::Unsupported(reason) => {
+            (format!("{name:<11}n/a: {}", clip(gist(reason), RACE_REASON_CHARS)), DIM_COLOR)
+        }
+        RaceOutcome::Failed(error) => (format!("{name:<11}{error}"), BAD_COLOR),
     }
 }
 
@@ -604,7 +636,7 @@ fn fill_race_table(
     section.display = if table.shown { Display::Flex } else { Display::None };
     let rows = *rows;
     commands.entity(rows).despawn_related::<Children>();
-    let header = format!("{:<10}{:>7}{:>7}{:>7}  {}", "algorithm", "cost", "expand", "us", "result");
+    let header = format!("{:<11}{:>7}{:>7}{:>7}  {}", "algorithm", "cost", "expand", "us", "result");
     let lines: Vec<(String, Color)> = if table.shown {
         let footer = ("^ optimal here, not guaranteed; -%: any-angle, shorter".to_owned(), DIM_COLOR);
         std::iter::once((header, TITLE_COLOR))
