@@ -23,7 +23,9 @@ pub struct Options {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// The generator for --seed and R: noise, maze, rooms or caves [default: noise].
-    #[arg(long, value_name = "NAME")]
+    // Parsed with FromStr on purpose: with gridpath's `cli` feature (on in workspace builds),
+    // clap would take its ValueEnum and the help text would depend on the build.
+    #[arg(long, value_name = "NAME", value_parser = parse_generator)]
     pub generator: Option<Generator>,
     /// Where Ctrl+S saves and autosaves go [default: the data folder's tilepath/maps, e.g.
     /// ~/.local/share/tilepath/maps].
@@ -47,4 +49,8 @@ pub struct Options {
 /// `--scen`; also `--help` and `--version`, whose "error" prints the text asked for.
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Error> {
     Options::try_parse_from(std::iter::once("tilepath".to_owned()).chain(args))
+}
+
+fn parse_generator(name: &str) -> Result<Generator, gridpath::ParseNameError> {
+    name.parse()
 }
