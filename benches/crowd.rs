@@ -154,7 +154,8 @@ fn statuses(app: &mut App) -> (usize, usize, usize, usize) {
     let (mut walking, mut arrived, mut planning, mut stopped) = (0, 0, 0, 0);
     for status in query.iter(app.world()) {
         match status {
-            PathStatus::Following => walking += 1,
+            // A partial route is walked too (the bench's goals are all reachable).
+            PathStatus::Following | PathStatus::Partial => walking += 1,
             PathStatus::Arrived => arrived += 1,
             PathStatus::Planning => planning += 1,
             PathStatus::Failed(_) => stopped += 1,

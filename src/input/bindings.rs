@@ -86,6 +86,8 @@ pub enum Control {
     },
     /// Walk routes pulled taut into straight segments, or cell to cell.
     ToggleSmoothing,
+    /// When the goal cannot be reached, go as close as possible (or stop).
+    TogglePartial,
     /// Heuristic weight down one step.
     WeightDown,
     /// Heuristic weight up one step.
@@ -509,6 +511,12 @@ pub const KEY_TABLE: &[KeyRow] = &[
         &[key(KeyCode::KeyP, Control::ToggleSmoothing)],
         "routes: cell by cell / smoothed",
         "smoothed routes are pulled taut into straight lines with line of sight (never longer)",
+    ),
+    row(
+        Section::Search,
+        &[key(KeyCode::KeyL, Control::TogglePartial)],
+        "unreachable goal: stop / go as close as possible",
+        "partial routes end on the reachable cell nearest the goal",
     ),
     row(
         Section::Search,

@@ -37,6 +37,7 @@ pub(super) fn plugin(app: &mut App) {
         (
             change_settings.run_if(on_message::<Control>),
             toggle_smoothing.run_if(control_sent(Control::ToggleSmoothing)),
+            toggle_partial.run_if(control_sent(Control::TogglePartial)),
         )
             .in_set(AppSystems::RecordInput)
             .after(ControlSystems),
@@ -343,6 +344,15 @@ fn toggle_smoothing(mut smooth: ResMut<SmoothRoutes>, mut notices: MessageWriter
         "routes: smoothed (straight lines where the way is clear)"
     } else {
         "routes: cell by cell"
+    }));
+}
+
+fn toggle_partial(mut settings: ResMut<SearchSettings>, mut notices: MessageWriter<Notice>) {
+    settings.partial = !settings.partial;
+    notices.write(Notice::info(if settings.partial {
+        "unreachable goals: units go as close as possible"
+    } else {
+        "unreachable goals: units stop"
     }));
 }
 

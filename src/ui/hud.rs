@@ -400,7 +400,12 @@ fn update_search_line(
         corners,
         settings.heuristic.name(),
         settings.weight,
-        if smooth.0 { " | smoothed" } else { "" },
+        match (smooth.0, settings.partial) {
+            (true, true) => " | smoothed, partial",
+            (true, false) => " | smoothed",
+            (false, true) => " | partial",
+            (false, false) => "",
+        },
     );
     if report.is_changed() || smooth.is_changed() {
         // The length the unit walks: the route pulled taut (computed once per new route).
@@ -418,7 +423,8 @@ fn update_search_line(
         PlanOutcome::Pending => ("planning...".to_owned(), DIM_COLOR),
         PlanOutcome::Found { path, micros } => (
             format!(
-                "cost {:.2}{} | {} cells | {} expanded | peak open {} | {} us",
+                "{}cost {:.2}{} | {} cells | {} expanded | peak open {} | {} us",
+                if path.outcome.is_partial() { "goal unreachable, to the nearest cell: " } else { "" },
                 path.cost,
                 smoothed.map_or_else(String::new, |length| format!(" (smoothed {length:.2})")),
                 path.cells.len(),
@@ -487,6 +493,7 @@ fn update_status_line(
 /// "120 units (40 selected): 80 walking, 40 arrived" and the like.
 pub(crate) fn crowd_summary(crowd: &Query<(&PathStatus, Has<Selected>), With<CrowdUnit>>) -> String {
     let (mut total, mut selected, mut walking, mut arrived, mut planning, mut stopped) = (0, 0, 0, 0, 0, 0);
+    let mut partial = 0;
     for (status, is_selected) in crowd {
         total += 1;
         selected += usize::from(is_selected);
@@ -495,6 +502,7 @@ pub(crate) fn crowd_summary(crowd: &Query<(&PathStatus, Has<Selected>), With<Cro
             PathStatus::Arrived => arrived += 1,
             PathStatus::Planning => planning += 1,
             PathStatus::Failed(_) => stopped += 1,
+            PathStatus::Partial => partial += 1,
         }
     }
     if total == 0 {
@@ -502,6 +510,9 @@ pub(crate) fn crowd_summary(crowd: &Query<(&PathStatus, Has<Selected>), With<Cro
     }
     let mut line =
         format!("crowd: {total} units ({selected} selected): {walking} walking, {arrived} arrived");
+    if partial > 0 {
+        line.push_str(&format!(", {partial} going as close as they can"));
+    }
     if planning > 0 {
         line.push_str(&format!(", {planning} planning"));
     }

@@ -244,6 +244,7 @@ fn search_section(panel: &mut ChildSpawnerCommands) {
         }
         // Beside the moves, to keep the panel within a 600-pixel-high window.
         row.spawn(button(Control::ToggleSmoothing, "smooth"));
+        row.spawn(button(Control::TogglePartial, "partial"));
     });
     labelled_row(panel, "Corners", |row| {
         for corners in CORNERS {
@@ -404,6 +405,7 @@ impl PanelState<'_> {
             Control::AnimationAuto => (self.speed == AnimationSpeed::Auto, None),
             Control::ToggleFrameRate => (self.frame_rate, None),
             Control::ToggleSmoothing => (self.smooth, None),
+            Control::TogglePartial => (settings.partial, None),
             Control::ToggleRace => (self.race, None),
             Control::ToggleFlowField => (self.flow, None),
             Control::ToggleSearchCells => (self.search_cells, None),

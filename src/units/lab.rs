@@ -129,6 +129,7 @@ pub fn status_label(status: &PathStatus) -> &'static str {
     match status {
         PathStatus::Following => "walking",
         PathStatus::Arrived => "arrived",
+        PathStatus::Partial => "goal unreachable: going as close as possible",
         PathStatus::Failed(PathFailure::OffGrid) => "stopped: off the map",
         PathStatus::Failed(PathFailure::Search(_)) => "stopped: no path",
         PathStatus::Planning => "planning",

@@ -255,8 +255,10 @@ fn steer_crowd(
                     crowd.stalled += step;
                 }
                 (target, touches_arrived && target.is_some() && crowd.stalled >= STALL_TILES)
-            } else if *status == PathStatus::Following {
-                waypoint_target(grid, rules, me.cell, &mut waypoints, request)
+            } else if matches!(*status, PathStatus::Following | PathStatus::Partial) {
+                // A partial route's end is not the goal: the unit stands there, still partial.
+                let (target, done) = waypoint_target(grid, rules, me.cell, &mut waypoints, request);
+                (target, done && *status == PathStatus::Following)
             } else {
                 (None, false)
             };

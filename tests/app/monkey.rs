@@ -188,7 +188,7 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
         let cell = problem.nav.cell_at(at);
         let cell = cell.unwrap_or_else(|| panic!("frame {frame}: unit {entity} off the map at {at}"));
         assert!(grid.is_passable(cell), "frame {frame}: unit {entity} inside a wall at {cell}");
-        if *status == PathStatus::Following
+        if matches!(*status, PathStatus::Following | PathStatus::Partial)
             && let Some(request) = request
         {
             let cells: Vec<Pos> = waypoints.iter().map(|w| w.cell).collect();
@@ -214,7 +214,15 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
     // The HUD's route is the current problem's: from the start to the goal, legal on this map.
     if let PlanOutcome::Found { path, .. } = &report(app).outcome {
         assert_eq!(path.cells.first(), Some(&start), "frame {frame}: the shown route starts at the start");
-        assert_eq!(path.cells.last(), Some(&goal), "frame {frame}: the shown route ends at the goal");
+        match path.outcome {
+            gridpath::Outcome::Complete => {
+                assert_eq!(path.cells.last(), Some(&goal), "frame {frame}: the shown route ends at the goal");
+            }
+            // A partial route (L) ends short of the goal it was asked for: the current one.
+            gridpath::Outcome::Partial { goal: asked } => {
+                assert_eq!(asked, goal, "frame {frame}: the shown partial route is for the current goal");
+            }
+        }
         let legal = if problem.settings().algorithm.is_any_angle() {
             grid.any_angle_cost(&path.cells, rules)
         } else {

@@ -190,3 +190,39 @@ fn theta_star_gives_the_unit_an_any_angle_route_and_the_map_its_crossed_cells() 
     walk_to_arrival(&mut app);
     assert_eq!(unit(&mut app).2, PathStatus::Arrived);
 }
+
+#[test]
+fn with_partial_routes_on_a_walled_in_goal_sends_the_unit_as_close_as_possible() {
+    let mut app = test_app(open_map(20, 12));
+    let goal = pathfinder(&app).goal();
+    // Wall the goal in (its two free neighbours on a corner goal, and the diagonal).
+    let around: Vec<Pos> = [(-1, 0), (0, -1), (-1, -1)]
+        .iter()
+        .map(|&(dx, dy)| Pos::new(goal.x.wrapping_add_signed(dx), goal.y.wrapping_add_signed(dy)))
+        .collect();
+    for &cell in &around {
+        drag(&mut app, MouseButton::Left, &[cell]);
+    }
+    assert!(matches!(unit(&mut app).2, PathStatus::Failed(_)), "by default the unit stops");
+    tap_key(&mut app, KeyCode::KeyL);
+    assert!(pathfinder(&app).settings().partial, "L turns partial routes on");
+    app.update();
+    assert_eq!(unit(&mut app).2, PathStatus::Partial);
+    assert_eq!(
+        tilepath::units::lab::status_label(&PathStatus::Partial),
+        "goal unreachable: going as close as possible"
+    );
+    for _ in 0..MAX_WALK_FRAMES {
+        if unit(&mut app).1.is_empty() {
+            break;
+        }
+        app.update();
+    }
+    let (lab, _, status, _) = unit(&mut app);
+    assert_eq!(status, PathStatus::Partial);
+    assert!(
+        lab.cell().x.abs_diff(goal.x) <= 2 && lab.cell().y.abs_diff(goal.y) <= 2,
+        "close to the goal: {}",
+        lab.cell()
+    );
+}

@@ -81,6 +81,10 @@ pub enum PathStatus {
     Following,
     /// It is on its goal.
     Arrived,
+    /// Its goal cannot be reached, and its request asked for a partial route
+    /// (`settings.partial`): it walks (or, at the end, stands on) the route to the reachable
+    /// cell nearest the goal. Any edit of the grid plans again, in case it opened the way.
+    Partial,
     /// There is no route; why. An edit of the grid plans again.
     Failed(PathFailure),
 }
@@ -164,7 +168,7 @@ struct Job {
 struct Batch {
     version: NavVersion,
     searcher: Searcher,
-    results: Vec<(Job, Result<Vec<Pos>, SearchError>)>,
+    results: Vec<(Job, Result<Route, SearchError>)>,
 }
 
 /// The requests waiting to be planned and the batches being searched.
@@ -356,7 +360,7 @@ fn queue_routes_crossed_by_edits(
     for (entity, request, transform, mover, mut waypoints, mut status) in &mut units {
         let stale = match *status {
             PathStatus::Planning => false,
-            PathStatus::Failed(_) => true,
+            PathStatus::Failed(_) | PathStatus::Partial => true,
             PathStatus::Following => {
                 let from = route_start(&nav, transform, mover).map(|(cell, _)| cell);
                 let route = from.into_iter().chain(waypoints.iter().map(|w| w.cell));
@@ -447,11 +451,21 @@ fn plan_waiting_requests(
     }
 }
 
+/// A route found for a job: its cells, and whether it stops short of an unreachable goal.
+#[derive(Clone, Debug)]
+struct Route {
+    cells: Vec<Pos>,
+    partial: bool,
+}
+
 /// The route `job` asks for: the search's cells, pulled taut when the request says so.
-fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Vec<Pos>, SearchError> {
+fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Route, SearchError> {
     let request = &job.request;
     let path = searcher.find_path(grid, job.from, request.goal, &request.settings)?;
-    Ok(if request.smooth { gridpath::smooth(grid, &path.cells, request.settings.rules) } else { path.cells })
+    let partial = path.outcome.is_partial();
+    let cells =
+        if request.smooth { gridpath::smooth(grid, &path.cells, request.settings.rules) } else { path.cells };
+    Ok(Route { cells, partial })
 }
 
 /// Hands `jobs` to the task pool in batches of `batch_size`, all searching one shared snapshot
@@ -488,7 +502,7 @@ fn deliver(
     queue: &mut PlanQueue,
     units: &mut Query<Planned, Without<FollowFlowField>>,
     job: Job,
-    result: Result<Vec<Pos>, SearchError>,
+    result: Result<Route, SearchError>,
 ) {
     let Ok((request, transform, mover, mut waypoints, mut status)) = units.get_mut(job.entity) else {
         return;
@@ -500,7 +514,7 @@ fn deliver(
         queue.push(job.entity);
         return;
     };
-    let cells = match result {
+    let route = match result {
         Err(error) if now == job.from => {
             // Finish the current step, then stand still.
             keep_current_step(nav, &mut waypoints, Some((now, mid_step)));
@@ -508,7 +522,7 @@ fn deliver(
             queue.counts.delivered += 1;
             return;
         }
-        Ok(cells) if now == job.from || joins(nav, &job, &cells, now) => cells,
+        Ok(route) if now == job.from || joins(nav, &job, &route.cells, now) => route,
         _ => {
             queue.push(job.entity);
             return;
@@ -516,12 +530,19 @@ fn deliver(
     };
     // The route goes on from where the entity stands; one in the middle of a step finishes it.
     let waypoint = |cell| Waypoint { cell, point: nav.cell_center(cell) };
+    let cells = &route.cells;
     let after = cells.iter().position(|&c| c == now).map_or(1, |i| i + 1);
     waypoints.0 = cells[after.min(cells.len())..].iter().map(|&cell| waypoint(cell)).collect();
     if mid_step {
         waypoints.0.push_front(waypoint(now));
     }
-    let next = if waypoints.is_empty() { PathStatus::Arrived } else { PathStatus::Following };
+    let next = if route.partial {
+        PathStatus::Partial
+    } else if waypoints.is_empty() {
+        PathStatus::Arrived
+    } else {
+        PathStatus::Following
+    };
     status.set_if_neq(next);
     queue.counts.delivered += 1;
 }

@@ -195,3 +195,28 @@ fn a_wall_beside_a_diagonal_step_re_plans_the_route_that_step_belongs_to() {
     assert_legal_route(&app, from, &route(&app, unit));
     assert_ne!(route(&app, unit).first(), Some(&Pos::new(1, 1)), "the corner cut is no longer taken");
 }
+
+#[test]
+fn a_partial_request_walks_to_the_nearest_reachable_cell_and_plans_again_when_an_edit_opens_the_way() {
+    // The goal (9, 2) is walled in on the right-hand side.
+    let mut app = app_on("........#.\n........#.\n........#.\n........#.\n........#.");
+    let goal = Pos::new(9, 2);
+    let settings = Settings { partial: true, ..Settings::default() };
+    let unit =
+        spawn_at(&mut app, Pos::new(0, 2), (PathRequest::new(goal).with_settings(settings), Mover::new(5.0)));
+    app.update();
+    assert_eq!(status(&app, unit), PathStatus::Partial, "an unreachable goal gives a partial route");
+    assert_eq!(route(&app, unit).last(), Some(&Pos::new(7, 2)), "to the reachable cell nearest the goal");
+    run_until(&mut app, 200, |app| route(app, unit).is_empty());
+    app.update();
+    assert_eq!(cell_of(&app, unit), Some(Pos::new(7, 2)));
+    assert_eq!(status(&app, unit), PathStatus::Partial, "at the end it is still not on its goal");
+    // Without `partial`, the same request fails.
+    let strict = spawn_at(&mut app, Pos::new(0, 0), PathRequest::new(goal));
+    app.update();
+    assert!(matches!(status(&app, strict), PathStatus::Failed(_)));
+    // An edit that opens the wall plans again, and the unit reaches its goal.
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(8, 2), false).expect("on the grid");
+    run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+    assert_eq!(cell_of(&app, unit), Some(goal));
+}
