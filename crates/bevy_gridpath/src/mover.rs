@@ -74,8 +74,12 @@ impl Mover {
     /// every search uses). A longer straight segment (an any-angle or smoothed route) costs the
     /// terrain underfoot, cell by cell; while on it, [`Mover::next`] is the cell it is in, so a
     /// new route starts there and it never walks on towards a far corner of the old one.
-    fn step(&mut self, nav: &NavGrid, at: &mut Vec2, cell: Pos, budget: &mut f32) -> bool {
-        let target = nav.cell_center(cell);
+    ///
+    /// `target` is where the mover stands on `cell`: its centre, or for a large agent the centre
+    /// of the body whose top-left cell `cell` is; cells and costs are the body's top-left cell's.
+    fn step(&mut self, nav: &NavGrid, at: &mut Vec2, (cell, target): (Pos, Vec2), budget: &mut f32) -> bool {
+        // From the body's centre to its top-left cell's centre (zero for one-cell movers).
+        let offset = target - nav.cell_center(cell);
         let tiny = nav.tile_size() * 1e-4;
         while *budget > 0.0 {
             let to = target - *at;
@@ -85,10 +89,10 @@ impl Mover {
             }
             self.heading = to / distance;
             // The cell just ahead: on a border, the one the mover is entering.
-            let here = nav.cell_at(*at + self.heading * tiny);
+            let here = nav.cell_at(*at - offset + self.heading * tiny);
             let (through, span) = match here {
                 Some(here) if here.x.abs_diff(cell.x) > 1 || here.y.abs_diff(cell.y) > 1 => {
-                    (here, distance.min(exit_distance(nav, here, *at, self.heading).max(tiny)))
+                    (here, distance.min(exit_distance(nav, here, *at - offset, self.heading).max(tiny)))
                 }
                 _ => (cell, distance),
             };
@@ -144,7 +148,7 @@ fn follow_waypoints(
         let mut at = transform.translation.truncate();
         while budget > 0.0 {
             let Some(&next) = waypoints.front() else { break };
-            if !mover.step(&nav, &mut at, next.cell, &mut budget) {
+            if !mover.step(&nav, &mut at, (next.cell, next.point), &mut budget) {
                 break;
             }
             waypoints.pop_front();
@@ -202,7 +206,7 @@ fn follow_flow_fields(
                 }
             };
             status.set_if_neq(PathStatus::Following);
-            if !mover.step(&nav, &mut at, target, &mut budget) {
+            if !mover.step(&nav, &mut at, (target, nav.cell_center(target)), &mut budget) {
                 break;
             }
         }

@@ -87,6 +87,23 @@ impl GridLayout {
         self.origin + Vec2::new(cell.x as f32 + 0.5, -(cell.y as f32 + 0.5)) * self.tile_size
     }
 
+    /// From the centre of a body's top-left cell to the centre of the body, for a body
+    /// `agent_size` cells wide (gridpath anchors a large agent at its top-left cell).
+    pub fn body_offset(&self, agent_size: u8) -> Vec2 {
+        let half = f32::from(agent_size.max(1) - 1) / 2.0;
+        Vec2::new(half, -half) * self.tile_size
+    }
+
+    /// The centre of the `agent_size` × `agent_size` body whose top-left cell is `anchor`.
+    pub fn body_center(&self, anchor: Pos, agent_size: u8) -> Vec2 {
+        self.cell_center(anchor) + self.body_offset(agent_size)
+    }
+
+    /// The top-left cell of the `agent_size` × `agent_size` body centred on `world`.
+    pub fn anchor_at(&self, world: Vec2, agent_size: u8) -> Option<Pos> {
+        self.cell_at(world - self.body_offset(agent_size))
+    }
+
     /// The cell containing the world point `world`, or `None` off the grid.
     pub fn cell_at(&self, world: Vec2) -> Option<Pos> {
         let col = ((world.x - self.origin.x) / self.tile_size).floor();
@@ -188,6 +205,17 @@ impl NavGrid {
     /// The cell containing the world point `world`, or `None` off the map.
     pub fn cell_at(&self, world: Vec2) -> Option<Pos> {
         self.layout.cell_at(world)
+    }
+
+    /// The centre of the `agent_size` × `agent_size` body whose top-left cell is `anchor`
+    /// (where a [`Mover`](crate::Mover) of that size stands on `anchor`).
+    pub fn body_center(&self, anchor: Pos, agent_size: u8) -> Vec2 {
+        self.layout.body_center(anchor, agent_size)
+    }
+
+    /// The top-left cell of the `agent_size` × `agent_size` body centred on `world`.
+    pub fn anchor_at(&self, world: Vec2, agent_size: u8) -> Option<Pos> {
+        self.layout.anchor_at(world, agent_size)
     }
 
     /// Sets one cell. Returns whether it changed.

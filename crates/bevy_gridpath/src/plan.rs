@@ -223,10 +223,17 @@ fn requests_waiting(queue: Res<PlanQueue>) -> bool {
 
 /// The cell a new route of an entity starts from, and whether it is in the middle of a step
 /// towards it (a [`Mover`] finishes its step first: it never turns around between two cells).
-fn route_start(nav: &NavGrid, transform: &Transform, mover: Option<&Mover>) -> Option<(Pos, bool)> {
+///
+/// For a large agent (`agent_size` > 1) the cell is its body's top-left cell, as gridpath plans.
+fn route_start(
+    nav: &NavGrid,
+    transform: &Transform,
+    mover: Option<&Mover>,
+    agent_size: u8,
+) -> Option<(Pos, bool)> {
     match mover.and_then(Mover::next) {
         Some(next) => Some((next, true)),
-        None => nav.cell_at(transform.translation.truncate()).map(|cell| (cell, false)),
+        None => nav.anchor_at(transform.translation.truncate(), agent_size).map(|cell| (cell, false)),
     }
 }
 
@@ -236,9 +243,9 @@ fn start_planning(
     nav: &NavGrid,
     waypoints: &mut Waypoints,
     status: &mut PathStatus,
-    start: Option<(Pos, bool)>,
+    (start, agent_size): (Option<(Pos, bool)>, u8),
 ) {
-    keep_current_step(nav, waypoints, start);
+    keep_current_step(nav, waypoints, start, agent_size);
     if *status != PathStatus::Planning {
         *status = PathStatus::Planning;
     }
@@ -246,11 +253,11 @@ fn start_planning(
 
 /// Keeps only the step a mover is in the middle of (to the centre of the cell it is entering;
 /// on a long straight segment, of the cell it is in), or nothing when it stands on a centre.
-fn keep_current_step(nav: &NavGrid, waypoints: &mut Waypoints, start: Option<(Pos, bool)>) {
+fn keep_current_step(nav: &NavGrid, waypoints: &mut Waypoints, start: Option<(Pos, bool)>, agent_size: u8) {
     match start {
         Some((cell, true)) => {
             waypoints.clear();
-            waypoints.push_back(Waypoint { cell, point: nav.cell_center(cell) });
+            waypoints.push_back(Waypoint { cell, point: nav.body_center(cell, agent_size) });
         }
         _ => waypoints.clear(),
     }
@@ -261,12 +268,13 @@ fn queue_new_requests(
     nav: Res<NavGrid>,
     mut queue: ResMut<PlanQueue>,
     mut units: Query<
-        (Entity, &Transform, Option<&Mover>, &mut Waypoints, &mut PathStatus),
+        (Entity, &PathRequest, &Transform, Option<&Mover>, &mut Waypoints, &mut PathStatus),
         (Changed<PathRequest>, Without<FollowFlowField>),
     >,
 ) {
-    for (entity, transform, mover, mut waypoints, mut status) in &mut units {
-        start_planning(&nav, &mut waypoints, &mut status, route_start(&nav, transform, mover));
+    for (entity, request, transform, mover, mut waypoints, mut status) in &mut units {
+        let size = request.settings.agent_size;
+        start_planning(&nav, &mut waypoints, &mut status, (route_start(&nav, transform, mover, size), size));
         queue.push(entity);
     }
 }
@@ -312,23 +320,26 @@ impl EditedCells {
     /// illegal without touching the route itself). A straight segment between far cells (a
     /// smoothed route) is touched through any cell it crosses, or when the edit broke its line
     /// of sight under `rules`.
-    fn crosses(&self, grid: &Grid, rules: Rules, mut cells: impl Iterator<Item = Pos>) -> bool {
+    fn crosses(&self, grid: &Grid, (rules, size): (Rules, u8), mut cells: impl Iterator<Item = Pos>) -> bool {
+        // A large agent's cells are the top-left cells of its body: an edit anywhere under the
+        // body counts.
+        let size = u32::from(size.max(1));
+        let touches = |anchor: Pos| {
+            (0..size).any(|dy| (0..size).any(|dx| self.touches(Pos::new(anchor.x + dx, anchor.y + dy))))
+        };
         let Some(mut from) = cells.next() else { return false };
-        if self.touches(from) {
+        if touches(from) {
             return true;
         }
         for to in cells {
             let (dx, dy) = (from.x.abs_diff(to.x), from.y.abs_diff(to.y));
             let crossed = if dx <= 1 && dy <= 1 {
                 let diagonal = dx == 1 && dy == 1;
-                self.touches(to)
-                    || diagonal
-                        && (self.touches(Pos::new(from.x, to.y)) || self.touches(Pos::new(to.x, from.y)))
+                touches(to)
+                    || diagonal && (touches(Pos::new(from.x, to.y)) || touches(Pos::new(to.x, from.y)))
             } else {
                 !grid.line_of_sight(from, to, rules)
-                    || gridpath::sight::segment_cells(grid, from, to)
-                        .into_iter()
-                        .any(|cell| self.touches(cell))
+                    || gridpath::sight::segment_cells(grid, from, to).into_iter().any(&touches)
             };
             if crossed {
                 return true;
@@ -357,20 +368,40 @@ fn queue_routes_crossed_by_edits(
     }
     let replaced = changes.contains(&&GridChanged::Replaced);
     edited.mark(nav.grid(), &changes);
+    // The grids large agents move on, made once per size this frame when a route needs one.
+    let mut sized: Vec<(u8, Grid)> = Vec::new();
     for (entity, request, transform, mover, mut waypoints, mut status) in &mut units {
         let stale = match *status {
             PathStatus::Planning => false,
             PathStatus::Failed(_) | PathStatus::Partial => true,
             PathStatus::Following => {
-                let from = route_start(&nav, transform, mover).map(|(cell, _)| cell);
+                let from =
+                    route_start(&nav, transform, mover, request.settings.agent_size).map(|(cell, _)| cell);
                 let route = from.into_iter().chain(waypoints.iter().map(|w| w.cell));
-                edited.crosses(nav.grid(), request.settings.rules, route)
+                {
+                    let size = request.settings.agent_size;
+                    let grid = if size <= 1 {
+                        nav.grid()
+                    } else {
+                        if !sized.iter().any(|(s, _)| *s == size) {
+                            sized.push((size, nav.grid().for_agent_size(size)));
+                        }
+                        &sized.iter().find(|(s, _)| *s == size).expect("just made").1
+                    };
+                    edited.crosses(grid, (request.settings.rules, size), route)
+                }
             }
             PathStatus::Arrived => replaced,
         };
         if stale {
             queue.counts.replans += 1;
-            start_planning(&nav, &mut waypoints, &mut status, route_start(&nav, transform, mover));
+            let size = request.settings.agent_size;
+            start_planning(
+                &nav,
+                &mut waypoints,
+                &mut status,
+                (route_start(&nav, transform, mover, size), size),
+            );
             queue.push(entity);
         }
     }
@@ -432,7 +463,7 @@ fn plan_waiting_requests(
         let Ok((request, transform, mover, mut waypoints, mut status)) = units.get_mut(entity) else {
             continue;
         };
-        match route_start(&nav, transform, mover) {
+        match route_start(&nav, transform, mover, request.settings.agent_size) {
             Some((from, _)) => jobs.push(Job { entity, from, request: *request }),
             None => {
                 waypoints.clear();
@@ -463,8 +494,14 @@ fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Route, Sear
     let request = &job.request;
     let path = searcher.find_path(grid, job.from, request.goal, &request.settings)?;
     let partial = path.outcome.is_partial();
-    let cells =
-        if request.smooth { gridpath::smooth(grid, &path.cells, request.settings.rules) } else { path.cells };
+    let size = request.settings.agent_size;
+    let cells = match (request.smooth, size) {
+        (false, _) => path.cells,
+        (true, 0 | 1) => gridpath::smooth(grid, &path.cells, request.settings.rules),
+        // A large body's straight lines must see past its whole width: smooth on the grid its
+        // top-left cell moves on.
+        (true, _) => gridpath::smooth(&grid.for_agent_size(size), &path.cells, request.settings.rules),
+    };
     Ok(Route { cells, partial })
 }
 
@@ -510,14 +547,14 @@ fn deliver(
     if *request != job.request {
         return;
     }
-    let Some((now, mid_step)) = route_start(nav, transform, mover) else {
+    let Some((now, mid_step)) = route_start(nav, transform, mover, request.settings.agent_size) else {
         queue.push(job.entity);
         return;
     };
     let route = match result {
         Err(error) if now == job.from => {
             // Finish the current step, then stand still.
-            keep_current_step(nav, &mut waypoints, Some((now, mid_step)));
+            keep_current_step(nav, &mut waypoints, Some((now, mid_step)), request.settings.agent_size);
             status.set_if_neq(PathStatus::Failed(PathFailure::Search(error)));
             queue.counts.delivered += 1;
             return;
@@ -529,7 +566,8 @@ fn deliver(
         }
     };
     // The route goes on from where the entity stands; one in the middle of a step finishes it.
-    let waypoint = |cell| Waypoint { cell, point: nav.cell_center(cell) };
+    let size = request.settings.agent_size;
+    let waypoint = |cell| Waypoint { cell, point: nav.body_center(cell, size) };
     let cells = &route.cells;
     let after = cells.iter().position(|&c| c == now).map_or(1, |i| i + 1);
     waypoints.0 = cells[after.min(cells.len())..].iter().map(|&cell| waypoint(cell)).collect();
@@ -550,9 +588,19 @@ fn deliver(
 /// `true` when a route found from `job.from` still serves an entity that moved to `now`
 /// meanwhile: `now` is on it, or one legal step from its second cell.
 fn joins(nav: &NavGrid, job: &Job, cells: &[Pos], now: Pos) -> bool {
-    let rules = job.request.settings.rules;
-    cells.contains(&now)
-        || cells.get(1).is_some_and(|&next| {
-            nav.grid().can_step(now, next, rules) || nav.grid().line_of_sight(now, next, rules)
-        })
+    let (rules, size) = (job.request.settings.rules, job.request.settings.agent_size);
+    if cells.contains(&now) {
+        return true;
+    }
+    let Some(&next) = cells.get(1) else { return false };
+    // A large body moves on the grid of its top-left cell (made only in this rare case: the
+    // entity moved while its route was planned).
+    let sized;
+    let grid = if size <= 1 {
+        nav.grid()
+    } else {
+        sized = nav.grid().for_agent_size(size);
+        &sized
+    };
+    grid.can_step(now, next, rules) || grid.line_of_sight(now, next, rules)
 }

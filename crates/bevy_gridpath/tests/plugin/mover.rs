@@ -141,3 +141,45 @@ fn a_re_plan_in_the_middle_of_a_long_segment_starts_from_the_cell_the_mover_is_i
     assert_legal_route(&app, here, &route(&app, unit));
     frames_to_arrive(&mut app, unit, 200);
 }
+
+#[test]
+fn a_two_by_two_mover_plans_with_its_clearance_walks_body_centres_and_never_overlaps_a_wall() {
+    // A wall across the middle with a one-cell gap (row 1) and a two-cell gap (rows 5-6).
+    let map = "\
+.....#.....
+...........
+.....#.....
+.....#.....
+.....#.....
+...........
+...........
+.....#.....";
+    for smooth in [false, true] {
+        let mut app = app_on(map);
+        let settings = Settings { agent_size: 2, ..Settings::default() };
+        let mut request = PathRequest::new(Pos::new(8, 0)).with_settings(settings);
+        request.smooth = smooth;
+        let start = nav(&app).body_center(Pos::new(0, 0), 2).extend(0.0);
+        let unit = app.world_mut().spawn((Transform::from_translation(start), Mover::new(5.0), request)).id();
+        let grid = nav(&app).grid().clone();
+        let mut frames = 0;
+        while status(&app, unit) != PathStatus::Arrived {
+            app.update();
+            frames += 1;
+            assert!(frames < 400, "smooth {smooth}: it arrives ({:?})", status(&app, unit));
+            // The body's four corners, a hair inside, are on free cells.
+            let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+            for corner in
+                [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(-1.0, 1.0), Vec2::new(1.0, 1.0)]
+            {
+                let cell = nav(&app).cell_at(at + corner * (TILE - 0.01)).expect("on the grid");
+                assert!(
+                    grid.is_passable(cell),
+                    "smooth {smooth}, frame {frames}: the body overlaps the wall at {cell}"
+                );
+            }
+        }
+        let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+        assert_eq!(at, nav(&app).body_center(Pos::new(8, 0), 2), "its body stands on the goal");
+    }
+}
