@@ -244,17 +244,29 @@ fn protected_cells(
     units: &Query<UnitPlace, With<PathStatus>>,
     goals: &Query<UnitGoal>,
 ) -> Protected {
-    let standing = units.iter().flat_map(|(transform, mover)| {
-        let on = nav.cell_at(transform.translation.truncate());
-        on.into_iter().chain(mover.and_then(Mover::cell)).chain(mover.and_then(Mover::next))
+    let standing = units.iter().flat_map(|(transform, mover, request)| {
+        // A large agent's cells are its body's top-left cells: the whole body is protected.
+        let size = request.map_or(1, |r| r.settings.agent_size.max(1));
+        let on = nav.anchor_at(transform.translation.truncate(), size);
+        let anchors = on.into_iter().chain(mover.and_then(Mover::cell)).chain(mover.and_then(Mover::next));
+        anchors.flat_map(move |anchor| body(anchor, size))
     });
-    let heading =
-        goals.iter().filter_map(|(request, follow)| request.map(|r| r.goal).or(follow.map(|f| f.goal)));
+    let heading = goals.iter().flat_map(|(request, follow)| {
+        let size = request.map_or(1, |r| r.settings.agent_size.max(1));
+        request.map(|r| r.goal).or(follow.map(|f| f.goal)).into_iter().flat_map(move |goal| body(goal, size))
+    });
     Protected { units: standing.collect(), goals: heading.collect() }
 }
 
-/// Where a unit is: its transform, and the cells its mover stands on or steps into.
-type UnitPlace = (&'static Transform, Option<&'static Mover>);
+/// The cells of the `size` × `size` body whose top-left cell is `anchor`.
+fn body(anchor: Pos, size: u8) -> impl Iterator<Item = Pos> {
+    let size = u32::from(size);
+    (0..size).flat_map(move |dy| (0..size).map(move |dx| Pos::new(anchor.x + dx, anchor.y + dy)))
+}
+
+/// Where a unit is: its transform, the cells its mover stands on or steps into, and its
+/// request (its size).
+type UnitPlace = (&'static Transform, Option<&'static Mover>, Option<&'static PathRequest>);
 /// Where a unit goes: its route request or its flow field.
 type UnitGoal = AnyOf<(&'static PathRequest, &'static FollowFlowField)>;
 

@@ -129,6 +129,8 @@ pub enum Control {
     SpawnUnit,
     /// Spawn a crowd of units at random free cells.
     SpawnCrowd,
+    /// Spawn a unit this many cells wide and high, its top-left cell under the cursor.
+    SpawnBigUnit(u8),
     /// Select every crowd unit.
     SelectAll,
     /// Units walk more slowly.
@@ -454,6 +456,12 @@ pub const KEY_TABLE: &[KeyRow] = &[
         &[key(KeyCode::KeyU, Control::SpawnUnit), shift(KeyCode::KeyU, Control::SpawnCrowd)],
         "a unit at the cursor / 100 units",
         "the 100 at random free cells",
+    ),
+    row(
+        Section::Crowd,
+        &[key(KeyCode::KeyJ, Control::SpawnBigUnit(2)), shift(KeyCode::KeyJ, Control::SpawnBigUnit(3))],
+        "a 2x2 / 3x3 unit at the cursor",
+        "large units plan with their clearance: their whole body passes",
     ),
     row(Section::Crowd, &[key(KeyCode::KeyA, Control::SelectAll)], "select every crowd unit", ""),
     row(

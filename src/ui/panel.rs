@@ -307,7 +307,8 @@ fn map_section(panel: &mut ChildSpawnerCommands) {
     panel.spawn(reasons(PanelText::BrushReasons));
     labelled_row(panel, "Units", |row| {
         row.spawn(button(Control::SpawnCrowd, "spawn 100"));
-        row.spawn(button(Control::SelectAll, "select all"));
+        row.spawn(button(Control::SpawnBigUnit(2), "2x2"));
+        row.spawn(button(Control::SelectAll, "all"));
     });
     panel.spawn((PanelText::Crowd, text("", DIM_COLOR, SMALL_FONT_SIZE)));
 }

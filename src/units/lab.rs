@@ -225,9 +225,9 @@ fn hold_lab_unit_during_replay(
     }
 }
 
-/// Copies where the lab's unit's [`Mover`] took it into its [`Unit`], which the editor, the
-/// HUD and the sprite read for every unit alike.
-fn track_lab_unit(mut units: Query<(&mut Unit, &Mover), (With<LabUnit>, Changed<Mover>)>) {
+/// Copies where a unit's [`Mover`] took it (the lab's unit, large units) into its [`Unit`],
+/// which the editor, the HUD and the sprite read for every unit alike.
+fn track_lab_unit(mut units: Query<(&mut Unit, &Mover), Changed<Mover>>) {
     for (mut unit, mover) in &mut units {
         unit.cell = mover.cell().unwrap_or(unit.cell);
         unit.next = mover.next();

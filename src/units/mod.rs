@@ -1,8 +1,10 @@
-//! Units, all of them `bevy_gridpath` users: the lab's unit, crowds and their steering, the
-//! selection and orders, and the scenario replay that sends units through a `.scen` file.
+//! Units, all of them `bevy_gridpath` users: the lab's unit, crowds and their steering, large
+//! units, the selection and orders, and the scenario replay that sends units through a `.scen`
+//! file.
 
 use bevy::prelude::*;
 
+pub mod big;
 pub mod crowd;
 pub mod lab;
 pub mod scenario;
@@ -10,5 +12,12 @@ pub(crate) mod selection;
 pub(crate) mod steering;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_plugins((lab::plugin, crowd::plugin, selection::plugin, steering::plugin, scenario::plugin));
+    app.add_plugins((
+        lab::plugin,
+        crowd::plugin,
+        big::plugin,
+        selection::plugin,
+        steering::plugin,
+        scenario::plugin,
+    ));
 }

@@ -188,6 +188,18 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
         let cell = problem.nav.cell_at(at);
         let cell = cell.unwrap_or_else(|| panic!("frame {frame}: unit {entity} off the map at {at}"));
         assert!(grid.is_passable(cell), "frame {frame}: unit {entity} inside a wall at {cell}");
+        // A large unit's whole body (its size from its request) stays off walls.
+        let size = request.map_or(1, |r| r.settings.agent_size.max(1));
+        if size > 1 {
+            let anchor = problem.nav.anchor_at(at, size).expect("a body on the map");
+            for (dx, dy) in (0..u32::from(size)).flat_map(|dy| (0..u32::from(size)).map(move |dx| (dx, dy))) {
+                let part = Pos::new(anchor.x + dx, anchor.y + dy);
+                assert!(
+                    grid.is_passable(part),
+                    "frame {frame}: large unit {entity}'s body in a wall at {part}"
+                );
+            }
+        }
         if matches!(*status, PathStatus::Following | PathStatus::Partial)
             && let Some(request) = request
         {

@@ -226,3 +226,47 @@ fn with_partial_routes_on_a_walled_in_goal_sends_the_unit_as_close_as_possible()
         lab.cell()
     );
 }
+
+#[test]
+fn a_large_unit_never_overlaps_a_wall_while_walls_are_painted_around_it() {
+    use rand::{Rng, SeedableRng};
+    use tilepath::units::big::BigUnit;
+    let mut app = test_app(open_map(24, 16));
+    hover(&mut app, Some(Pos::new(1, 1)));
+    app.world_mut().write_message(key_message(KeyCode::ShiftLeft, ButtonState::Pressed));
+    tap_key(&mut app, KeyCode::KeyJ);
+    app.world_mut().write_message(key_message(KeyCode::ShiftLeft, ButtonState::Released));
+    app.update();
+    let big = app
+        .world_mut()
+        .query_filtered::<Entity, With<BigUnit>>()
+        .single(app.world())
+        .expect("Shift+J spawned one");
+    assert_eq!(app.world().get::<BigUnit>(big).map(|b| b.size), Some(3));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let size = 3.0 * TILE_SIZE;
+    let home = app.world().get::<Transform>(big).expect("the unit").translation.truncate();
+    let mut farthest: f32 = 0.0;
+    for frame in 0..600 {
+        // Random wall strokes now and then (the editor refuses cells under any body).
+        if frame % 15 == 0 {
+            let from = Pos::new(rng.random_range(0..24), rng.random_range(0..16));
+            let to = Pos::new(rng.random_range(0..24), rng.random_range(0..16));
+            drag(&mut app, MouseButton::Left, &[from, to]);
+        }
+        app.update();
+        let at = app.world().get::<Transform>(big).expect("the unit").translation.truncate();
+        let problem = pathfinder(&app);
+        for corner in [Vec2::new(-0.5, -0.5), Vec2::new(0.5, -0.5), Vec2::new(-0.5, 0.5), Vec2::new(0.5, 0.5)]
+        {
+            let point = at + corner * (size - 0.02);
+            let cell = problem.nav.cell_at(point).expect("on the map");
+            assert!(
+                problem.grid().is_passable(cell),
+                "frame {frame}: the 3x3 body overlaps a wall at {cell}"
+            );
+        }
+        farthest = farthest.max(at.distance(home));
+    }
+    assert!(farthest > 5.0 * TILE_SIZE, "it walked towards the goal: {} tiles", farthest / TILE_SIZE);
+}
