@@ -1,5 +1,6 @@
 //! Steering: how crowd units move. Each frame every crowd unit seeks the centre of its next
-//! cell (its flow field's next step, or its next waypoint) at its [`Speed`] divided by the
+//! cell (its flow field's next step, or its next waypoint; a flow follower whose cell sees its
+//! goal in a straight line seeks the goal itself) at its [`Speed`] divided by the
 //! terrain cost underfoot, and is pushed apart from units closer than two body radii
 //! (neighbours found in a spatial hash of one bucket per map cell), so units never stack on
 //! one point. A unit arrives on its goal cell's centre, or when it touches a unit that already
@@ -10,8 +11,9 @@
 //! search uses), so no push and no seek ever takes it into a wall, across a cut corner the
 //! rules forbid, or onto another terrain class.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy_gridpath::{FlowFields, FollowFlowField, PathRequest, PathStatus, Waypoints};
+use bevy_gridpath::{FlowFields, FollowFlowField, NavVersion, PathRequest, PathStatus, Waypoints};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
@@ -226,11 +228,13 @@ fn steer_crowd(
     fields: Res<FlowFields>,
     mut units: CrowdQuery,
     mut scratch: Local<Scratch>,
+    mut sight: Local<GoalSight>,
 ) {
     let grid = problem.grid();
     let rules = problem.settings().rules;
     let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
     let dt = time.delta_secs();
+    sight.on(problem.nav().version());
     gather_agents(&mut scratch, &units, &fields, grid, space);
 
     // Seek, separate, arrive, move. Same query, same order as when gathering.
@@ -246,7 +250,7 @@ fn steer_crowd(
         let mut arrived = me.arrived;
         if !arrived {
             (target, arrived) = if let Some(follow) = follow {
-                let target = flow_target(&fields, follow, me, crowd.goal, &mut status);
+                let target = flow_target((&fields, &mut sight, grid), follow, me, crowd.goal, &mut status);
                 // Progress: a cell closer to the goal than any before resets the stall.
                 if me.distance < crowd.best {
                     crowd.best = me.distance;
@@ -339,7 +343,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid) -> (Vec2, bool) {
 /// A flow follower's next cell from its shared field (its own cell on the goal); a field that
 /// cannot lead it there sets its status to the field's failure.
 fn flow_target(
-    fields: &FlowFields,
+    (fields, sight, grid): (&FlowFields, &mut GoalSight, &Grid),
     follow: &FollowFlowField,
     me: Agent,
     goal: Pos,
@@ -348,6 +352,9 @@ fn flow_target(
     // Every followed goal has a field entry: the plugin updated them this frame.
     let shared = fields.shared(follow)?;
     let target = match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
+        // From a cell that sees the goal, straight at it: a crowd on open ground streams in
+        // straight lines instead of the field's 45° and 90° stair-steps.
+        Some(_) if sight.sees(grid, me.cell, goal, follow.rules) => Some(goal),
         Some(next) => Some(next),
         None if me.cell == goal && shared.problem.is_none() => Some(me.cell),
         None => {
@@ -361,6 +368,44 @@ fn flow_target(
         **status = PathStatus::Following;
     }
     target
+}
+
+/// Which cells see their goal in a straight line, remembered per grid version: each cell is
+/// checked once however many units pass it, and every edit starts afresh. At most
+/// [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of thousands after an edit): a cell
+/// not checked yet follows its field this frame.
+#[derive(Default)]
+struct GoalSight {
+    version: Option<NavVersion>,
+    seen: HashMap<(Pos, Pos, Rules), bool>,
+    checks_left: usize,
+}
+
+/// New line-of-sight checks steering makes per frame, at most.
+const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
+
+impl GoalSight {
+    /// A new frame: forgets everything when the grid changed.
+    fn on(&mut self, version: NavVersion) {
+        self.checks_left = SIGHT_CHECKS_PER_FRAME;
+        if self.version != Some(version) {
+            self.version = Some(version);
+            self.seen.clear();
+        }
+    }
+
+    fn sees(&mut self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> bool {
+        if let Some(&seen) = self.seen.get(&(cell, goal, rules)) {
+            return seen;
+        }
+        if self.checks_left == 0 {
+            return false;
+        }
+        self.checks_left -= 1;
+        let seen = grid.line_of_sight(cell, goal, rules);
+        self.seen.insert((cell, goal, rules), seen);
+        seen
+    }
 }
 
 /// A routed unit's next waypoint cell, and whether it has arrived (no waypoint left). A unit

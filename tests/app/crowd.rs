@@ -494,3 +494,26 @@ fn no_unit_ever_stands_in_a_wall_over_random_edits() {
     }
     assert!(walls(&app).len() > 100, "the run should have built plenty of walls: {}", walls(&app).len());
 }
+
+#[test]
+fn a_flow_follower_that_sees_the_goal_walks_straight_at_it() {
+    // Open ground: from (2, 2) the goal (19, 11) is in sight; the field alone would walk a
+    // diagonal then a straight run (a stair-step), the unit walks the straight line.
+    let mut app = test_app(open_map(20, 12));
+    let goal = pathfinder(&app).goal();
+    let start = Pos::new(2, 2);
+    let unit = spawn(&mut app, &[start])[0];
+    let geometry = pathfinder(&app).geometry();
+    let (a, b) = (geometry.cell_center(start), geometry.cell_center(goal));
+    let mut worst: f32 = 0.0;
+    for _ in 0..600 {
+        app.update();
+        let at = app.world().get::<Transform>(unit).expect("the unit").translation.truncate();
+        worst = worst.max((at - a).perp_dot((b - a).normalize()).abs());
+        if app.world().get::<PathStatus>(unit) == Some(&PathStatus::Arrived) {
+            break;
+        }
+    }
+    assert_eq!(app.world().get::<PathStatus>(unit), Some(&PathStatus::Arrived));
+    assert!(worst < 0.05 * TILE_SIZE, "off the straight line by {} tiles at most", worst / TILE_SIZE);
+}
