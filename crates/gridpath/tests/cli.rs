@@ -183,10 +183,28 @@ fn any_angle_searches_are_checked_segment_by_segment() {
     for algo in ["theta", "lazytheta"] {
         let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", algo]);
         assert_eq!(code, 0, "{algo}: {err}");
-        assert_eq!(out.lines().last(), Some("scen: 160 queries, 0 mismatches, 0 illegal"), "{algo}: {out}");
+        let summary = out.lines().last().unwrap_or_default();
+        assert!(summary.starts_with("scen: 160 queries, 0 longer than optimal"), "{algo}: {out}");
+        assert!(
+            summary.contains(", 0 illegal, mean length -"),
+            "{algo}: shorter on average than octile: {out}"
+        );
     }
     let map = write_temp("theta.txt", "S.......\n........\n.......G\n");
     let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", "theta"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.lines().last().unwrap().starts_with("cost=7.2801 cells=2 "), "one straight segment: {out}");
+}
+
+#[test]
+fn scen_smooth_checks_every_smoothed_path_and_its_length() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    for algo in ["astar", "jps"] {
+        let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", algo, "--smooth"]);
+        assert_eq!(code, 0, "{algo}: {err}");
+        let summary = out.lines().last().unwrap_or_default();
+        // Smoothing an optimal grid path never makes it longer, and on arena it makes it shorter.
+        assert!(summary.starts_with("scen: 160 queries, 0 longer than optimal"), "{algo}: {out}");
+        assert!(summary.contains(", 0 illegal, mean length -"), "{algo}: {out}");
+    }
 }

@@ -71,6 +71,10 @@ enum Command {
         /// JPS without the grid's jump bits: every line scanned, as online JPS.
         #[arg(long)]
         no_jump_bits: bool,
+        /// Pull every path taut (`gridpath::smooth`) and check it segment by segment: a smoothed
+        /// path longer than the published optimum is an error.
+        #[arg(long)]
+        smooth: bool,
     },
     /// Time gridpath's A*, JPS and JPS without jump bits (and with --peers the `pathfinding`
     /// crate) on the same scenarios, checking every answer against the published optimum.
@@ -201,10 +205,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
         Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
-        Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits } => {
+        Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits, smooth } => {
             let settings =
                 Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight, ..Settings::default() };
-            run_scenarios(&scen, settings, runs, !no_jump_bits)
+            run_scenarios(&scen, settings, (runs, !no_jump_bits, smooth))
         }
         Command::Bench { scen, peers, runs, max_queries, field, order } => {
             bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order })
@@ -431,7 +435,15 @@ struct MapReport {
     expanded: u64,
 }
 
-fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bool) -> Result<(), Failure> {
+fn run_scenarios(
+    files: &[PathBuf],
+    settings: Settings,
+    (runs, jump_bits, smooth): (u32, bool, bool),
+) -> Result<(), Failure> {
+    // Straight-line paths (any-angle searches, smoothed paths) are checked segment by segment
+    // and may beat the published octile optimum; their summary says how their lengths compare.
+    let straight = settings.algorithm.is_any_angle() || smooth;
+    let mut lengths = Lengths::default();
     let mut searcher = Searcher::new();
     searcher.set_jump_bits(jump_bits);
     let mut cells = Vec::new();
@@ -465,9 +477,15 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bo
             match outcome {
                 Some(Ok((cost, stats, _))) => {
                     report.expanded += stats.expanded;
-                    // An any-angle path is checked segment by segment, and its cost may lie below
-                    // the published octile optimum: "optimal" then means "not above it".
-                    let any_angle = settings.algorithm.is_any_angle();
+                    let cost = if smooth {
+                        cells = gridpath::smooth(&grid, &cells, Rules::OCTILE);
+                        grid.any_angle_cost(&cells, Rules::OCTILE).unwrap_or(f64::NAN)
+                    } else {
+                        cost
+                    };
+                    // A straight-line path is checked segment by segment, and its cost may lie
+                    // below the published octile optimum: "optimal" then means "not above it".
+                    let any_angle = straight;
                     let measured = if any_angle {
                         grid.any_angle_cost(&cells, Rules::OCTILE)
                     } else {
@@ -476,6 +494,9 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bo
                     let legal = cells.first() == Some(&s.start)
                         && cells.last() == Some(&s.goal)
                         && measured.is_ok_and(|c| (c - cost).abs() < 1e-6);
+                    if legal && straight {
+                        lengths.add(cost, s.optimal);
+                    }
                     if !legal {
                         report.illegal += 1;
                     } else if (cost - s.optimal).abs() <= 0.01 || (any_angle && cost <= s.optimal + 0.01) {
@@ -493,6 +514,23 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bo
         mismatches += report.mismatches;
         illegal += report.illegal;
     }
+    if straight {
+        println!(
+            "scen: {total} queries, {} longer than optimal (worst {:+.2}%), {illegal} illegal, mean length {:+.2}% vs octile",
+            lengths.longer,
+            lengths.worst * 100.0,
+            lengths.mean() * 100.0
+        );
+        // A smoothed path is never longer than the optimal grid path it came from.
+        let optimal_source = smooth && optimal_algorithm;
+        if illegal > 0 || (optimal_source && lengths.longer > 0) {
+            return Err(Failure(
+                format!("{illegal} illegal and {} longer-than-optimal straight-line paths", lengths.longer),
+                1,
+            ));
+        }
+        return Ok(());
+    }
     println!("scen: {total} queries, {mismatches} mismatches, {illegal} illegal");
     if illegal > 0 || (optimal_algorithm && mismatches > 0) {
         return Err(Failure(
@@ -504,6 +542,39 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, runs: u32, jump_bits: bo
         ));
     }
     Ok(())
+}
+
+/// How straight-line paths compare with the published octile optima.
+#[derive(Default)]
+struct Lengths {
+    /// Paths longer than the optimum (beyond the published rounding).
+    longer: usize,
+    /// The largest excess, as a fraction of the optimum (negative when all are shorter).
+    worst: f64,
+    /// Sum of (length / optimum − 1) and how many.
+    sum: f64,
+    count: usize,
+}
+
+impl Lengths {
+    fn add(&mut self, cost: f64, optimal: f64) {
+        if optimal <= 0.0 {
+            return;
+        }
+        let excess = cost / optimal - 1.0;
+        if cost > optimal + 0.01 {
+            self.longer += 1;
+        }
+        self.worst = if self.count == 0 { excess } else { self.worst.max(excess) };
+        self.sum += excess;
+        self.count += 1;
+    }
+
+    fn mean(&self) -> f64 {
+        #[expect(clippy::cast_precision_loss, reason = "query counts are small")]
+        let count = self.count.max(1) as f64;
+        self.sum / count
+    }
 }
 
 fn print_report(name: &str, r: &mut MapReport) {
