@@ -46,6 +46,9 @@ fn the_demo_scripts_parse() {
     assert!(
         steps.contains(&Step::Key(KeyCode::BracketRight)) && steps.contains(&Step::ShiftKey(KeyCode::KeyR))
     );
+    let steps =
+        parse_script(include_str!("../scripts/movement.txt")).expect("tests/scripts/movement.txt is valid");
+    assert!(steps.contains(&Step::Key(KeyCode::KeyP)) && steps.contains(&Step::ShiftKey(KeyCode::KeyJ)));
     assert_eq!(parse_script("key Period\n"), Ok(vec![Step::Key(KeyCode::Period)]));
 }
 
