@@ -495,12 +495,12 @@ fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Route, Sear
     let path = searcher.find_path(grid, job.from, request.goal, &request.settings)?;
     let partial = path.outcome.is_partial();
     let size = request.settings.agent_size;
-    let cells = match (request.smooth, size) {
-        (false, _) => path.cells,
-        (true, 0 | 1) => gridpath::smooth(grid, &path.cells, request.settings.rules),
-        // A large body's straight lines must see past its whole width: smooth on the grid its
-        // top-left cell moves on.
-        (true, _) => gridpath::smooth(&grid.for_agent_size(size), &path.cells, request.settings.rules),
+    // A large body's straight lines must see past its whole width: smooth on the grid its
+    // top-left cell moves on (the one the search just used, kept by the searcher).
+    let cells = if request.smooth {
+        gridpath::smooth(searcher.agent_grid(grid, size), &path.cells, request.settings.rules)
+    } else {
+        path.cells
     };
     Ok(Route { cells, partial })
 }

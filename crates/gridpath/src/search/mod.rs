@@ -567,17 +567,34 @@ impl Searcher {
         if goal_fits.is_err() && !settings.partial {
             return goal_fits.map(|()| (0.0, Stats::default(), Outcome::Complete));
         }
-        let fresh = |c: &SizedGrid| c.id == grid.id() && c.revision == grid.revision() && c.size == size;
-        let cache = match self.sized.take() {
-            Some(c) if fresh(&c) => c,
-            _ => {
-                SizedGrid { id: grid.id(), revision: grid.revision(), size, grid: grid.for_agent_size(size) }
-            }
-        };
+        self.agent_grid(grid, size);
+        let cache = self.sized.take().expect("agent_grid keeps it");
         let one = Settings { agent_size: 1, ..*settings };
         let result = self.find_path_into_traced(&cache.grid, start, goal, &one, out, observer);
         self.sized = Some(cache);
         result
+    }
+
+    /// The grid an `agent_size` × `agent_size` body's top-left cell moves on
+    /// ([`Grid::for_agent_size`]; `grid` itself for size 1 or less), derived once per grid
+    /// state and size and kept: what the searches use for large agents, and what a caller
+    /// smoothing or checking such an agent's path should use too.
+    pub fn agent_grid<'a>(&'a mut self, grid: &'a Grid, agent_size: u8) -> &'a Grid {
+        if agent_size <= 1 {
+            return grid;
+        }
+        let fresh =
+            |c: &SizedGrid| c.id == grid.id() && c.revision == grid.revision() && c.size == agent_size;
+        if !self.sized.as_ref().is_some_and(fresh) {
+            self.sized = None;
+        }
+        let cache = self.sized.get_or_insert_with(|| SizedGrid {
+            id: grid.id(),
+            revision: grid.revision(),
+            size: agent_size,
+            grid: grid.for_agent_size(agent_size),
+        });
+        &cache.grid
     }
 
     fn search<O: Observer>(
