@@ -138,26 +138,13 @@ pub(crate) fn plan_main_route(
     let _ = searcher.find_path_traced(problem.grid(), start, goal, settings, &mut trace);
     report.explored = Explored::from_trace(&trace);
     report.trace = trace;
-    report.route =
-        result.as_ref().map_or_else(|_| Vec::new(), |path| cells_along(problem.grid(), &path.cells));
+    report.route = result
+        .as_ref()
+        .map_or_else(|_| Vec::new(), |path| gridpath::sight::path_cells(problem.grid(), &path.cells));
     report.outcome = match result {
         Ok(path) => PlanOutcome::Found { path, micros },
         Err(error) => PlanOutcome::Failed(error),
     };
-}
-
-/// The cells a route through `corners` passes: consecutive neighbours as they are, a straight
-/// segment between far cells as the cells it crosses.
-pub fn cells_along(grid: &Grid, corners: &[Pos]) -> Vec<Pos> {
-    let mut cells: Vec<Pos> = corners.first().copied().into_iter().collect();
-    for pair in corners.windows(2) {
-        if pair[0].x.abs_diff(pair[1].x) <= 1 && pair[0].y.abs_diff(pair[1].y) <= 1 {
-            cells.push(pair[1]);
-        } else {
-            cells.extend(gridpath::sight::segment_cells(grid, pair[0], pair[1]).into_iter().skip(1));
-        }
-    }
-    cells
 }
 
 /// A search option a key or a panel button chooses.

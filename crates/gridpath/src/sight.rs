@@ -226,6 +226,25 @@ pub fn segment_cells(grid: &Grid, a: Pos, b: Pos) -> Vec<Pos> {
     collect.out
 }
 
+/// Every cell a path of turning points passes, start to end, each joint once: for a grid path
+/// (consecutive cells neighbours) its cells, for an any-angle or smoothed path the cells each
+/// segment crosses ([`segment_cells`]). What a map shows as the route a unit walks.
+///
+/// ```
+/// use gridpath::{sight, Grid, Pos};
+/// let grid = Grid::new(4, 4).unwrap();
+/// let cells = sight::path_cells(&grid, &[Pos::new(0, 0), Pos::new(3, 1), Pos::new(3, 3)]);
+/// assert_eq!(cells, [Pos::new(0, 0), Pos::new(1, 0), Pos::new(2, 1), Pos::new(3, 1), Pos::new(3, 2), Pos::new(3, 3)]);
+/// ```
+#[must_use]
+pub fn path_cells(grid: &Grid, vertices: &[Pos]) -> Vec<Pos> {
+    let mut cells: Vec<Pos> = vertices.first().copied().into_iter().collect();
+    for pair in vertices.windows(2) {
+        cells.extend(segment_cells(grid, pair[0], pair[1]).into_iter().skip(1));
+    }
+    cells
+}
+
 /// [`Grid::walk`]'s crossing order without any class test (for [`segment_cells`]).
 fn walk_cells(grid: &Grid, a: Pos, b: Pos, visit: &mut impl Visit) {
     let (nx, ny) = (i64::from(a.x.abs_diff(b.x)), i64::from(a.y.abs_diff(b.y)));

@@ -350,10 +350,7 @@ fn solve(
     } else {
         // An any-angle path's vertices are turning points: mark the cells between them too.
         let crossed: Vec<Pos> = if settings.algorithm.is_any_angle() {
-            path.cells
-                .windows(2)
-                .flat_map(|w| gridpath::sight::segment_cells(&map.grid, w[0], w[1]))
-                .collect()
+            gridpath::sight::path_cells(&map.grid, &path.cells)
         } else {
             path.cells.clone()
         };
