@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use gridpath::Tile;
 
-use crate::map::geometry::TILE_SIZE;
+use crate::map::geometry::{Geometry, TILE_SIZE};
 use crate::notice::Notice;
 
 /// `assets/tiles.png`: one row of [`TileLook`] tiles.
@@ -167,4 +167,18 @@ fn placeholder(frames: u32) -> Image {
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::default(),
     )
+}
+
+/// An image of one RGBA texel per cell of a `geometry`-sized map, row 0 on top, drawn
+/// nearest-texel (the terrain and overlay of large maps, the flow view's heat map).
+pub(crate) fn cell_image(geometry: Geometry, texels: Vec<u8>) -> Image {
+    let mut image = Image::new(
+        Extent3d { width: geometry.width, height: geometry.height, depth_or_array_layers: 1 },
+        TextureDimension::D2,
+        texels,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    image
 }

@@ -4,16 +4,14 @@
 //! number (`FlowField::wavefront`: the goal is 1, each step away one more), as the classic
 //! wavefront tutorial prints them. The search tint is hidden meanwhile; the path stays.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::image::ImageSampler;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use gridpath::{FlowField, Grid};
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
-use crate::map::geometry::TILE_SIZE;
+use crate::map::geometry::{Geometry, TILE_SIZE};
 use crate::map::problem::{SearchProblem, problem_changed};
+use crate::view::assets::cell_image;
 
 /// Depth of the heat map: over the terrain (0), under the path overlay (1).
 const HEAT_Z: f32 = 0.5;
@@ -180,15 +178,7 @@ fn heat_image(grid: &Grid, cost: Option<&FlowField>, farthest: f64) -> Image {
             None => texels.extend([0, 0, 0, 0]),
         }
     }
-    let mut image = Image::new(
-        Extent3d { width: grid.width(), height: grid.height(), depth_or_array_layers: 1 },
-        TextureDimension::D2,
-        texels,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
-    );
-    image.sampler = ImageSampler::nearest();
-    image
+    cell_image(Geometry::of(grid), texels)
 }
 
 /// Hides the heat map and removes the step numbers.

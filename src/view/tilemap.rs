@@ -8,11 +8,8 @@
 //! fitted zoom a cell is under a pixel and the tile pictures cannot be seen anyway. Edits and
 //! the search replay update only the texels of the cells they touch.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::image::ImageSampler;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_ecs_tilemap::prelude::*;
 use bevy_gridpath::GridChanged;
 use gridpath::Pos;
@@ -24,7 +21,7 @@ use crate::map::level::MapLoaded;
 use crate::map::problem::{SearchProblem, problem_changed};
 use crate::search::plan::PlanReport;
 use crate::search::replay::SearchAnimation;
-use crate::view::assets::{GameAssets, TileLook};
+use crate::view::assets::{GameAssets, TileLook, cell_image};
 use crate::view::camera::{MainCamera, current_enlargement};
 use crate::view::flow::FlowView;
 
@@ -128,19 +125,6 @@ enum MapDrawing {
 /// Run condition: the map is drawn as tiles.
 fn drawn_as_tiles(drawing: Res<MapDrawing>) -> bool {
     *drawing == MapDrawing::Tiles
-}
-
-/// An image of one texel per cell of a `geometry`-sized map, row 0 on top, drawn nearest-texel.
-fn cell_image(geometry: Geometry, texels: Vec<u8>) -> Image {
-    let mut image = Image::new(
-        Extent3d { width: geometry.width, height: geometry.height, depth_or_array_layers: 1 },
-        TextureDimension::D2,
-        texels,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
-    );
-    image.sampler = ImageSampler::nearest();
-    image
 }
 
 /// The first byte of `cell`'s texel in a cell image of `geometry`.
