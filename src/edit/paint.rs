@@ -249,19 +249,17 @@ fn protected_cells(
         let size = request.map_or(1, |r| r.settings.agent_size.max(1));
         let on = nav.anchor_at(transform.translation.truncate(), size);
         let anchors = on.into_iter().chain(mover.and_then(Mover::cell)).chain(mover.and_then(Mover::next));
-        anchors.flat_map(move |anchor| body(anchor, size))
+        anchors.flat_map(move |anchor| nav.body_cells(anchor, size))
     });
     let heading = goals.iter().flat_map(|(request, follow)| {
         let size = request.map_or(1, |r| r.settings.agent_size.max(1));
-        request.map(|r| r.goal).or(follow.map(|f| f.goal)).into_iter().flat_map(move |goal| body(goal, size))
+        request
+            .map(|r| r.goal)
+            .or(follow.map(|f| f.goal))
+            .into_iter()
+            .flat_map(move |goal| nav.body_cells(goal, size))
     });
     Protected { units: standing.collect(), goals: heading.collect() }
-}
-
-/// The cells of the `size` × `size` body whose top-left cell is `anchor`.
-fn body(anchor: Pos, size: u8) -> impl Iterator<Item = Pos> {
-    let size = u32::from(size);
-    (0..size).flat_map(move |dy| (0..size).map(move |dx| Pos::new(anchor.x + dx, anchor.y + dy)))
 }
 
 /// Where a unit is: its transform, the cells its mover stands on or steps into, and its

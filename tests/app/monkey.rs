@@ -192,8 +192,7 @@ fn check_invariants(app: &mut App, frame: u64, stats: &mut Stats) {
         let size = request.map_or(1, |r| r.settings.agent_size.max(1));
         if size > 1 {
             let anchor = problem.nav.anchor_at(at, size).expect("a body on the map");
-            for (dx, dy) in (0..u32::from(size)).flat_map(|dy| (0..u32::from(size)).map(move |dx| (dx, dy))) {
-                let part = Pos::new(anchor.x + dx, anchor.y + dy);
+            for part in problem.nav.body_cells(anchor, size) {
                 assert!(
                     grid.is_passable(part),
                     "frame {frame}: large unit {entity}'s body in a wall at {part}"

@@ -218,6 +218,16 @@ impl NavGrid {
         self.layout.anchor_at(world, agent_size)
     }
 
+    /// The cells on the grid under the `agent_size` × `agent_size` body whose top-left cell is
+    /// `anchor` (just `anchor` for size 1).
+    pub fn body_cells(&self, anchor: Pos, agent_size: u8) -> impl Iterator<Item = Pos> + use<> {
+        let size = u32::from(agent_size.max(1));
+        let (width, height) = (self.layout.width, self.layout.height);
+        let xs = anchor.x..(anchor.x + size).min(width);
+        let ys = anchor.y..(anchor.y + size).min(height);
+        ys.flat_map(move |y| xs.clone().map(move |x| Pos::new(x, y)))
+    }
+
     /// Sets one cell. Returns whether it changed.
     ///
     /// # Errors

@@ -320,13 +320,15 @@ impl EditedCells {
     /// illegal without touching the route itself). A straight segment between far cells (a
     /// smoothed route) is touched through any cell it crosses, or when the edit broke its line
     /// of sight under `rules`.
-    fn crosses(&self, grid: &Grid, (rules, size): (Rules, u8), mut cells: impl Iterator<Item = Pos>) -> bool {
+    fn crosses(
+        &self,
+        (nav, grid): (&NavGrid, &Grid),
+        (rules, size): (Rules, u8),
+        mut cells: impl Iterator<Item = Pos>,
+    ) -> bool {
         // A large agent's cells are the top-left cells of its body: an edit anywhere under the
         // body counts.
-        let size = u32::from(size.max(1));
-        let touches = |anchor: Pos| {
-            (0..size).any(|dy| (0..size).any(|dx| self.touches(Pos::new(anchor.x + dx, anchor.y + dy))))
-        };
+        let touches = |anchor: Pos| nav.body_cells(anchor, size).any(|cell| self.touches(cell));
         let Some(mut from) = cells.next() else { return false };
         if touches(from) {
             return true;
@@ -388,7 +390,7 @@ fn queue_routes_crossed_by_edits(
                         }
                         &sized.iter().find(|(s, _)| *s == size).expect("just made").1
                     };
-                    edited.crosses(grid, (request.settings.rules, size), route)
+                    edited.crosses((&nav, grid), (request.settings.rules, size), route)
                 }
             }
             PathStatus::Arrived => replaced,
