@@ -39,6 +39,7 @@
 #![expect(clippy::float_cmp, reason = "exact compares are meant: tie-breaks, step counts, weight 1")]
 #![expect(clippy::many_single_char_names, reason = "grid math reads best as i, j, g, h, f")]
 
+pub mod avoid;
 pub mod field;
 pub mod formats;
 pub mod generate;

@@ -1,0 +1,804 @@
+//! Local avoidance for crowds: ORCA, optimal reciprocal collision avoidance (van den Berg, Guy,
+//! Lin, Manocha, "Reciprocal n-body collision avoidance", 2011), with the grid's walls as static
+//! obstacles, followed by a positional pass that guarantees what ORCA alone only makes likely:
+//! no two bodies overlap by more than a sliver and no body ever overlaps a wall.
+//!
+//! Each frame:
+//! 1. [`Avoidance::prepare`] buckets the bodies by cell (a counting sort, no hashing).
+//! 2. [`Avoidance::velocity`] picks, for one body, the velocity closest to the one it wants
+//!    among those that keep it clear of its nearest neighbours for [`AvoidanceSettings::time_horizon`]
+//!    seconds (each of two moving bodies takes half the avoiding) and of the walls for
+//!    [`AvoidanceSettings::wall_horizon`] seconds: two small linear programs, no allocation.
+//!    It reads only the prepared buckets, so callers may split the bodies over threads.
+//! 3. [`Avoidance::separate`] moves the new positions apart where bodies still overlap and
+//!    pushes them out of walls; a body whose centre would cross into a cell it cannot enter
+//!    keeps its old position.
+//!
+//! [`Avoidance::step`] does all three on one thread. Why our own and not the `dodgy_2d` crate
+//! (ORCA in Rust): walls here are grid cells, not polygons (a polygon per wall run would have
+//! to be rebuilt on every paint stroke), dodgy allocates per body per frame and knows nothing
+//! of the non-overlap guarantee, and it pins another glam than Bevy's.
+//!
+//! Walls: a body's obstacles are the cells it cannot enter from where it stands — walls, the
+//! map's edge, and cells of another terrain class (ground units keep out of water). Bodies are
+//! circles, so a body never squeezes diagonally between two walls that touch at a corner.
+//!
+//! Space: x to the right, y down, one unit per tile; cell `(x, y)` covers `[x, x + 1) × [y, y + 1)`.
+
+#![expect(clippy::cast_precision_loss, reason = "cell coordinates (at most MAX_SIDE) are exact in f32")]
+
+mod quality;
+
+use glam::Vec2;
+
+pub use quality::Quality;
+
+use crate::grid::{Grid, Pos};
+
+/// One body as avoidance sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Body {
+    /// Centre, in tiles.
+    pub position: Vec2,
+    /// Velocity last frame, in tiles per second.
+    pub velocity: Vec2,
+    /// Velocity it wants (towards its goal), in tiles per second.
+    pub preferred: Vec2,
+    /// Radius, in tiles.
+    pub radius: f32,
+    /// Fastest it may go, in tiles per second.
+    pub max_speed: f32,
+    /// `false` for a body that does not take part in avoiding (arrived, standing guard, or
+    /// driven by something else): it keeps its velocity, others avoid it entirely, and the
+    /// positional pass never moves it.
+    pub moving: bool,
+}
+
+impl Body {
+    /// A moving body at `position` wanting `preferred`, starting from rest.
+    #[must_use]
+    pub fn new(position: Vec2, radius: f32, max_speed: f32) -> Self {
+        Self { position, velocity: Vec2::ZERO, preferred: Vec2::ZERO, radius, max_speed, moving: true }
+    }
+}
+
+/// Tuning of [`Avoidance`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AvoidanceSettings {
+    /// Seconds ahead a body keeps clear of other bodies. Longer: earlier, gentler swerves but
+    /// more hesitation in a dense crowd.
+    pub time_horizon: f32,
+    /// Seconds ahead a body keeps clear of walls (short: bodies may walk along a wall).
+    pub wall_horizon: f32,
+    /// Nearest neighbours each body avoids (at most [`MAX_NEIGHBOURS`]).
+    pub max_neighbours: usize,
+    /// Rounds of the positional pass that moves overlapping bodies apart.
+    pub separation_passes: u32,
+    /// How far a body veers to its right (as a share of its speed, sideways) while a body
+    /// ahead comes the other way: two streams meeting head-on in a corridor form two lanes
+    /// instead of pushing against each other. 0 turns it off. "Right" is in the grid's own
+    /// axes (x right, y down); mirrored axes make it "left", the same for everyone.
+    pub pass_side: f32,
+}
+
+impl Default for AvoidanceSettings {
+    fn default() -> Self {
+        Self {
+            time_horizon: 1.0,
+            wall_horizon: 0.2,
+            max_neighbours: 8,
+            separation_passes: 12,
+            pass_side: 0.6,
+        }
+    }
+}
+
+/// Neighbours one body avoids, at most.
+pub const MAX_NEIGHBOURS: usize = 16;
+/// Wall cells one body's velocity is constrained by, at most.
+const MAX_WALLS: usize = 12;
+/// How far beyond the touching distance a body looks for neighbours, in tiles.
+const LOOKAHEAD: f32 = 1.0;
+const EPSILON: f32 = 1e-5;
+/// Forward share of a body's preferred direction while a body coming the other way is in its
+/// way (against [`AvoidanceSettings::pass_side`] sideways).
+const STEP_ASIDE_FORWARD: f32 = 0.5;
+/// Distances ahead (tiles) at which a body looks for a stream coming its way.
+const STREAM_LOOKS: [f32; 6] = [1.5, 3.5, 5.5, 7.5, 9.5, 11.5];
+/// Summed preferred directions of a cell against a body's heading that make a stream.
+const STREAM_AGAINST: f32 = 0.5;
+/// How far bodies may have moved since they were bucketed, in tiles.
+const SEPARATION_SLACK: f32 = 0.5;
+/// Overlap the positional pass leaves alone, as a share of the sum of radii.
+const OVERLAP_TOLERANCE: f32 = 0.002;
+
+/// A half-plane of allowed velocities: those on the left of `direction` through `point`
+/// (`det(direction, point - v) <= 0`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Line {
+    point: Vec2,
+    direction: Vec2,
+}
+
+/// The bodies bucketed by cell, and the settings: reusable, allocation-free in the steady state.
+#[derive(Clone, Debug, Default)]
+pub struct Avoidance {
+    settings: AvoidanceSettings,
+    width: u32,
+    height: u32,
+    /// Body indices sorted by cell.
+    order: Vec<u32>,
+    /// Dense bucketing: per cell, the index into `order` of its first body, plus one end entry.
+    /// Empty when sparse.
+    cell_start: Vec<u32>,
+    /// Sparse bucketing (few bodies on a big map): the cell of each entry of `order`, sorted.
+    sorted_cells: Vec<u32>,
+    work: Vec<u64>,
+    max_radius: f32,
+    /// The positional pass's bodies still overlapping, this round and the next.
+    active: Vec<u32>,
+    next: Vec<u32>,
+    /// Per body, the last round that queued it.
+    marks: Vec<u32>,
+    /// Dense bucketing: per cell, the sum of its moving bodies' preferred directions, so a
+    /// body sees a stream coming its way a few tiles ahead at the cost of three lookups.
+    intent: Vec<Vec2>,
+    /// Dense bucketing: per cell, how many moving bodies want to go somewhere.
+    walkers: Vec<u16>,
+}
+
+/// Maps with more cells than this per body (plus a floor) bucket by sorting, not per cell.
+const DENSE_CELLS_PER_BODY: usize = 8;
+
+impl Avoidance {
+    /// Avoidance with these settings.
+    #[must_use]
+    pub fn new(settings: AvoidanceSettings) -> Self {
+        Self { settings, ..Self::default() }
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn settings(&self) -> AvoidanceSettings {
+        self.settings
+    }
+
+    /// Buckets `bodies` by cell for this frame's [`velocity`](Self::velocity) and
+    /// [`separate`](Self::separate) calls.
+    pub fn prepare(&mut self, bodies: &[Body], grid: &Grid) {
+        let (width, height) = (grid.width(), grid.height());
+        self.width = width;
+        self.height = height;
+        self.max_radius = bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
+        let cells = width as usize * height as usize;
+        let n = bodies.len();
+        self.order.clear();
+        self.cell_start.clear();
+        self.sorted_cells.clear();
+        self.work.clear();
+        if cells <= n * DENSE_CELLS_PER_BODY + 4096 {
+            self.cell_start.resize(cells + 1, 0);
+            for body in bodies {
+                let c = self.cell_index(body.position);
+                self.cell_start[c + 1] += 1;
+            }
+            for i in 0..cells {
+                self.cell_start[i + 1] += self.cell_start[i];
+            }
+            self.order.resize(n, 0);
+            self.intent.clear();
+            self.intent.resize(cells, Vec2::ZERO);
+            self.walkers.clear();
+            self.walkers.resize(cells, 0);
+            for body in bodies.iter().filter(|b| b.moving && b.preferred != Vec2::ZERO) {
+                let c = self.cell_index(body.position);
+                self.intent[c] += body.preferred.normalize_or_zero();
+                self.walkers[c] = self.walkers[c].saturating_add(1);
+            }
+            self.work.extend(self.cell_start.iter().map(|&s| u64::from(s)));
+            for (i, body) in bodies.iter().enumerate() {
+                let c = self.cell_index(body.position);
+                let slot = &mut self.work[c];
+                #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+                {
+                    self.order[*slot as usize] = i as u32;
+                }
+                *slot += 1;
+            }
+        } else {
+            self.intent.clear();
+            // Cell in the high half, body in the low half: one sort orders both.
+            let mut work = std::mem::take(&mut self.work);
+            work.extend(
+                bodies.iter().enumerate().map(|(i, b)| (self.cell_index(b.position) as u64) << 32 | i as u64),
+            );
+            work.sort_unstable();
+            #[expect(clippy::cast_possible_truncation, reason = "the halves are 32-bit values")]
+            {
+                self.sorted_cells.extend(work.iter().map(|&k| (k >> 32) as u32));
+                self.order.extend(work.iter().map(|&k| k as u32));
+            }
+            self.work = work;
+        }
+    }
+
+    /// The cell index of a point, clamped onto the map.
+    fn cell_index(&self, p: Vec2) -> usize {
+        let (x, y) = self.clamped_cell(p);
+        y as usize * self.width as usize + x as usize
+    }
+
+    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "clamped onto the map")]
+    fn clamped_cell(&self, p: Vec2) -> (u32, u32) {
+        let x = p.x.clamp(0.0, (self.width.max(1) - 1) as f32) as u32;
+        let y = p.y.clamp(0.0, (self.height.max(1) - 1) as f32) as u32;
+        (x, y)
+    }
+
+    /// Body indices in the cells that a square of half-side `reach` around `p` touches.
+    fn near(&self, p: Vec2, reach: f32) -> impl Iterator<Item = usize> + '_ {
+        let (x0, y0) = self.clamped_cell(p - reach);
+        let (x1, y1) = self.clamped_cell(p + reach);
+        let width = self.width as usize;
+        (y0..=y1).flat_map(move |y| {
+            let row = y as usize * width;
+            let (first, last) = (row + x0 as usize, row + x1 as usize);
+            let range = if self.cell_start.is_empty() {
+                let from = self.sorted_cells.partition_point(|&c| (c as usize) < first);
+                let to = from + self.sorted_cells[from..].partition_point(|&c| (c as usize) <= last);
+                from..to
+            } else {
+                self.cell_start[first] as usize..self.cell_start[last + 1] as usize
+            };
+            self.order[range].iter().map(|&i| i as usize)
+        })
+    }
+
+    /// The velocity body `i` takes this frame (`dt` seconds): the one closest to its preferred
+    /// velocity that avoids its nearest neighbours and the walls; a body that is not moving
+    /// keeps its own.
+    #[must_use]
+    pub fn velocity(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32) -> Vec2 {
+        let me = bodies[i];
+        if !me.moving {
+            return me.velocity;
+        }
+        let mut lines = [Line::default(); MAX_WALLS + MAX_NEIGHBOURS];
+        let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
+        // The nearest neighbours, sorted by distance.
+        let k = self.settings.max_neighbours.min(MAX_NEIGHBOURS);
+        let mut nearest = [(0.0_f32, 0_u32); MAX_NEIGHBOURS];
+        let mut found = 0;
+        let reach = me.radius + self.max_radius + LOOKAHEAD;
+        let mut oncoming = false;
+        for j in self.near(me.position, reach) {
+            if j == i {
+                continue;
+            }
+            let other = &bodies[j];
+            let range = me.radius + other.radius + LOOKAHEAD;
+            let d2 = me.position.distance_squared(other.position);
+            if d2 >= range * range {
+                continue;
+            }
+            // A body in the way, coming the other way: step aside rather than push on.
+            let ahead = other.position - me.position;
+            oncoming |= other.moving
+                && other.preferred.dot(me.preferred)
+                    < -0.3 * other.preferred.length() * me.preferred.length()
+                && ahead.dot(me.preferred) > 0.0
+                && det(me.preferred.normalize_or_zero(), ahead).abs() < me.radius + other.radius;
+            if found == k && d2 >= nearest[k - 1].0 {
+                continue;
+            }
+            let mut at = found.min(k - 1);
+            while at > 0 && nearest[at - 1].0 > d2 {
+                nearest[at] = nearest[at - 1];
+                at -= 1;
+            }
+            #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+            {
+                nearest[at] = (d2, j as u32);
+            }
+            found = (found + 1).min(k);
+        }
+        let preferred = self.keep_to_side(me, oncoming, self.stream_ahead(me));
+        let mut count = walls;
+        for &(_, j) in &nearest[..found] {
+            lines[count] = body_line(me, &bodies[j as usize], self.settings.time_horizon, dt);
+            count += 1;
+        }
+        let lines = &lines[..count];
+        let mut v = Vec2::ZERO;
+        let failed = linear_program2(lines, me.max_speed, preferred, false, &mut v);
+        if failed < lines.len() {
+            linear_program3(lines, walls, failed, me.max_speed, &mut v);
+        }
+        v
+    }
+
+    /// `me`'s preferred velocity, turned towards its right while a stream ahead comes the other
+    /// way, and mostly sideways while a body coming the other way is right in its way.
+    /// Whether bodies a few tiles ahead of `me` (behind the ones of its own stream, too) want
+    /// to go the other way.
+    fn stream_ahead(&self, me: Body) -> bool {
+        if self.intent.is_empty() {
+            return false;
+        }
+        let heading = me.preferred.normalize_or_zero();
+        if heading == Vec2::ZERO {
+            return false;
+        }
+        STREAM_LOOKS.iter().any(|&ahead| {
+            let p = me.position + heading * ahead;
+            let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < self.width as f32 && p.y < self.height as f32;
+            // Walkers there going our way count +1, against -1: how many come against us.
+            inside && {
+                let c = self.cell_index(p);
+                (f32::from(self.walkers[c]) - self.intent[c].dot(heading)) * 0.5 > STREAM_AGAINST
+            }
+        })
+    }
+
+    fn keep_to_side(&self, me: Body, in_the_way: bool, stream: bool) -> Vec2 {
+        let speed = me.preferred.length();
+        if !(in_the_way || stream) || self.settings.pass_side <= 0.0 || speed < EPSILON {
+            return me.preferred;
+        }
+        let heading = me.preferred / speed;
+        let right = Vec2::new(-heading.y, heading.x);
+        // Face to face: mostly sideways, so the two make room instead of pressing on.
+        let forward = if in_the_way { STEP_ASIDE_FORWARD } else { 1.0 };
+        (heading * forward + right * self.settings.pass_side).normalize() * speed
+    }
+
+    /// [`velocity`](Self::velocity) for bodies `first..first + out.len()`, into `out`.
+    pub fn velocities(&self, bodies: &[Body], grid: &Grid, dt: f32, first: usize, out: &mut [Vec2]) {
+        for (k, v) in out.iter_mut().enumerate() {
+            *v = self.velocity(bodies, grid, first + k, dt);
+        }
+    }
+
+    /// Moves `positions` (the bodies' new centres, one per body, after they moved) apart where
+    /// two bodies overlap and out of walls. A body that is not moving is never moved; one whose
+    /// centre would end in a cell it cannot step to from its old cell (`bodies[i].position`)
+    /// keeps its old position.
+    pub fn separate(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
+        // Gauss-Seidel rounds over the bodies that still overlap: most stop after the first.
+        let mut active = std::mem::take(&mut self.active);
+        let mut next = std::mem::take(&mut self.next);
+        active.clear();
+        #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+        active.extend((0..bodies.len()).filter(|&i| bodies[i].moving).map(|i| i as u32));
+        let mut marks = std::mem::take(&mut self.marks);
+        marks.clear();
+        marks.resize(bodies.len(), u32::MAX);
+        for pass in 0..self.settings.separation_passes {
+            next.clear();
+            for &i in &active {
+                let i = i as usize;
+                let body = &bodies[i];
+                // Bodies moved since they were bucketed: look a little farther.
+                let reach = body.radius + self.max_radius + SEPARATION_SLACK;
+                for j in self.near(positions[i], reach) {
+                    if j != i && push_apart(bodies, positions, i, j) {
+                        for k in [i, j] {
+                            if bodies[k].moving && marks[k] != pass {
+                                marks[k] = pass;
+                                #[expect(
+                                    clippy::cast_possible_truncation,
+                                    reason = "fewer than 2^32 bodies"
+                                )]
+                                next.push(k as u32);
+                            }
+                        }
+                    }
+                }
+                positions[i] = out_of_walls(grid, body, positions[i]);
+            }
+            std::mem::swap(&mut active, &mut next);
+            if active.is_empty() {
+                break;
+            }
+        }
+        self.active = active;
+        self.next = next;
+        self.marks = marks;
+        for (i, body) in bodies.iter().enumerate() {
+            if !body.moving {
+                continue;
+            }
+            let mut p = positions[i];
+            for _ in 0..2 {
+                p = out_of_walls(grid, body, p);
+            }
+            positions[i] = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
+        }
+    }
+
+    /// One frame on one thread: new velocities, moved bodies, separated. Updates `position`
+    /// and `velocity` of every moving body.
+    pub fn step(&mut self, bodies: &mut [Body], grid: &Grid, dt: f32, velocities: &mut Vec<Vec2>) {
+        self.prepare(bodies, grid);
+        velocities.clear();
+        velocities.resize(bodies.len(), Vec2::ZERO);
+        self.velocities(bodies, grid, dt, 0, velocities);
+        let mut positions: Vec<Vec2> = bodies
+            .iter()
+            .zip(velocities.iter())
+            .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position })
+            .collect();
+        self.separate(bodies, grid, &mut positions);
+        for ((body, p), v) in bodies.iter_mut().zip(positions).zip(velocities.iter()) {
+            if body.moving {
+                body.velocity = if dt > 0.0 { (p - body.position) / dt } else { *v };
+                body.position = p;
+            }
+        }
+    }
+}
+
+/// Where a body at `position` following a field's step from cell `here` to cell `next` should
+/// steer: along the step from where it stands (a stream keeps its width instead of queuing on
+/// cell centres), unless its body would touch a cell it cannot enter on the way — then at
+/// `next`'s centre, which the step makes safe.
+#[must_use]
+pub fn step_aim(grid: &Grid, position: Vec2, radius: f32, here: Pos, next: Pos) -> Vec2 {
+    let centre = |p: Pos| Vec2::new(p.x as f32 + 0.5, p.y as f32 + 0.5);
+    let step = centre(next) - centre(here);
+    let class = class_at(grid, position);
+    let clear = |p: Vec2| {
+        let mut clear = true;
+        // A little less than the radius: a body flush against a wall it walks along is clear.
+        blocked_near(grid, p, radius * 0.9, class, |_| clear = false);
+        clear
+    };
+    if clear(position + step * 0.5) && clear(position + step) { position + step } else { centre(next) }
+}
+
+/// Moves bodies `i` and `j` apart if they overlap by more than the tolerance: half each when
+/// both move, all of it by the one that moves otherwise. Returns whether it moved them.
+fn push_apart(bodies: &[Body], positions: &mut [Vec2], i: usize, j: usize) -> bool {
+    let sum = bodies[i].radius + bodies[j].radius;
+    let apart = positions[i] - positions[j];
+    let d2 = apart.length_squared();
+    let floor = sum * (1.0 - OVERLAP_TOLERANCE);
+    if d2 >= floor * floor {
+        return false;
+    }
+    let d = d2.sqrt();
+    let away = if d > 1e-5 { apart / d } else { split_direction(i, j) };
+    // A little beyond touching, so a chain of bodies settles in fewer rounds.
+    let overlap = sum * (1.0 + OVERLAP_TOLERANCE) - d;
+    if bodies[j].moving {
+        positions[i] += away * (overlap * 0.5);
+        positions[j] -= away * (overlap * 0.5);
+    } else {
+        positions[i] += away * overlap;
+    }
+    true
+}
+
+/// A direction to split two bodies on the same point: opposite for the two, different per pair.
+fn split_direction(i: usize, j: usize) -> Vec2 {
+    let (low, high) = (i.min(j), i.max(j));
+    // The golden angle spreads pairs evenly around the circle.
+    #[expect(clippy::cast_precision_loss, reason = "any angle will do")]
+    let angle = (low.wrapping_mul(31) ^ high) as f32 * 2.399_963;
+    let direction = Vec2::from_angle(angle);
+    if i < j { direction } else { -direction }
+}
+
+/// The terrain class a body standing at `p` has (0 off the map or in a wall).
+fn class_at(grid: &Grid, p: Vec2) -> u8 {
+    cell_class(grid, p.x.floor(), p.y.floor())
+}
+
+#[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "range-checked")]
+fn cell_class(grid: &Grid, x: f32, y: f32) -> u8 {
+    if x < 0.0 || y < 0.0 || x >= grid.width() as f32 || y >= grid.height() as f32 {
+        return 0;
+    }
+    grid.class_at(grid.index(Pos::new(x as u32, y as u32)))
+}
+
+/// The cells around `p` within `reach` that a body of class `class` cannot enter, each as the
+/// point of the cell nearest to `p`.
+fn blocked_near(grid: &Grid, p: Vec2, reach: f32, class: u8, mut each: impl FnMut(Vec2)) {
+    let (x0, x1) = ((p.x - reach).floor(), (p.x + reach).floor());
+    let (y0, y1) = ((p.y - reach).floor(), (p.y + reach).floor());
+    let mut y = y0;
+    while y <= y1 {
+        let mut x = x0;
+        while x <= x1 {
+            if cell_class(grid, x, y) != class {
+                let nearest = Vec2::new(p.x.clamp(x, x + 1.0), p.y.clamp(y, y + 1.0));
+                if nearest.distance_squared(p) < reach * reach {
+                    each(nearest);
+                }
+            }
+            x += 1.0;
+        }
+        y += 1.0;
+    }
+}
+
+/// Velocity constraints keeping `me` clear of the walls for `horizon` seconds, into `lines`;
+/// returns how many. Each allows standing still, so the walls alone are always satisfiable.
+fn wall_lines(grid: &Grid, me: Body, horizon: f32, lines: &mut [Line]) -> usize {
+    let class = class_at(grid, me.position);
+    let reach = me.radius + me.max_speed * horizon;
+    let mut count = 0;
+    blocked_near(grid, me.position, reach, class, |nearest| {
+        if count == lines.len() {
+            return;
+        }
+        let towards = nearest - me.position;
+        let d = towards.length();
+        if d < 1e-6 {
+            return;
+        }
+        let n = towards / d;
+        // v · n <= c: at most this fast towards the wall.
+        let c = ((d - me.radius) / horizon).max(0.0);
+        lines[count] = Line { point: n * c, direction: Vec2::new(-n.y, n.x) };
+        count += 1;
+    });
+    count
+}
+
+/// `p` moved so that a body of `body`'s radius and class overlaps no wall around it.
+fn out_of_walls(grid: &Grid, body: &Body, mut p: Vec2) -> Vec2 {
+    let class = class_at(grid, body.position);
+    let r = body.radius;
+    let (x0, x1) = ((p.x - r).floor(), (p.x + r).floor());
+    let (y0, y1) = ((p.y - r).floor(), (p.y + r).floor());
+    let mut y = y0;
+    while y <= y1 {
+        let mut x = x0;
+        while x <= x1 {
+            if cell_class(grid, x, y) != class {
+                let nearest = Vec2::new(p.x.clamp(x, x + 1.0), p.y.clamp(y, y + 1.0));
+                let out = p - nearest;
+                let d = out.length();
+                if d < r {
+                    if d > 1e-6 {
+                        p = nearest + out / d * r;
+                    } else {
+                        // The centre is inside the cell: back to where it came from.
+                        p = body.position;
+                    }
+                }
+            }
+            x += 1.0;
+        }
+        y += 1.0;
+    }
+    p
+}
+
+/// Whether a centre moving from `from` to `to` stays in its cell or enters a neighbouring cell
+/// of its class without cutting a corner.
+fn crossing_is_legal(grid: &Grid, from: Vec2, to: Vec2) -> bool {
+    let (fx, fy, tx, ty) = (from.x.floor(), from.y.floor(), to.x.floor(), to.y.floor());
+    if fx == tx && fy == ty {
+        return true;
+    }
+    let class = cell_class(grid, fx, fy);
+    if (tx - fx).abs() > 1.0 || (ty - fy).abs() > 1.0 || cell_class(grid, tx, ty) != class {
+        return false;
+    }
+    fx == tx || fy == ty || (cell_class(grid, tx, fy) == class && cell_class(grid, fx, ty) == class)
+}
+
+fn det(a: Vec2, b: Vec2) -> f32 {
+    a.x * b.y - a.y * b.x
+}
+
+/// The ORCA half-plane of velocities that keep `me` clear of `other` for `horizon` seconds
+/// (RVO2's construction). A moving neighbour takes half of the avoiding; one that is not
+/// moving none of it.
+fn body_line(me: Body, other: &Body, horizon: f32, dt: f32) -> Line {
+    let relative_position = other.position - me.position;
+    let relative_velocity = me.velocity - other.velocity;
+    let dist_sq = relative_position.length_squared();
+    let r = me.radius + other.radius;
+    let r_sq = r * r;
+    let share = if other.moving { 0.5 } else { 1.0 };
+    let (direction, u);
+    if dist_sq > r_sq {
+        // No collision yet: the velocity obstacle is the cone cut off at `horizon`.
+        let w = relative_velocity - relative_position / horizon;
+        let w_len_sq = w.length_squared();
+        let dot1 = w.dot(relative_position);
+        if dot1 < 0.0 && dot1 * dot1 > r_sq * w_len_sq {
+            // Project on the cut-off circle.
+            let w_len = w_len_sq.sqrt();
+            let unit_w = w / w_len;
+            direction = Vec2::new(unit_w.y, -unit_w.x);
+            u = unit_w * (r / horizon - w_len);
+        } else {
+            // Project on a leg of the cone.
+            let leg = (dist_sq - r_sq).sqrt();
+            direction = if det(relative_position, w) > 0.0 {
+                Vec2::new(
+                    relative_position.x * leg - relative_position.y * r,
+                    relative_position.x * r + relative_position.y * leg,
+                ) / dist_sq
+            } else {
+                -Vec2::new(
+                    relative_position.x * leg + relative_position.y * r,
+                    -relative_position.x * r + relative_position.y * leg,
+                ) / dist_sq
+            };
+            u = direction * relative_velocity.dot(direction) - relative_velocity;
+        }
+    } else {
+        // Already overlapping: get apart within this frame.
+        let inv_dt = 1.0 / dt.max(1e-3);
+        let w = relative_velocity - relative_position * inv_dt;
+        let w_len = w.length();
+        let unit_w = if w_len > EPSILON { w / w_len } else { -relative_position.normalize_or(Vec2::X) };
+        direction = Vec2::new(unit_w.y, -unit_w.x);
+        u = unit_w * (r * inv_dt - w_len);
+    }
+    Line { point: me.velocity + u * share, direction }
+}
+
+/// Best velocity on line `line_no` within the disc of `radius`, subject to the lines before it.
+fn linear_program1(
+    lines: &[Line],
+    line_no: usize,
+    radius: f32,
+    optimum: Vec2,
+    direction_opt: bool,
+    result: &mut Vec2,
+) -> bool {
+    let line = lines[line_no];
+    let dot = line.point.dot(line.direction);
+    let discriminant = dot * dot + radius * radius - line.point.length_squared();
+    if discriminant < 0.0 {
+        return false;
+    }
+    let root = discriminant.sqrt();
+    let (mut t_left, mut t_right) = (-dot - root, -dot + root);
+    for other in &lines[..line_no] {
+        let denominator = det(line.direction, other.direction);
+        let numerator = det(other.direction, line.point - other.point);
+        if denominator.abs() <= EPSILON {
+            if numerator < 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let t = numerator / denominator;
+        if denominator >= 0.0 {
+            t_right = t_right.min(t);
+        } else {
+            t_left = t_left.max(t);
+        }
+        if t_left > t_right {
+            return false;
+        }
+    }
+    let t = if direction_opt {
+        if optimum.dot(line.direction) > 0.0 { t_right } else { t_left }
+    } else {
+        line.direction.dot(optimum - line.point).clamp(t_left, t_right)
+    };
+    *result = line.point + line.direction * t;
+    true
+}
+
+/// The velocity closest to `optimum` (or furthest along it, with `direction_opt`) within the
+/// disc of `radius` that satisfies every line; returns the index of the first line that could
+/// not be satisfied, or `lines.len()`.
+fn linear_program2(
+    lines: &[Line],
+    radius: f32,
+    optimum: Vec2,
+    direction_opt: bool,
+    result: &mut Vec2,
+) -> usize {
+    *result = if direction_opt {
+        optimum * radius
+    } else if optimum.length_squared() > radius * radius {
+        optimum.normalize_or_zero() * radius
+    } else {
+        optimum
+    };
+    for (i, line) in lines.iter().enumerate() {
+        if det(line.direction, line.point - *result) > 0.0 {
+            let before = *result;
+            if !linear_program1(lines, i, radius, optimum, direction_opt, result) {
+                *result = before;
+                return i;
+            }
+        }
+    }
+    lines.len()
+}
+
+/// When the lines leave no room (a dense crowd): the velocity that violates the body lines
+/// least, keeping the first `walls` lines (walls) satisfied.
+fn linear_program3(lines: &[Line], walls: usize, begin: usize, radius: f32, result: &mut Vec2) {
+    let mut distance = 0.0;
+    let mut projected = [Line::default(); MAX_WALLS + MAX_NEIGHBOURS];
+    for i in begin..lines.len() {
+        if det(lines[i].direction, lines[i].point - *result) <= distance {
+            continue;
+        }
+        projected[..walls].copy_from_slice(&lines[..walls]);
+        let mut count = walls;
+        for j in walls..i {
+            let determinant = det(lines[i].direction, lines[j].direction);
+            let point = if determinant.abs() <= EPSILON {
+                if lines[i].direction.dot(lines[j].direction) > 0.0 {
+                    continue;
+                }
+                (lines[i].point + lines[j].point) * 0.5
+            } else {
+                lines[i].point
+                    + lines[i].direction
+                        * (det(lines[j].direction, lines[i].point - lines[j].point) / determinant)
+            };
+            projected[count] =
+                Line { point, direction: (lines[j].direction - lines[i].direction).normalize_or_zero() };
+            count += 1;
+        }
+        let before = *result;
+        let towards = Vec2::new(-lines[i].direction.y, lines[i].direction.x);
+        if linear_program2(&projected[..count], radius, towards, true, result) < count {
+            *result = before;
+        }
+        distance = det(lines[i].direction, lines[i].point - *result);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Tile;
+
+    fn open(side: u32) -> Grid {
+        Grid::filled(side, side, Tile::FLOOR).unwrap()
+    }
+
+    #[test]
+    fn two_bodies_head_on_pass_without_touching() {
+        let grid = open(20);
+        let mut bodies = vec![
+            Body { preferred: Vec2::new(4.0, 0.0), ..Body::new(Vec2::new(3.0, 10.0), 0.3, 4.0) },
+            Body { preferred: Vec2::new(-4.0, 0.0), ..Body::new(Vec2::new(17.0, 10.0), 0.3, 4.0) },
+        ];
+        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+        let mut scratch = Vec::new();
+        let mut closest = f32::INFINITY;
+        for _ in 0..300 {
+            for (b, goal) in bodies.iter_mut().zip([17.0_f32, 3.0]) {
+                b.preferred = Vec2::new((goal - b.position.x).clamp(-4.0, 4.0), 0.0);
+            }
+            avoidance.step(&mut bodies, &grid, 1.0 / 60.0, &mut scratch);
+            closest = closest.min(bodies[0].position.distance(bodies[1].position));
+        }
+        assert!(closest >= 0.6 * 0.98, "closest {closest}");
+        assert!(bodies[0].position.x > 16.0 && bodies[1].position.x < 4.0, "{bodies:?}");
+    }
+
+    #[test]
+    fn a_body_never_enters_a_wall() {
+        let mut grid = open(10);
+        for y in 0..10 {
+            grid.set_wall(Pos::new(5, y), true).unwrap();
+        }
+        let mut bodies =
+            vec![Body { preferred: Vec2::new(5.0, 0.0), ..Body::new(Vec2::new(2.5, 4.5), 0.3, 5.0) }];
+        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+        let mut scratch = Vec::new();
+        for _ in 0..120 {
+            avoidance.step(&mut bodies, &grid, 1.0 / 60.0, &mut scratch);
+            assert!(bodies[0].position.x <= 5.0 - 0.3 + 1e-4, "{:?}", bodies[0]);
+        }
+        assert!(bodies[0].position.x > 4.5);
+    }
+}
