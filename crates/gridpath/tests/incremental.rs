@@ -121,7 +121,7 @@ proptest! {
             for _ in 0..size {
                 // Half the edits hit the current route when there is one.
                 let pos = match &route {
-                    Some(cells) if next(&mut state) % 2 == 0 => {
+                    Some(cells) if next(&mut state).is_multiple_of(2) => {
                         cells[usize::try_from(next(&mut state)).unwrap() % cells.len()]
                     }
                     _ => Pos::new(
@@ -144,15 +144,13 @@ proptest! {
                 // ... or told, and the unit walked one step of its route.
                 _ => {
                     planner.update_cells(&grid, &changed);
-                    if let Some(cells) = &route {
-                        if cells.len() > 1 {
-                            planner.set_start(cells[1]).unwrap();
-                        }
+                    if let Some(cells) = route.as_ref().filter(|c| c.len() > 1) {
+                        planner.set_start(cells[1]).unwrap();
                     }
                 }
             }
             // Sometimes the start jumps somewhere else entirely.
-            if next(&mut state) % 8 == 0 {
+            if next(&mut state).is_multiple_of(8) {
                 let to = Pos::new(
                     u32::try_from(next(&mut state) % u64::from(w)).unwrap(),
                     u32::try_from(next(&mut state) % u64::from(h)).unwrap(),

@@ -257,7 +257,7 @@ impl Incremental {
         if !self.same_size(grid) {
             return self.restart(grid);
         }
-        self.begin_edits();
+        self.follow_start();
         let mut count = 0;
         for &pos in changed {
             if !grid.in_bounds(pos) {
@@ -283,7 +283,7 @@ impl Incremental {
         if !self.same_size(grid) {
             return self.restart(grid);
         }
-        self.begin_edits();
+        self.follow_start();
         let mut count = 0;
         for i in 0..self.cells.len() {
             let new = grid.cells()[i];
@@ -455,9 +455,10 @@ impl Incremental {
         None
     }
 
-    /// Before edits: the keys on the open list were computed for `last_start`; if the start
-    /// moved since, raise `km` by the distance it moved so they stay lower bounds (D* Lite).
-    fn begin_edits(&mut self) {
+    /// The keys on the open list were computed for `last_start`: if the start moved since, raise
+    /// `km` by the distance it moved, so that they stay lower bounds (D* Lite). Before edits
+    /// push new keys, and before a search compares keys.
+    fn follow_start(&mut self) {
         if self.start != self.last_start {
             let (a, b) = (self.index(self.last_start), self.index(self.start));
             self.km = self.km.plus(self.h(a, b));
@@ -482,14 +483,11 @@ impl Incremental {
     /// D* Lite's `ComputeShortestPath` (optimised version), run until the start is consistent
     /// and nothing on the open list can lower its cost.
     fn compute_shortest_path(&mut self) {
-        if self.start != self.last_start {
-            // The keys must be lower bounds for the start they are compared with.
-            self.begin_edits();
-        }
+        // The keys must be lower bounds for the start they are compared with.
+        self.follow_start();
         let start = self.index(self.start);
         let goal = self.index(self.goal);
-        loop {
-            let Some(top) = self.top() else { break };
+        while let Some(top) = self.top() {
             let start_key = self.key(start);
             if !key_lt(top.key(), start_key) && self.rhs[start] == self.g[start] {
                 break;
