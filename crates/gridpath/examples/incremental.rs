@@ -11,7 +11,8 @@
 //! and both the planner's repair (`update_cells` + `plan`) and a fresh A* (`Searcher`, the
 //! octile A*) answer the edited grid; their costs must agree. The walls are undone before the
 //! next query. Printed per map: medians over the edits of the expansion ratio (fresh / repair),
-//! of both sides' expansions and of both sides' times; then the median over maps.
+//! of both sides' expansions and of both sides' times, the repair's 90th percentile time and
+//! the share of edits whose repair took longer than the fresh A*; then the median over maps.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -57,6 +58,8 @@ struct Sample {
     fresh_expanded: u64,
     repair_us: f64,
     fresh_us: f64,
+    /// The walled cell lies in the half of the route nearer the start.
+    near_start: bool,
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -111,7 +114,9 @@ fn run_map(
                 break;
             }
             let inner = route.cells.len() - 2;
-            let cell = route.cells[1 + usize::try_from(next(&mut state)).unwrap_or(0) % inner];
+            let at = 1 + usize::try_from(next(&mut state)).unwrap_or(0) % inner;
+            let cell = route.cells[at];
+            let near_start = 2 * at < route.cells.len();
             let old = grid.set_tile(cell, Tile::Wall).map_err(|e| e.to_string())?;
             undo.push((cell, old));
 
@@ -135,6 +140,7 @@ fn run_map(
                         fresh_expanded: fresh.stats.expanded,
                         repair_us,
                         fresh_us,
+                        near_start,
                     });
                     route = repaired;
                 }
@@ -161,12 +167,13 @@ fn main() {
         }
     };
     println!(
-        "{:<20} {:>9} {:>5} {:>9} {:>7} {:>9} {:>8} {:>8} {:>8}",
-        "map", "size", "edits", "fresh/rep", "rep_exp", "fresh_exp", "rep_us", "p90_us", "fresh_us"
+        "{:<20} {:>9} {:>5} {:>9} {:>7} {:>9} {:>8} {:>8} {:>8} {:>6}",
+        "map", "size", "edits", "fresh/rep", "rep_exp", "fresh_exp", "rep_us", "p90_us", "fresh_us", "slower"
     );
     let mut ratios = Vec::new();
     let mut big_repair_us = Vec::new();
     let mut all_big = Vec::new();
+    let mut all: Vec<Sample> = Vec::new();
     for scen in &options.scens {
         let text = match std::fs::read_to_string(scen) {
             Ok(t) => t,
@@ -211,10 +218,13 @@ fn main() {
         let mut rep_us: Vec<f64> = samples.iter().map(|s| s.repair_us).collect();
         let mut fresh_us: Vec<f64> = samples.iter().map(|s| s.fresh_us).collect();
         let name = map_path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        #[expect(clippy::cast_precision_loss, reason = "sample counts are small")]
+        let slower = 100.0 * samples.iter().filter(|s| s.repair_us > s.fresh_us).count() as f64
+            / samples.len().max(1) as f64;
         let r = median(&mut ratio);
         let us = median(&mut rep_us);
         println!(
-            "{:<20} {:>9} {:>5} {:>8.1}x {:>7.0} {:>9.0} {:>8.1} {:>8.1} {:>8.1}{}",
+            "{:<20} {:>9} {:>5} {:>8.1}x {:>7.0} {:>9.0} {:>8.1} {:>8.1} {:>8.1} {:>5.0}%{}",
             name,
             format!("{}x{}", grid.width(), grid.height()),
             samples.len(),
@@ -224,6 +234,7 @@ fn main() {
             us,
             percentile(&rep_us, 0.9),
             median(&mut fresh_us),
+            slower,
             if cut_off > 0 { format!("  ({cut_off} cut off)") } else { String::new() }
         );
         if !samples.is_empty() {
@@ -233,6 +244,7 @@ fn main() {
                 all_big.extend(samples.iter().map(|s| s.repair_us));
             }
         }
+        all.extend(samples);
     }
     println!(
         "median over {} maps: fresh/repair expansions {:.1}x; 512x512 maps ({}): median of medians repair {:.1} us, pooled median {:.1} us",
@@ -242,4 +254,23 @@ fn main() {
         median(&mut big_repair_us),
         median(&mut all_big)
     );
+    for (half, near) in [("start", true), ("goal", false)] {
+        let part: Vec<&Sample> = all.iter().filter(|s| s.near_start == near).collect();
+        #[expect(clippy::cast_precision_loss, reason = "expansion and sample counts are far below 2^52")]
+        let mut ratio: Vec<f64> =
+            part.iter().map(|s| s.fresh_expanded as f64 / s.repair_expanded.max(1) as f64).collect();
+        let mut us: Vec<f64> = part.iter().map(|s| s.repair_us).collect();
+        let med = median(&mut us);
+        #[expect(clippy::cast_precision_loss, reason = "sample counts are small")]
+        let slower = 100.0 * part.iter().filter(|s| s.repair_us > s.fresh_us).count() as f64
+            / part.len().max(1) as f64;
+        println!(
+            "edits in the {half} half of the route ({} over all maps): fresh/repair expansions {:.1}x, repair {:.1} us (p90 {:.1}), slower than fresh A* {:.0}%",
+            part.len(),
+            median(&mut ratio),
+            med,
+            percentile(&us, 0.9),
+            slower
+        );
+    }
 }
