@@ -10,9 +10,9 @@ use proptest::prelude::*;
 
 const EPS: f64 = 1e-9;
 
-/// Walls, costs and water, as `searches.rs` draws them, on grids up to 40 × 40.
-fn arb_grid() -> impl Strategy<Value = Grid> {
-    (1u32..=40, 1u32..=40, 0u32..=40, any::<bool>(), any::<u64>()).prop_map(
+/// Walls, costs and water, as `searches.rs` draws them, on grids up to `side` × `side`.
+fn arb_grid(side: u32) -> impl Strategy<Value = Grid> {
+    (1u32..=side, 1u32..=side, 0u32..=40, any::<bool>(), any::<u64>()).prop_map(
         |(w, h, density, terrain, seed)| {
             let mut grid = Grid::new(w, h).unwrap();
             let mut state = seed | 1;
@@ -93,72 +93,103 @@ fn check(
     Ok(got.ok().map(|p| p.cells))
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+/// Plans, then `batches` times edits the grid (walls, floors, costs, water; half of the edits
+/// on the current route), tells the planner in one of three ways, sometimes moves the start, and
+/// checks the new plan against fresh searches.
+fn run_sequence(
+    grid: Grid,
+    rules: Rules,
+    ends: (u32, u32, u32, u32),
+    seed: u64,
+    batches: usize,
+    terrain: bool,
+) -> Result<(), TestCaseError> {
+    let mut grid = grid;
+    let (w, h) = (grid.width(), grid.height());
+    let start = Pos::new(ends.0 % w, ends.1 % h);
+    let goal = Pos::new(ends.2 % w, ends.3 % h);
+    let mut planner = Incremental::new(&grid, start, goal, rules).unwrap();
+    let mut searcher = Searcher::new();
+    let mut route = check(&mut planner, &grid, rules, &mut searcher, 0)?;
+    let mut state = seed | 1;
+    for step in 1..=batches {
+        let size = 1 + usize::try_from(next(&mut state) % 6).unwrap();
+        let mut changed = Vec::new();
+        for _ in 0..size {
+            // Half the edits hit the current route when there is one.
+            let pos = match &route {
+                Some(cells) if next(&mut state).is_multiple_of(2) => {
+                    cells[usize::try_from(next(&mut state)).unwrap() % cells.len()]
+                }
+                _ => Pos::new(
+                    u32::try_from(next(&mut state) % u64::from(w)).unwrap(),
+                    u32::try_from(next(&mut state) % u64::from(h)).unwrap(),
+                ),
+            };
+            let r = next(&mut state) % 100;
+            let tile = tile_for(r, 50, terrain, &mut state);
+            grid.set_tile(pos, tile).unwrap();
+            changed.push(pos);
+        }
+        match next(&mut state) % 4 {
+            // Told exactly which cells changed (the usual way)...
+            0 | 1 => {
+                planner.update_cells(&grid, &changed);
+            }
+            // ... not told at all (plan compares the grid)...
+            2 => {}
+            // ... or told, and the unit walked one step of its route.
+            _ => {
+                planner.update_cells(&grid, &changed);
+                if let Some(cells) = route.as_ref().filter(|c| c.len() > 1) {
+                    planner.set_start(cells[1]).unwrap();
+                }
+            }
+        }
+        // Sometimes the start jumps somewhere else entirely.
+        if next(&mut state).is_multiple_of(8) {
+            let to = Pos::new(
+                u32::try_from(next(&mut state) % u64::from(w)).unwrap(),
+                u32::try_from(next(&mut state) % u64::from(h)).unwrap(),
+            );
+            planner.set_start(to).unwrap();
+        }
+        route = check(&mut planner, &grid, rules, &mut searcher, step)?;
+    }
+    Ok(())
+}
 
-    /// After every batch of edits (walls, floors, costs, water; some on the current route) and
-    /// every start move, the plan costs exactly what a fresh search finds, and is legal.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// After every batch of edits and every start move, the plan costs exactly what a fresh
+    /// search finds, and is legal.
     #[test]
     fn every_repair_is_as_good_as_a_fresh_search(
-        grid in arb_grid(),
+        grid in arb_grid(40),
         rules in arb_rules(),
         ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
         seed in any::<u64>(),
         batches in 1usize..10,
         terrain in any::<bool>(),
     ) {
-        let mut grid = grid;
-        let (w, h) = (grid.width(), grid.height());
-        let start = Pos::new(ends.0 % w, ends.1 % h);
-        let goal = Pos::new(ends.2 % w, ends.3 % h);
-        let mut planner = Incremental::new(&grid, start, goal, rules).unwrap();
-        let mut searcher = Searcher::new();
-        let mut route = check(&mut planner, &grid, rules, &mut searcher, 0)?;
-        let mut state = seed | 1;
-        for step in 1..=batches {
-            let size = 1 + usize::try_from(next(&mut state) % 6).unwrap();
-            let mut changed = Vec::new();
-            for _ in 0..size {
-                // Half the edits hit the current route when there is one.
-                let pos = match &route {
-                    Some(cells) if next(&mut state).is_multiple_of(2) => {
-                        cells[usize::try_from(next(&mut state)).unwrap() % cells.len()]
-                    }
-                    _ => Pos::new(
-                        u32::try_from(next(&mut state) % u64::from(w)).unwrap(),
-                        u32::try_from(next(&mut state) % u64::from(h)).unwrap(),
-                    ),
-                };
-                let r = next(&mut state) % 100;
-                let tile = tile_for(r, 50, terrain, &mut state);
-                grid.set_tile(pos, tile).unwrap();
-                changed.push(pos);
-            }
-            match next(&mut state) % 4 {
-                // Told exactly which cells changed (the usual way)...
-                0 | 1 => {
-                    planner.update_cells(&grid, &changed);
-                }
-                // ... not told at all (plan compares the grid)...
-                2 => {}
-                // ... or told, and the unit walked one step of its route.
-                _ => {
-                    planner.update_cells(&grid, &changed);
-                    if let Some(cells) = route.as_ref().filter(|c| c.len() > 1) {
-                        planner.set_start(cells[1]).unwrap();
-                    }
-                }
-            }
-            // Sometimes the start jumps somewhere else entirely.
-            if next(&mut state).is_multiple_of(8) {
-                let to = Pos::new(
-                    u32::try_from(next(&mut state) % u64::from(w)).unwrap(),
-                    u32::try_from(next(&mut state) % u64::from(h)).unwrap(),
-                );
-                planner.set_start(to).unwrap();
-            }
-            route = check(&mut planner, &grid, rules, &mut searcher, step)?;
-        }
+        run_sequence(grid, rules, ends, seed, batches, terrain)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, ..ProptestConfig::default() })]
+
+    /// The same on larger grids over long edit sequences: the kept state stays right.
+    #[test]
+    fn long_edit_sequences_on_larger_grids_stay_optimal(
+        grid in arb_grid(96),
+        rules in arb_rules(),
+        ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
+        seed in any::<u64>(),
+        terrain in any::<bool>(),
+    ) {
+        run_sequence(grid, rules, ends, seed, 60, terrain)?;
     }
 }
 
