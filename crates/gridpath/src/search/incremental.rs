@@ -111,8 +111,9 @@ fn key_lt(a: (f64, f64), b: (f64, f64)) -> bool {
 /// classes), the same cost as a fresh [`Searcher`](crate::Searcher) A*. Between plans, tell it
 /// which cells changed ([`Incremental::update_cells`]) or where the start went
 /// ([`Incremental::set_start`]), and the next plan repairs the kept search instead of starting
-/// over: after a one-cell edit on a route it typically expands a few hundred cells where a
-/// fresh A* expands thousands (docs/gridpath.md has the measurements).
+/// over: on the Moving AI maps, the median repair after a wall on the route expands a few
+/// dozen cells where a fresh A* expands thousands, but a wall that forces a long detour can
+/// cost more than a fresh search (docs/gridpath.md has the measurements).
 ///
 /// The planner keeps its own copy of the cells it searched on. [`Incremental::plan`] takes the
 /// grid and, if it is not the state the planner last saw (another grid, or edits it was not
