@@ -59,6 +59,6 @@ pub use grid::{
 };
 pub use heuristic::Heuristic;
 pub use names::ParseNameError;
-pub use search::{Algorithm, Endpoint, Outcome, Path, SearchError, Searcher, Settings, Stats};
+pub use search::{Algorithm, Endpoint, Incremental, Outcome, Path, SearchError, Searcher, Settings, Stats};
 pub use sight::smooth;
 pub use trace::{NoTrace, Observer, TraceEvent};

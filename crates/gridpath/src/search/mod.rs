@@ -4,6 +4,7 @@ mod best_first;
 mod bfs;
 mod bidir;
 mod heap;
+mod incremental;
 mod jps;
 mod octile;
 mod partial;
@@ -17,6 +18,7 @@ use crate::heuristic::Heuristic;
 use crate::trace::{NoTrace, Observer};
 
 pub(crate) use heap::{BucketQueue, OpenList};
+pub use incremental::Incremental;
 pub(crate) use octile::{DirSet, FORWARD, legal_moves as legal_octile_moves, uniform_moves};
 
 /// Which search to run.
