@@ -133,6 +133,8 @@ pub enum Control {
     SpawnBigUnit(u8),
     /// Select every crowd unit.
     SelectAll,
+    /// Crowd units avoid each other and the walls (ORCA) or are only pushed apart.
+    ToggleAvoidance,
     /// Units walk more slowly.
     UnitSlower,
     /// Units walk faster.
@@ -464,6 +466,12 @@ pub const KEY_TABLE: &[KeyRow] = &[
         "large units plan with their clearance: their whole body passes",
     ),
     row(Section::Crowd, &[key(KeyCode::KeyA, Control::SelectAll)], "select every crowd unit", ""),
+    row(
+        Section::Crowd,
+        &[key(KeyCode::KeyO, Control::ToggleAvoidance)],
+        "crowd avoidance: on / off",
+        "on: units steer clear of each other and of walls (ORCA), never overlapping; off: only pushed apart",
+    ),
     row(
         Section::Crowd,
         &[key(KeyCode::KeyB, Control::ScenarioBatch), key(KeyCode::KeyQ, Control::NextQuery)],

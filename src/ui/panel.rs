@@ -24,6 +24,7 @@ use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::ui::hud::{BelowHud, HUD_HEIGHT, ShowFrameRate};
 use crate::units::crowd::CrowdUnit;
+use crate::units::steering::CrowdAvoidance;
 use crate::view::camera::UiInsets;
 use crate::view::flow::FlowView;
 use crate::view::tilemap::ShowSearch;
@@ -308,7 +309,9 @@ fn map_section(panel: &mut ChildSpawnerCommands) {
     labelled_row(panel, "Units", |row| {
         row.spawn(button(Control::SpawnCrowd, "spawn 100"));
         row.spawn(button(Control::SpawnBigUnit(2), "2x2"));
+        row.spawn(button(Control::SpawnBigUnit(3), "3x3"));
         row.spawn(button(Control::SelectAll, "all"));
+        row.spawn(button(Control::ToggleAvoidance, "avoid"));
     });
     panel.spawn((PanelText::Crowd, text("", DIM_COLOR, SMALL_FONT_SIZE)));
 }
@@ -372,6 +375,7 @@ fn press_panel_buttons(
 struct PanelState<'a> {
     problem: &'a SearchProblem<'a>,
     smooth: bool,
+    avoid: bool,
     brush: Brush,
     speed: AnimationSpeed,
     race: bool,
@@ -406,6 +410,7 @@ impl PanelState<'_> {
             Control::AnimationAuto => (self.speed == AnimationSpeed::Auto, None),
             Control::ToggleFrameRate => (self.frame_rate, None),
             Control::ToggleSmoothing => (self.smooth, None),
+            Control::ToggleAvoidance => (self.avoid, None),
             Control::TogglePartial => (settings.partial, None),
             Control::ToggleRace => (self.race, None),
             Control::ToggleFlowField => (self.flow, None),
@@ -428,7 +433,7 @@ impl PanelState<'_> {
 /// Colours every button by its look (selected, enabled, disabled) and the pointer.
 fn style_panel_buttons(
     problem: SearchProblem,
-    smooth: Res<SmoothRoutes>,
+    (smooth, avoid): (Res<SmoothRoutes>, Res<CrowdAvoidance>),
     brush: Res<CurrentBrush>,
     speed: Res<AnimationSpeed>,
     race: Res<RaceTable>,
@@ -441,6 +446,7 @@ fn style_panel_buttons(
     let state = PanelState {
         problem: &problem,
         smooth: smooth.0,
+        avoid: avoid.0,
         brush: brush.0,
         speed: *speed,
         race: race.shown,
@@ -512,7 +518,7 @@ fn gist(reason: &str) -> &str {
 /// Writes the reasons, the weight, the replay speed and progress.
 fn update_panel_text(
     problem: SearchProblem,
-    smooth: Res<SmoothRoutes>,
+    (smooth, avoid): (Res<SmoothRoutes>, Res<CrowdAvoidance>),
     brush: Res<CurrentBrush>,
     crowd: Query<(&PathStatus, Has<Selected>), With<CrowdUnit>>,
     speed: Res<AnimationSpeed>,
@@ -522,6 +528,7 @@ fn update_panel_text(
     let state = PanelState {
         problem: &problem,
         smooth: smooth.0,
+        avoid: avoid.0,
         brush: brush.0,
         speed: *speed,
         race: false,

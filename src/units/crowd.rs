@@ -61,17 +61,25 @@ pub struct CrowdUnit {
     pub(crate) best: f32,
     /// Tiles it could have walked since it last got closer to the goal.
     pub(crate) stalled: f32,
+    /// Its velocity last frame, in tiles per second, x right and y down (local avoidance
+    /// starts from it).
+    pub(crate) velocity: Vec2,
 }
 
 impl CrowdUnit {
     /// A unit heading for `goal`.
     pub(crate) fn new(goal: Pos) -> Self {
-        Self { goal, best: f32::INFINITY, stalled: 0.0 }
+        Self { goal, best: f32::INFINITY, stalled: 0.0, velocity: Vec2::ZERO }
     }
 
     /// The goal cell it heads for.
     pub fn goal(&self) -> Pos {
         self.goal
+    }
+
+    /// Its velocity last frame, in tiles per second, x right and y down.
+    pub fn velocity(&self) -> Vec2 {
+        self.velocity
     }
 }
 

@@ -11,6 +11,8 @@ pub mod scenario;
 pub(crate) mod selection;
 pub(crate) mod steering;
 
+pub use steering::{CrowdAvoidance, UNIT_RADIUS};
+
 pub(super) fn plugin(app: &mut App) {
     app.add_plugins((
         lab::plugin,

@@ -7,18 +7,29 @@
 //! arrived there and is not farther from the goal than one step beyond it: arrivals pile up
 //! around the goal instead of on it.
 //!
+//! With [`CrowdAvoidance`] on (the default; `O` toggles it) the push is replaced by local
+//! avoidance (`gridpath::avoid`, ORCA): each unit picks the velocity nearest the one it wants
+//! that keeps it clear of its neighbours and the walls, then a positional pass removes what
+//! overlap is left, so bodies never overlap each other or a wall and streams meeting head-on
+//! form lanes. Arrived units keep avoiding with no wish of their own: they give way to units
+//! passing through.
+//!
 //! A unit only ever changes cell by a legal step of the movement rules (the same rule every
 //! search uses), so no push and no seek ever takes it into a wall, across a cut corner the
 //! rules forbid, or onto another terrain class.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{FlowFields, FollowFlowField, NavVersion, PathRequest, PathStatus, Waypoints};
+use gridpath::avoid::{Avoidance, Body, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
+use crate::input::bindings::{Control, control_sent};
 use crate::map::geometry::TILE_SIZE;
 use crate::map::problem::SearchProblem;
+use crate::notice::Notice;
 use crate::units::crowd::CrowdUnit;
 use crate::units::lab::{Speed, Unit};
 
@@ -48,8 +59,59 @@ const EDGE: f32 = 1e-3;
 const PUSH_SHARE: f32 = 0.5;
 
 pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<CrowdAvoidance>();
     // No crowd, no work: bucketing is a pass over every cell, too much per frame on a big map.
     app.add_systems(Update, steer_crowd.run_if(any_with_component::<CrowdUnit>).in_set(AppSystems::Move));
+    app.add_systems(
+        Update,
+        toggle_avoidance.run_if(control_sent(Control::ToggleAvoidance)).in_set(AppSystems::RecordInput),
+    );
+}
+
+/// Whether crowd units avoid each other and the walls (ORCA, `gridpath::avoid`) or are only
+/// pushed apart where they overlap.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Deref, DerefMut)]
+pub struct CrowdAvoidance(pub bool);
+
+impl Default for CrowdAvoidance {
+    fn default() -> Self {
+        Self(true)
+    }
+}
+
+fn toggle_avoidance(mut avoidance: ResMut<CrowdAvoidance>, mut notices: MessageWriter<Notice>) {
+    avoidance.0 = !avoidance.0;
+    notices.write(Notice::info(if avoidance.0 {
+        "crowd avoidance: on (units steer clear of each other and the walls)"
+    } else {
+        "crowd avoidance: off (units are only pushed apart)"
+    }));
+}
+
+/// Local avoidance's state, kept between frames so it allocates nothing in the steady state.
+#[derive(Default)]
+struct AvoidScratch {
+    avoidance: Avoidance,
+    bodies: Vec<Body>,
+    velocities: Vec<Vec2>,
+    positions: Vec<Vec2>,
+}
+
+/// Bodies each task of the velocity pass takes, at least.
+const AVOID_CHUNK: usize = 512;
+
+/// The velocity a unit at `me` wants towards `target` (its next cell, a far waypoint or the
+/// goal it sees), at most `speed` tiles per second and no farther than the target in one frame.
+fn preferred_velocity(grid: &Grid, me: Agent, target: Option<Pos>, speed: f32, dt: f32) -> Vec2 {
+    let Some(target) = target else { return Vec2::ZERO };
+    // The goal itself is aimed at its centre, where the unit arrives.
+    let adjacent = target != me.cell
+        && target != me.goal
+        && target.x.abs_diff(me.cell.x) <= 1
+        && target.y.abs_diff(me.cell.y) <= 1;
+    let aim = if adjacent { step_aim(grid, me.pos, UNIT_RADIUS, me.cell, target) } else { center(target) };
+    let towards = aim - me.pos;
+    towards.normalize_or_zero() * speed.min(towards.length() / dt.max(1e-4))
 }
 
 /// A crowd unit as the neighbours see it this frame.
@@ -225,10 +287,11 @@ impl GridSpace {
 fn steer_crowd(
     time: Res<Time>,
     problem: SearchProblem,
-    fields: Res<FlowFields>,
+    (fields, avoidance): (Res<FlowFields>, Res<CrowdAvoidance>),
     mut units: CrowdQuery,
     mut scratch: Local<Scratch>,
     mut sight: Local<GoalSight>,
+    mut avoid: Local<AvoidScratch>,
 ) {
     let grid = problem.grid();
     let rules = problem.settings().rules;
@@ -239,6 +302,7 @@ fn steer_crowd(
 
     // Seek, separate, arrive, move. Same query, same order as when gathering.
     let scratch = &*scratch;
+    avoid.bodies.clear();
     for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
         units.iter_mut().enumerate()
     {
@@ -275,11 +339,63 @@ fn steer_crowd(
             waypoints.clear();
             target = None;
         }
+        if avoidance.0 {
+            // Arrived units wish for nothing but still avoid: they give way to passers. A unit
+            // with nowhere to go (no route yet, no way to its goal) stands its ground.
+            let speed = speed.0 / f32::from(cost);
+            avoid.bodies.push(Body {
+                position: me.pos,
+                velocity: crowd.velocity,
+                preferred: preferred_velocity(grid, me, target, speed, dt),
+                radius: UNIT_RADIUS,
+                max_speed: speed,
+                moving: target.is_some() || arrived,
+            });
+            continue;
+        }
         let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
         let wanted = me.pos + seek + push.clamp_length_max(MAX_PUSH);
         if wanted != me.pos {
             let (pos, cell) = settle(grid, rules, me.cell, me.pos, wanted, step.max(MAX_PUSH));
             place_unit(&mut unit, &mut transform, space, (pos, cell), seek);
+        }
+    }
+    if avoidance.0 {
+        avoid_and_move(&mut avoid, grid, dt, &mut units, space);
+    }
+}
+
+/// Local avoidance for the bodies gathered this frame: velocities on the compute task pool,
+/// then the positional pass, then every unit placed where it ended up.
+fn avoid_and_move(avoid: &mut AvoidScratch, grid: &Grid, dt: f32, units: &mut CrowdQuery, space: GridSpace) {
+    let AvoidScratch { avoidance, bodies, velocities, positions } = avoid;
+    avoidance.prepare(bodies, grid);
+    velocities.clear();
+    velocities.resize(bodies.len(), Vec2::ZERO);
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let chunk = bodies.len().div_ceil(pool.thread_num().max(1)).max(AVOID_CHUNK);
+    let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
+    pool.scope(|scope| {
+        for (k, out) in velocities.chunks_mut(chunk).enumerate() {
+            scope.spawn(async move { avoidance_ref.velocities(bodies_ref, grid, dt, k * chunk, out) });
+        }
+    });
+    positions.clear();
+    // Units standing their ground stay put, whatever they did last frame.
+    positions.extend(
+        bodies
+            .iter()
+            .zip(velocities.iter())
+            .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
+    );
+    avoidance.separate(bodies, grid, positions);
+    for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
+        let (body, pos) = (bodies[i], positions[i]);
+        crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };
+        if pos != body.position {
+            // The positional pass keeps a centre in its cell or a legal step away.
+            let cell = cell_of(pos, grid).unwrap_or(unit.cell);
+            place_unit(&mut unit, &mut transform, space, (pos, cell), body.preferred);
         }
     }
 }

@@ -74,6 +74,9 @@ pub struct AvoidanceSettings {
     pub max_neighbours: usize,
     /// Rounds of the positional pass that moves overlapping bodies apart.
     pub separation_passes: u32,
+    /// The most the positional pass moves a body in one frame, in tiles: bodies spawned on one
+    /// point spread over a few frames instead of jumping (walls are kept out of regardless).
+    pub max_push: f32,
     /// How far a body veers to its right (as a share of its speed, sideways) while a body
     /// ahead comes the other way: two streams meeting head-on in a corridor form two lanes
     /// instead of pushing against each other. 0 turns it off. "Right" is in the grid's own
@@ -88,6 +91,7 @@ impl Default for AvoidanceSettings {
             wall_horizon: 0.2,
             max_neighbours: 8,
             separation_passes: 12,
+            max_push: 0.4,
             pass_side: 0.6,
         }
     }
@@ -140,6 +144,8 @@ pub struct Avoidance {
     next: Vec<u32>,
     /// Per body, the last round that queued it.
     marks: Vec<u32>,
+    /// The positions handed to the positional pass.
+    before: Vec<Vec2>,
     /// Dense bucketing: per cell, the sum of its moving bodies' preferred directions, so a
     /// body sees a stream coming its way a few tiles ahead at the cost of three lookups.
     intent: Vec<Vec2>,
@@ -371,6 +377,9 @@ impl Avoidance {
         #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
         active.extend((0..bodies.len()).filter(|&i| bodies[i].moving).map(|i| i as u32));
         let mut marks = std::mem::take(&mut self.marks);
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        before.extend_from_slice(positions);
         marks.clear();
         marks.resize(bodies.len(), u32::MAX);
         for pass in 0..self.settings.separation_passes {
@@ -408,12 +417,13 @@ impl Avoidance {
             if !body.moving {
                 continue;
             }
-            let mut p = positions[i];
+            let mut p = before[i] + (positions[i] - before[i]).clamp_length_max(self.settings.max_push);
             for _ in 0..2 {
                 p = out_of_walls(grid, body, p);
             }
             positions[i] = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
         }
+        self.before = before;
     }
 
     /// One frame on one thread: new velocities, moved bodies, separated. Updates `position`
