@@ -13,6 +13,8 @@
 //!    frames until every route arrived, and the longest frame on the main thread.
 //! 4. `flood`: 100,000 path requests in one frame, then all asking again: frame times, the
 //!    queue's peak length, memory.
+//! 6. `avoid`: 10,000 units on distinct cells converging on the goal with local avoidance
+//!    (ORCA, on by default): frame times and the quality figures of `gridpath::avoid::Quality`.
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
 
@@ -179,6 +181,56 @@ fn flow() {
         ms(median(&mut times)),
         ms(percentile(&mut times, 0.95)),
         ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
+    );
+}
+
+fn avoid() {
+    use gridpath::avoid::{Body, Quality};
+    use rand::seq::SliceRandom;
+    use tilepath::map::geometry::TILE_SIZE;
+    use tilepath::units::UNIT_RADIUS;
+
+    let mut app = bench_app();
+    let mut cells = reachable_cells(&app);
+    cells.shuffle(&mut StdRng::seed_from_u64(4));
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    let geometry = Geometry::of(&grid);
+    for &cell in cells.iter().take(UNITS) {
+        app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED));
+    }
+    let half = geometry.world_size() / 2.0;
+    let mut quality = Quality::default();
+    let mut bodies = Vec::new();
+    let mut times = Vec::new();
+    let (mut arrived, mut last_arrival) = (0, 0.0);
+    let mut units = app.world_mut().query::<(&Transform, &CrowdUnit, &PathStatus)>();
+    for frame in 0..(120.0 / FRAME) as usize {
+        times.push(timed_update(&mut app));
+        bodies.clear();
+        bodies.extend(units.iter(app.world()).map(|(transform, crowd, _)| {
+            let world = transform.translation.truncate();
+            let position = Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
+            Body { velocity: crowd.velocity(), ..Body::new(position, UNIT_RADIUS, DEFAULT_SPEED) }
+        }));
+        quality.observe(&bodies, &grid);
+        let now = units.iter(app.world()).filter(|(_, _, s)| **s == PathStatus::Arrived).count();
+        if now > arrived {
+            arrived = now;
+            last_arrival = frame as f64 * FRAME;
+        }
+        if arrived == bodies.len() {
+            break;
+        }
+    }
+    println!(
+        "avoid converge: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
+         oscillation={:.2}% median_ms={:.3} p95_ms={:.3}",
+        bodies.len(),
+        quality.gap_ratio,
+        quality.wall_overlaps,
+        quality.oscillation_percent(),
+        ms(median(&mut times)),
+        ms(percentile(&mut times, 0.95)),
     );
 }
 
@@ -389,6 +441,9 @@ fn main() {
     }
     if wanted("edit") {
         edit();
+    }
+    if wanted("avoid") {
+        avoid();
     }
     if wanted("async") {
         run_async(Algorithm::AStar);
