@@ -2,7 +2,7 @@
 //! cell (its flow field's next step, or its next waypoint; a flow follower whose cell sees its
 //! goal in a straight line seeks the goal itself) at its [`Speed`] divided by the
 //! terrain cost underfoot, and is pushed apart from units closer than two body radii
-//! (neighbours found in a spatial hash of one bucket per map cell), so units never stack on
+//! (neighbours found in `gridpath::avoid::Buckets`, one bucket per map cell), so units never stack on
 //! one point. A unit arrives on its goal cell's centre, or when it touches a unit that already
 //! arrived there and is not farther from the goal than one step beyond it: arrivals pile up
 //! around the goal instead of on it.
@@ -22,7 +22,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{FlowFields, FollowFlowField, NavVersion, PathRequest, PathStatus, Waypoints};
-use gridpath::avoid::{Avoidance, Body, step_aim};
+use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
@@ -88,10 +88,10 @@ fn toggle_avoidance(mut avoidance: ResMut<CrowdAvoidance>, mut notices: MessageW
     }));
 }
 
-/// Local avoidance's state, kept between frames so it allocates nothing in the steady state.
+/// Local avoidance's bodies and results, kept between frames so it allocates nothing in the
+/// steady state.
 #[derive(Default)]
 struct AvoidScratch {
-    avoidance: Avoidance,
     bodies: Vec<Body>,
     velocities: Vec<Vec2>,
     positions: Vec<Vec2>,
@@ -130,87 +130,9 @@ struct Agent {
 #[derive(Default)]
 struct Scratch {
     agents: Vec<Agent>,
-    /// Agent indices sorted by cell.
-    order: Vec<u32>,
-    /// Dense bucketing: per map cell, index into `order` of its first unit; one extra entry at
-    /// the end. Empty when the bucketing is sparse.
-    cell_start: Vec<u32>,
-    /// Sparse bucketing: the cell index of each entry of `order` (sorted). Empty when dense.
-    sorted_cells: Vec<u32>,
-    /// Counting-sort cursors (dense) or packed (cell, agent) keys (sparse).
-    work: Vec<u64>,
-}
-
-/// Maps with more cells than this per unit (plus a floor) bucket units by sorting them instead
-/// of counting per cell: on a 1024 x 1024 map a per-cell pass would cost more than steering a
-/// few hundred units does.
-const DENSE_CELLS_PER_AGENT: usize = 8;
-
-impl Scratch {
-    /// Buckets the agents by cell: a counting sort (two passes, no hashing) when the map is
-    /// small for the crowd, else a sort of the units by cell, so the cost follows the crowd, not
-    /// the map.
-    fn bucket(&mut self, width: u32, height: u32) {
-        let cells = width as usize * height as usize;
-        let n = self.agents.len();
-        self.order.clear();
-        self.cell_start.clear();
-        self.sorted_cells.clear();
-        self.work.clear();
-        if cells <= n * DENSE_CELLS_PER_AGENT + 4096 {
-            self.cell_start.resize(cells + 1, 0);
-            for agent in &self.agents {
-                self.cell_start[cell_index(agent.cell, width) + 1] += 1;
-            }
-            for i in 0..cells {
-                self.cell_start[i + 1] += self.cell_start[i];
-            }
-            self.order.resize(n, 0);
-            self.work.extend(self.cell_start.iter().map(|&s| u64::from(s)));
-            for (i, agent) in self.agents.iter().enumerate() {
-                let slot = &mut self.work[cell_index(agent.cell, width)];
-                // Fewer than 2^32 units and cells: the casts are exact.
-                self.order[*slot as usize] = i as u32;
-                *slot += 1;
-            }
-        } else {
-            // Cell index in the high half, agent in the low half: one sort orders both.
-            self.work.extend(
-                self.agents
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| (cell_index(a.cell, width) as u64) << 32 | i as u64),
-            );
-            self.work.sort_unstable();
-            self.sorted_cells.extend(self.work.iter().map(|&k| (k >> 32) as u32));
-            self.order.extend(self.work.iter().map(|&k| k as u32));
-        }
-    }
-
-    /// The entries of `order` whose cells lie in `first..=last` (cell indices of one row).
-    fn range(&self, first: usize, last: usize) -> std::ops::Range<usize> {
-        if self.cell_start.is_empty() {
-            let from = self.sorted_cells.partition_point(|&c| (c as usize) < first);
-            let to = from + self.sorted_cells[from..].partition_point(|&c| (c as usize) <= last);
-            from..to
-        } else {
-            self.cell_start[first] as usize..self.cell_start[last + 1] as usize
-        }
-    }
-
-    /// Agents in the 3 × 3 cells around `cell`.
-    fn neighbours(&self, cell: Pos, width: u32, height: u32) -> impl Iterator<Item = usize> + '_ {
-        let xs = cell.x.saturating_sub(1)..=(cell.x + 1).min(width - 1);
-        (cell.y.saturating_sub(1)..=(cell.y + 1).min(height - 1)).flat_map(move |y| {
-            let row = y as usize * width as usize;
-            let range = self.range(row + *xs.start() as usize, row + *xs.end() as usize);
-            self.order[range].iter().map(|&i| i as usize)
-        })
-    }
-}
-
-fn cell_index(cell: Pos, width: u32) -> usize {
-    cell.y as usize * width as usize + cell.x as usize
+    /// The agents bucketed by cell (neighbours for the push and the arrival touch) and, with
+    /// avoidance on, its bodies: bucketed once a frame for both.
+    avoidance: Avoidance,
 }
 
 /// The centre of `cell` in grid space.
@@ -238,16 +160,6 @@ fn settle(grid: &Grid, rules: Rules, cell: Pos, from: Vec2, to: Vec2, step: f32)
         }
     }
     (from + (center(cell) - from).clamp_length_max(step), cell)
-}
-
-/// Direction to push unit `i` away from unit `j` when they are (almost) on the same point:
-/// opposite for the two of them, different for different pairs.
-fn split_direction(i: usize, j: usize) -> Vec2 {
-    let (low, high) = (i.min(j), i.max(j));
-    // The golden angle spreads pairs evenly around the circle.
-    let angle = (low.wrapping_mul(31) ^ high) as f32 * 2.399_963;
-    let direction = Vec2::from_angle(angle);
-    if i < j { direction } else { -direction }
 }
 
 /// The crowd's components steering reads and writes.
@@ -301,13 +213,14 @@ fn steer_crowd(
     gather_agents(&mut scratch, &units, &fields, grid, space);
 
     // Seek, separate, arrive, move. Same query, same order as when gathering.
-    let scratch = &*scratch;
+    let scratch_ref = &*scratch;
     avoid.bodies.clear();
     for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
         units.iter_mut().enumerate()
     {
-        let me = scratch.agents[i];
-        let (push, touches_arrived) = separation(scratch, i, grid);
+        let me = scratch_ref.agents[i];
+        // With avoidance on, only the touch is needed: avoidance keeps the units apart.
+        let (push, touches_arrived) = separation(scratch_ref, i, grid, !avoidance.0);
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
         let mut target = None;
@@ -361,15 +274,22 @@ fn steer_crowd(
         }
     }
     if avoidance.0 {
-        avoid_and_move(&mut avoid, grid, dt, &mut units, space);
+        avoid_and_move((&mut scratch.avoidance, &mut avoid), grid, dt, &mut units, space);
     }
 }
 
 /// Local avoidance for the bodies gathered this frame: velocities on the compute task pool,
 /// then the positional pass, then every unit placed where it ended up.
-fn avoid_and_move(avoid: &mut AvoidScratch, grid: &Grid, dt: f32, units: &mut CrowdQuery, space: GridSpace) {
-    let AvoidScratch { avoidance, bodies, velocities, positions } = avoid;
-    avoidance.prepare(bodies, grid);
+fn avoid_and_move(
+    (avoidance, avoid): (&mut Avoidance, &mut AvoidScratch),
+    grid: &Grid,
+    dt: f32,
+    units: &mut CrowdQuery,
+    space: GridSpace,
+) {
+    let AvoidScratch { bodies, velocities, positions } = avoid;
+    // The bodies stand where the agents were bucketed this frame.
+    avoidance.prepare_bucketed(bodies);
     velocities.clear();
     velocities.resize(bodies.len(), Vec2::ZERO);
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
@@ -380,15 +300,7 @@ fn avoid_and_move(avoid: &mut AvoidScratch, grid: &Grid, dt: f32, units: &mut Cr
             scope.spawn(async move { avoidance_ref.velocities(bodies_ref, grid, dt, k * chunk, out) });
         }
     });
-    positions.clear();
-    // Units standing their ground stay put, whatever they did last frame.
-    positions.extend(
-        bodies
-            .iter()
-            .zip(velocities.iter())
-            .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
-    );
-    avoidance.separate(bodies, grid, positions);
+    avoidance.advance(bodies, grid, dt, velocities, positions);
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };
@@ -424,16 +336,17 @@ fn gather_agents(
             distance,
         });
     }
-    scratch.bucket(width, height);
+    scratch.avoidance.bucket(scratch.agents.iter().map(|a| a.pos), grid);
 }
 
-/// The push keeping agent `i` apart from its neighbours, and whether it touches an arrived
-/// unit with its goal that is not farther from the goal than one step beyond it.
-fn separation(scratch: &Scratch, i: usize, grid: &Grid) -> (Vec2, bool) {
+/// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), and whether
+/// it touches an arrived unit with its goal that is not farther from the goal than one step
+/// beyond it.
+fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, bool) {
     let me = scratch.agents[i];
     let mut push = Vec2::ZERO;
     let mut touches_arrived = false;
-    for j in scratch.neighbours(me.cell, grid.width(), grid.height()).take(MAX_NEIGHBOURS + 1) {
+    for j in scratch.avoidance.near(me.pos, TOUCH).take(MAX_NEIGHBOURS + 1) {
         if j == i {
             continue;
         }
@@ -447,7 +360,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid) -> (Vec2, bool) {
             let step = SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
             touches_arrived |= me.distance <= other.distance + step;
         }
-        if distance_sq < SPACING * SPACING {
+        if with_push && distance_sq < SPACING * SPACING {
             let distance = distance_sq.sqrt();
             let away = if distance > 1e-4 { apart / distance } else { split_direction(i, j) };
             push += away * (SPACING - distance) * PUSH_SHARE;

@@ -27,10 +27,12 @@
 
 #![expect(clippy::cast_precision_loss, reason = "cell coordinates (at most MAX_SIDE) are exact in f32")]
 
+mod buckets;
 mod quality;
 
 use glam::Vec2;
 
+pub use buckets::Buckets;
 pub use quality::Quality;
 
 use crate::grid::{Grid, Pos};
@@ -128,16 +130,7 @@ struct Line {
 #[derive(Clone, Debug, Default)]
 pub struct Avoidance {
     settings: AvoidanceSettings,
-    width: u32,
-    height: u32,
-    /// Body indices sorted by cell.
-    order: Vec<u32>,
-    /// Dense bucketing: per cell, the index into `order` of its first body, plus one end entry.
-    /// Empty when sparse.
-    cell_start: Vec<u32>,
-    /// Sparse bucketing (few bodies on a big map): the cell of each entry of `order`, sorted.
-    sorted_cells: Vec<u32>,
-    work: Vec<u64>,
+    buckets: Buckets,
     max_radius: f32,
     /// The positional pass's bodies still overlapping, this round and the next.
     active: Vec<u32>,
@@ -146,15 +139,14 @@ pub struct Avoidance {
     marks: Vec<u32>,
     /// The positions handed to the positional pass.
     before: Vec<Vec2>,
+    /// [`step`](Self::step)'s new centres.
+    positions: Vec<Vec2>,
     /// Dense bucketing: per cell, the sum of its moving bodies' preferred directions, so a
-    /// body sees a stream coming its way a few tiles ahead at the cost of three lookups.
+    /// body sees a stream coming its way a few tiles ahead at the cost of a few lookups.
     intent: Vec<Vec2>,
     /// Dense bucketing: per cell, how many moving bodies want to go somewhere.
     walkers: Vec<u16>,
 }
-
-/// Maps with more cells than this per body (plus a floor) bucket by sorting, not per cell.
-const DENSE_CELLS_PER_BODY: usize = 8;
 
 impl Avoidance {
     /// Avoidance with these settings.
@@ -172,92 +164,40 @@ impl Avoidance {
     /// Buckets `bodies` by cell for this frame's [`velocity`](Self::velocity) and
     /// [`separate`](Self::separate) calls.
     pub fn prepare(&mut self, bodies: &[Body], grid: &Grid) {
-        let (width, height) = (grid.width(), grid.height());
-        self.width = width;
-        self.height = height;
+        self.bucket(bodies.iter().map(|b| b.position), grid);
+        self.prepare_bucketed(bodies);
+    }
+
+    /// Buckets the bodies' centres alone, before the bodies themselves are known (a caller
+    /// that asks [`near`](Self::near) while it works out what each body wants); then
+    /// [`prepare_bucketed`](Self::prepare_bucketed) with bodies at those same centres.
+    pub fn bucket(&mut self, centres: impl Iterator<Item = Vec2> + Clone, grid: &Grid) {
+        self.buckets.fill(grid.width(), grid.height(), centres);
+    }
+
+    /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
+    pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
         self.max_radius = bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
+        self.intent.clear();
+        self.walkers.clear();
+        if !self.buckets.is_dense() {
+            return;
+        }
+        let (width, height) = self.buckets.size();
         let cells = width as usize * height as usize;
-        let n = bodies.len();
-        self.order.clear();
-        self.cell_start.clear();
-        self.sorted_cells.clear();
-        self.work.clear();
-        if cells <= n * DENSE_CELLS_PER_BODY + 4096 {
-            self.cell_start.resize(cells + 1, 0);
-            for body in bodies {
-                let c = self.cell_index(body.position);
-                self.cell_start[c + 1] += 1;
-            }
-            for i in 0..cells {
-                self.cell_start[i + 1] += self.cell_start[i];
-            }
-            self.order.resize(n, 0);
-            self.intent.clear();
-            self.intent.resize(cells, Vec2::ZERO);
-            self.walkers.clear();
-            self.walkers.resize(cells, 0);
-            for body in bodies.iter().filter(|b| b.moving && b.preferred != Vec2::ZERO) {
-                let c = self.cell_index(body.position);
-                self.intent[c] += body.preferred.normalize_or_zero();
-                self.walkers[c] = self.walkers[c].saturating_add(1);
-            }
-            self.work.extend(self.cell_start.iter().map(|&s| u64::from(s)));
-            for (i, body) in bodies.iter().enumerate() {
-                let c = self.cell_index(body.position);
-                let slot = &mut self.work[c];
-                #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
-                {
-                    self.order[*slot as usize] = i as u32;
-                }
-                *slot += 1;
-            }
-        } else {
-            self.intent.clear();
-            // Cell in the high half, body in the low half: one sort orders both.
-            let mut work = std::mem::take(&mut self.work);
-            work.extend(
-                bodies.iter().enumerate().map(|(i, b)| (self.cell_index(b.position) as u64) << 32 | i as u64),
-            );
-            work.sort_unstable();
-            #[expect(clippy::cast_possible_truncation, reason = "the halves are 32-bit values")]
-            {
-                self.sorted_cells.extend(work.iter().map(|&k| (k >> 32) as u32));
-                self.order.extend(work.iter().map(|&k| k as u32));
-            }
-            self.work = work;
+        self.intent.resize(cells, Vec2::ZERO);
+        self.walkers.resize(cells, 0);
+        for body in bodies.iter().filter(|b| b.moving && b.preferred != Vec2::ZERO) {
+            let c = self.buckets.cell_index(body.position);
+            self.intent[c] += body.preferred.normalize_or_zero();
+            self.walkers[c] = self.walkers[c].saturating_add(1);
         }
     }
 
-    /// The cell index of a point, clamped onto the map.
-    fn cell_index(&self, p: Vec2) -> usize {
-        let (x, y) = self.clamped_cell(p);
-        y as usize * self.width as usize + x as usize
-    }
-
-    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "clamped onto the map")]
-    fn clamped_cell(&self, p: Vec2) -> (u32, u32) {
-        let x = p.x.clamp(0.0, (self.width.max(1) - 1) as f32) as u32;
-        let y = p.y.clamp(0.0, (self.height.max(1) - 1) as f32) as u32;
-        (x, y)
-    }
-
-    /// Body indices in the cells that a square of half-side `reach` around `p` touches.
-    fn near(&self, p: Vec2, reach: f32) -> impl Iterator<Item = usize> + '_ {
-        let (x0, y0) = self.clamped_cell(p - reach);
-        let (x1, y1) = self.clamped_cell(p + reach);
-        let width = self.width as usize;
-        (y0..=y1).flat_map(move |y| {
-            let row = y as usize * width;
-            let (first, last) = (row + x0 as usize, row + x1 as usize);
-            let range = if self.cell_start.is_empty() {
-                let from = self.sorted_cells.partition_point(|&c| (c as usize) < first);
-                let to = from + self.sorted_cells[from..].partition_point(|&c| (c as usize) <= last);
-                from..to
-            } else {
-                self.cell_start[first] as usize..self.cell_start[last + 1] as usize
-            };
-            self.order[range].iter().map(|&i| i as usize)
-        })
+    /// Indices of the bucketed bodies in the cells a square of half-side `reach` around `p`
+    /// touches (a superset of those within `reach`).
+    pub fn near(&self, p: Vec2, reach: f32) -> impl Iterator<Item = usize> + '_ {
+        self.buckets.near(p, reach)
     }
 
     /// The velocity body `i` takes this frame (`dt` seconds): the one closest to its preferred
@@ -277,6 +217,7 @@ impl Avoidance {
         let mut found = 0;
         let reach = me.radius + self.max_radius + LOOKAHEAD;
         let mut oncoming = false;
+        let heading = me.preferred.normalize_or_zero();
         for j in self.near(me.position, reach) {
             if j == i {
                 continue;
@@ -290,10 +231,9 @@ impl Avoidance {
             // A body in the way, coming the other way: step aside rather than push on.
             let ahead = other.position - me.position;
             oncoming |= other.moving
-                && other.preferred.dot(me.preferred)
-                    < -0.3 * other.preferred.length() * me.preferred.length()
-                && ahead.dot(me.preferred) > 0.0
-                && det(me.preferred.normalize_or_zero(), ahead).abs() < me.radius + other.radius;
+                && other.preferred.dot(heading) < -0.3 * other.preferred.length()
+                && ahead.dot(heading) > 0.0
+                && det(heading, ahead).abs() < me.radius + other.radius;
             if found == k && d2 >= nearest[k - 1].0 {
                 continue;
             }
@@ -337,10 +277,11 @@ impl Avoidance {
         }
         STREAM_LOOKS.iter().any(|&ahead| {
             let p = me.position + heading * ahead;
-            let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < self.width as f32 && p.y < self.height as f32;
+            let (width, height) = self.buckets.size();
+            let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < width as f32 && p.y < height as f32;
             // Walkers there going our way count +1, against -1: how many come against us.
             inside && {
-                let c = self.cell_index(p);
+                let c = self.buckets.cell_index(p);
                 (f32::from(self.walkers[c]) - self.intent[c].dot(heading)) * 0.5 > STREAM_AGAINST
             }
         })
@@ -433,18 +374,35 @@ impl Avoidance {
         velocities.clear();
         velocities.resize(bodies.len(), Vec2::ZERO);
         self.velocities(bodies, grid, dt, 0, velocities);
-        let mut positions: Vec<Vec2> = bodies
-            .iter()
-            .zip(velocities.iter())
-            .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position })
-            .collect();
-        self.separate(bodies, grid, &mut positions);
-        for ((body, p), v) in bodies.iter_mut().zip(positions).zip(velocities.iter()) {
+        let mut positions = std::mem::take(&mut self.positions);
+        self.advance(bodies, grid, dt, velocities, &mut positions);
+        for ((body, p), v) in bodies.iter_mut().zip(&positions).zip(velocities.iter()) {
             if body.moving {
-                body.velocity = if dt > 0.0 { (p - body.position) / dt } else { *v };
-                body.position = p;
+                body.velocity = if dt > 0.0 { (*p - body.position) / dt } else { *v };
+                body.position = *p;
             }
         }
+        self.positions = positions;
+    }
+
+    /// The bodies' centres after `dt` seconds at their new `velocities` (one per body), then
+    /// [`separate`](Self::separate)d, into `positions`. Bodies that are not moving stay put.
+    pub fn advance(
+        &mut self,
+        bodies: &[Body],
+        grid: &Grid,
+        dt: f32,
+        velocities: &[Vec2],
+        positions: &mut Vec<Vec2>,
+    ) {
+        positions.clear();
+        positions.extend(
+            bodies
+                .iter()
+                .zip(velocities)
+                .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
+        );
+        self.separate(bodies, grid, positions);
     }
 }
 
@@ -489,8 +447,10 @@ fn push_apart(bodies: &[Body], positions: &mut [Vec2], i: usize, j: usize) -> bo
     true
 }
 
-/// A direction to split two bodies on the same point: opposite for the two, different per pair.
-fn split_direction(i: usize, j: usize) -> Vec2 {
+/// A direction to split bodies `i` and `j` found on the same point: opposite for the two,
+/// different for different pairs.
+#[must_use]
+pub fn split_direction(i: usize, j: usize) -> Vec2 {
     let (low, high) = (i.min(j), i.max(j));
     // The golden angle spreads pairs evenly around the circle.
     #[expect(clippy::cast_precision_loss, reason = "any angle will do")]
@@ -512,9 +472,9 @@ fn cell_class(grid: &Grid, x: f32, y: f32) -> u8 {
     grid.class_at(grid.index(Pos::new(x as u32, y as u32)))
 }
 
-/// The cells around `p` within `reach` that a body of class `class` cannot enter, each as the
-/// point of the cell nearest to `p`.
-fn blocked_near(grid: &Grid, p: Vec2, reach: f32, class: u8, mut each: impl FnMut(Vec2)) {
+/// The cells a square of half-side `reach` around `p` touches that a body of class `class`
+/// cannot enter, each as its top-left corner.
+fn blocked_cells(grid: &Grid, p: Vec2, reach: f32, class: u8, mut each: impl FnMut(Vec2)) {
     let (x0, x1) = ((p.x - reach).floor(), (p.x + reach).floor());
     let (y0, y1) = ((p.y - reach).floor(), (p.y + reach).floor());
     let mut y = y0;
@@ -522,15 +482,28 @@ fn blocked_near(grid: &Grid, p: Vec2, reach: f32, class: u8, mut each: impl FnMu
         let mut x = x0;
         while x <= x1 {
             if cell_class(grid, x, y) != class {
-                let nearest = Vec2::new(p.x.clamp(x, x + 1.0), p.y.clamp(y, y + 1.0));
-                if nearest.distance_squared(p) < reach * reach {
-                    each(nearest);
-                }
+                each(Vec2::new(x, y));
             }
             x += 1.0;
         }
         y += 1.0;
     }
+}
+
+/// The point of the cell with top-left corner `cell` nearest to `p`.
+fn nearest_in(cell: Vec2, p: Vec2) -> Vec2 {
+    p.clamp(cell, cell + Vec2::ONE)
+}
+
+/// The cells within `reach` of `p` that a body of class `class` cannot enter, each as its point
+/// nearest to `p`.
+fn blocked_near(grid: &Grid, p: Vec2, reach: f32, class: u8, mut each: impl FnMut(Vec2)) {
+    blocked_cells(grid, p, reach, class, |cell| {
+        let nearest = nearest_in(cell, p);
+        if nearest.distance_squared(p) < reach * reach {
+            each(nearest);
+        }
+    });
 }
 
 /// Velocity constraints keeping `me` clear of the walls for `horizon` seconds, into `lines`;
@@ -558,33 +531,21 @@ fn wall_lines(grid: &Grid, me: Body, horizon: f32, lines: &mut [Line]) -> usize 
 }
 
 /// `p` moved so that a body of `body`'s radius and class overlaps no wall around it.
-fn out_of_walls(grid: &Grid, body: &Body, mut p: Vec2) -> Vec2 {
+fn out_of_walls(grid: &Grid, body: &Body, p: Vec2) -> Vec2 {
     let class = class_at(grid, body.position);
     let r = body.radius;
-    let (x0, x1) = ((p.x - r).floor(), (p.x + r).floor());
-    let (y0, y1) = ((p.y - r).floor(), (p.y + r).floor());
-    let mut y = y0;
-    while y <= y1 {
-        let mut x = x0;
-        while x <= x1 {
-            if cell_class(grid, x, y) != class {
-                let nearest = Vec2::new(p.x.clamp(x, x + 1.0), p.y.clamp(y, y + 1.0));
-                let out = p - nearest;
-                let d = out.length();
-                if d < r {
-                    if d > 1e-6 {
-                        p = nearest + out / d * r;
-                    } else {
-                        // The centre is inside the cell: back to where it came from.
-                        p = body.position;
-                    }
-                }
-            }
-            x += 1.0;
+    let mut moved = p;
+    blocked_cells(grid, p, r, class, |cell| {
+        // Each push starts from where the pushes before left the body.
+        let nearest = nearest_in(cell, moved);
+        let out = moved - nearest;
+        let d = out.length();
+        if d < r {
+            // A centre inside the cell goes back to where it came from.
+            moved = if d > 1e-6 { nearest + out / d * r } else { body.position };
         }
-        y += 1.0;
-    }
-    p
+    });
+    moved
 }
 
 /// Whether a centre moving from `from` to `to` stays in its cell or enters a neighbouring cell

@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{Body, cell_class};
+use super::{Body, blocked_near, cell_class};
 use crate::grid::Grid;
 
 /// Quality figures gathered over the frames [`observe`](Quality::observe)d.
@@ -126,21 +126,7 @@ fn overlaps_wall(grid: &Grid, body: &Body) -> bool {
     if class == 0 {
         return true;
     }
-    let r = body.radius - WALL_TOLERANCE;
-    let (x0, x1, y0, y1) = ((p.x - r).floor(), (p.x + r).floor(), (p.y - r).floor(), (p.y + r).floor());
-    let mut y = y0;
-    while y <= y1 {
-        let mut x = x0;
-        while x <= x1 {
-            if cell_class(grid, x, y) != class {
-                let nearest = Vec2::new(p.x.clamp(x, x + 1.0), p.y.clamp(y, y + 1.0));
-                if nearest.distance_squared(p) < r * r {
-                    return true;
-                }
-            }
-            x += 1.0;
-        }
-        y += 1.0;
-    }
-    false
+    let mut overlaps = false;
+    blocked_near(grid, p, body.radius - WALL_TOLERANCE, class, |_| overlaps = true);
+    overlaps
 }
