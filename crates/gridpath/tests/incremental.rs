@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::reference_cost;
+use common::{arb_rules, reference_cost};
 use gridpath::formats::parse_ascii;
-use gridpath::{Corners, Endpoint, Grid, Incremental, Pos, Rules, SearchError, Searcher, Settings, Tile};
+use gridpath::{Endpoint, Grid, Incremental, Pos, Rules, SearchError, Searcher, Settings, Tile};
 use proptest::prelude::*;
 
 const EPS: f64 = 1e-9;
@@ -42,15 +42,6 @@ fn tile_for(r: u64, density: u32, terrain: bool, state: &mut u64) -> Tile {
     } else {
         Tile::FLOOR
     }
-}
-
-fn arb_rules() -> impl Strategy<Value = Rules> {
-    prop_oneof![
-        Just(Rules::FOUR),
-        Just(Rules::eight(Corners::Forbid)),
-        Just(Rules::eight(Corners::AllowOne)),
-        Just(Rules::eight(Corners::Allow)),
-    ]
 }
 
 /// Checks the planner's answer against a fresh reference Dijkstra and a fresh A*.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{reference_cost, reference_steps};
+use common::{arb_rules, reference_cost, reference_steps};
 use gridpath::formats::{parse_ascii, parse_digits};
 use gridpath::{
     Algorithm, Corners, Endpoint, FlowField, Grid, Heuristic, Moves, Outcome, Pos, Rules, SQRT2, SearchError,
@@ -264,15 +264,6 @@ fn arb_grid() -> impl Strategy<Value = Grid> {
             grid
         },
     )
-}
-
-fn arb_rules() -> impl Strategy<Value = Rules> {
-    prop_oneof![
-        Just(Rules::FOUR),
-        Just(Rules::eight(Corners::Forbid)),
-        Just(Rules::eight(Corners::AllowOne)),
-        Just(Rules::eight(Corners::Allow)),
-    ]
 }
 
 proptest! {

@@ -92,3 +92,15 @@ impl Ord for Ord64 {
 pub fn movingai_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/benchmarks/movingai")
 }
+
+/// Every movement rule: 4 moves, and 8 moves under each corner rule.
+pub fn arb_rules() -> impl proptest::strategy::Strategy<Value = Rules> {
+    use gridpath::Corners;
+    use proptest::prelude::{Just, prop_oneof};
+    prop_oneof![
+        Just(Rules::FOUR),
+        Just(Rules::eight(Corners::Forbid)),
+        Just(Rules::eight(Corners::AllowOne)),
+        Just(Rules::eight(Corners::Allow)),
+    ]
+}
