@@ -234,7 +234,7 @@ impl Avoidance {
                 && other.preferred.dot(heading) < -0.3 * other.preferred.length()
                 && ahead.dot(heading) > 0.0
                 && det(heading, ahead).abs() < me.radius + other.radius;
-            if found == k && d2 >= nearest[k - 1].0 {
+            if k == 0 || (found == k && d2 >= nearest[k - 1].0) {
                 continue;
             }
             let mut at = found.min(k - 1);
@@ -358,10 +358,10 @@ impl Avoidance {
             if !body.moving {
                 continue;
             }
-            let mut p = before[i] + (positions[i] - before[i]).clamp_length_max(self.settings.max_push);
-            for _ in 0..2 {
-                p = out_of_walls(grid, body, p);
-            }
+            let p = before[i] + (positions[i] - before[i]).clamp_length_max(self.settings.max_push);
+            let pushed = out_of_walls(grid, body, p);
+            // A push out of one wall leads into another only in an inner corner: once more then.
+            let p = if pushed == p { p } else { out_of_walls(grid, body, pushed) };
             positions[i] = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
         }
         self.before = before;
