@@ -455,7 +455,7 @@ impl Searcher {
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
             Algorithm::Jps => std::mem::size_of::<jps::JumpNode>(),
-            Algorithm::Theta | Algorithm::LazyTheta => 16,
+            Algorithm::Theta | Algorithm::LazyTheta => std::mem::size_of::<theta::Node>(),
             _ => one_side,
         }
     }
