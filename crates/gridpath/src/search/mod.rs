@@ -153,7 +153,10 @@ impl Algorithm {
 }
 
 // `Display` is the label ("A*"); `FromStr` takes the name or the label.
-crate::names::named_enum!(Algorithm, "algorithm", label);
+// `lazy-theta` is accepted too (the spelling of issue 21), as `lazytheta` stays the name.
+crate::names::named_enum!(Algorithm, "algorithm", label, |a: Algorithm| -> &'static [&'static str] {
+    if a == Algorithm::LazyTheta { &["lazy-theta"] } else { &[] }
+});
 
 /// Everything that selects how a path is searched.
 #[derive(Clone, Copy, Debug, PartialEq)]
