@@ -357,25 +357,69 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
     let Some(&first) = path.first() else {
         return Vec::new();
     };
+    // On uniform cost a segment costs its length: no walk through its cells to sum costs, and
+    // a straight segment is never longer than the path it replaces (the triangle inequality).
+    let uniform = grid.has_uniform_cost();
+    let segment = |a: Pos, b: Pos| {
+        if uniform {
+            grid.line_of_sight(a, b, rules).then(|| distance(a, b))
+        } else {
+            grid.segment_cost(a, b, rules)
+        }
+    };
     // Along-the-path cost up to each vertex, in the segment model.
     let mut along = Vec::with_capacity(path.len());
     let mut sum = 0.0;
     along.push(0.0);
+    let moves = grid.octile_moves();
     for w in path.windows(2) {
-        sum += grid.segment_cost(w[0], w[1], rules).unwrap_or(f64::INFINITY);
+        let (dx, dy) = (i64::from(w[1].x) - i64::from(w[0].x), i64::from(w[1].y) - i64::from(w[0].y));
+        // A grid path's step under the Moving AI rules: the move mask says whether it is legal
+        // (for neighbours, the same as the line of sight), with no walk.
+        let dir = crate::grid::DIRS.iter().position(|&d| (i64::from(d.0), i64::from(d.1)) == (dx, dy));
+        let cost = match dir {
+            Some(k) if uniform && rules == Rules::OCTILE => {
+                let legal = moves[grid.index(w[0])] & 1 << k != 0;
+                legal.then_some(if k < 4 { 1.0 } else { crate::grid::SQRT2 })
+            }
+            _ => segment(w[0], w[1]),
+        };
+        sum += cost.unwrap_or(f64::INFINITY);
         along.push(sum);
     }
+    // The vertices where the path turns (and its last): a grid path's straight runs are
+    // tried at their ends first, and cell by cell only up to where the sight first fails.
+    let step = |a: Pos, b: Pos| (b.x.cmp(&a.x), b.y.cmp(&a.y));
+    let turns: Vec<bool> = (0..path.len())
+        .map(|j| j + 1 >= path.len() || j == 0 || step(path[j - 1], path[j]) != step(path[j], path[j + 1]))
+        .collect();
     let mut out = vec![first];
     let mut i = 0;
     while i + 1 < path.len() {
         let mut next = i + 1;
+        let better = |j: usize, straight: f64| straight <= along[j] - along[i] + 1e-9;
+        // The last vertex tried and seen from `i`.
+        let mut seen = i + 1;
         for j in i + 2..path.len() {
-            let Some(straight) = grid.segment_cost(path[i], path[j], rules) else {
-                break;
-            };
-            if straight <= along[j] - along[i] + 1e-9 {
-                next = j;
+            if !turns[j] {
+                continue;
             }
+            if let Some(straight) = segment(path[i], path[j]) {
+                if better(j, straight) {
+                    next = j;
+                }
+                seen = j;
+                continue;
+            }
+            // Out of sight: the run before `j`, cell by cell, up to its first cell out of sight.
+            for k in seen + 1..j {
+                match segment(path[i], path[k]) {
+                    Some(straight) if better(k, straight) => next = k,
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            break;
         }
         out.push(path[next]);
         i = next;

@@ -302,3 +302,19 @@ fn scen_checks_large_bodies_and_partial_routes() {
     let (_, err, code) = gridpath(&["scen", scen, "--size", "5"]);
     assert_eq!(code, 2, "sizes are 1 to 4: {err}");
 }
+
+#[test]
+fn bench_any_angle_times_and_measures_the_straight_line_routes() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    let (out, err, code) = gridpath(&["bench", scen.to_str().unwrap(), "--max-queries", "20", "--any-angle"]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("arena ") && l.contains('%')).unwrap_or_default();
+    assert!(!row.contains("WRONG"), "every route checked and legal: {out}");
+    assert!(out.contains("any-angle medians over 1 maps: Lazy Theta* / A* "), "{out}");
+    assert!(
+        out.contains("mean length vs octile on the DAO maps: JPS + smoothing -"),
+        "shorter than octile: {out}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("clearance: the map (1 B/cell")), "{out}");
+    assert_eq!(out.lines().last(), Some("bench: 20 queries, 0 wrong or illegal answers"), "{out}");
+}

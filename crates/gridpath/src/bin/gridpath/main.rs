@@ -1,6 +1,7 @@
 //! The `gridpath` command-line tool: solve a map, print a wavefront table, check Moving AI
 //! scenarios, benchmark against the `pathfinding` crate.
 
+mod any_angle;
 mod bench;
 mod route;
 
@@ -110,6 +111,11 @@ enum Command {
         /// caches as the methods before it left them.
         #[arg(long, value_enum, default_value_t = bench::Order::Method)]
         order: bench::Order,
+        /// Also time the any-angle routes on the same queries: A*, JPS, JPS + smoothing,
+        /// Theta*, Lazy Theta* (and with --peers condor's), their mean lengths against the
+        /// octile optimum, and the clearance maps of large agents.
+        #[arg(long)]
+        any_angle: bool,
     },
     /// Convert a map between formats; the output format comes from OUT's extension: .map
     /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
@@ -233,8 +239,8 @@ fn main() -> ExitCode {
             };
             run_scenarios(&scen, settings, ScenOptions { runs, jump_bits: !no_jump_bits, smooth })
         }
-        Command::Bench { scen, peers, runs, max_queries, field, order } => {
-            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order })
+        Command::Bench { scen, peers, runs, max_queries, field, order, any_angle } => {
+            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order, any_angle })
         }
         Command::Convert { input, output } => convert(&input, &output),
         Command::Generate { kind, width, height, seed, density, corridor, output, scen } => {
