@@ -411,12 +411,18 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
                 seen = j;
                 continue;
             }
-            // Out of sight: the run before `j`, cell by cell, up to its first cell out of sight.
-            for k in seen + 1..j {
-                match segment(path[i], path[k]) {
-                    Some(straight) if better(k, straight) => next = k,
-                    Some(_) => {}
-                    None => break,
+            // Out of sight: in the straight run before `j` the cells seen from `i` come first
+            // (mostly: the last one seen is searched by halving, and only kept if seen).
+            let (mut lo, mut hi) = (seen, j);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match segment(path[i], path[mid]) {
+                    Some(straight) if better(mid, straight) => {
+                        next = mid;
+                        lo = mid;
+                    }
+                    Some(_) => lo = mid,
+                    None => hi = mid,
                 }
             }
             break;
