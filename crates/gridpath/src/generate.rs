@@ -84,7 +84,7 @@ impl std::str::FromStr for Generator {
     type Err = crate::names::ParseNameError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::names::parse("generator", s, &Self::ALL, |g| (g.name(), g.name()))
+        crate::names::parse("generator", s, &Self::ALL, |g| (g.name(), g.name()), |_| &[])
     }
 }
 

@@ -899,10 +899,21 @@ impl Grid {
         for y in 1..=self.height as usize {
             for x in 1..=self.width as usize {
                 self.update_moves(y * self.stride + x);
+            }
+        }
+        self.refresh_clearance();
+        self.refresh_jump_bits();
+    }
+
+    /// Recomputes every cell's [`Grid::clearance`] (edits keep it in step, and building or
+    /// loading a grid computes it once). Public so that a benchmark can time this
+    /// preprocessing on its own, as [`Grid::refresh_jump_bits`].
+    pub fn refresh_clearance(&mut self) {
+        for y in 1..=self.height as usize {
+            for x in 1..=self.width as usize {
                 self.clearance[y * self.stride + x] = self.compute_clearance(y * self.stride + x);
             }
         }
-        self.refresh_jump_bits();
     }
 
     /// Recomputes every cell's jump bits (see [`Grid::set_tile`]: edits keep them in step, and

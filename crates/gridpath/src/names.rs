@@ -35,19 +35,23 @@ pub struct ParseNameError {
     pub accepted: Vec<&'static str>,
 }
 
-/// The variant of `all` whose name or label equals `input` (ASCII case ignored).
+/// The variant of `all` whose name, label or one of its `aliases` equals `input` (ASCII case
+/// ignored).
 pub(crate) fn parse<T: Copy>(
     kind: &'static str,
     input: &str,
     all: &[T],
     spellings: impl Fn(T) -> (&'static str, &'static str),
+    aliases: impl Fn(T) -> &'static [&'static str],
 ) -> Result<T, ParseNameError> {
     let input = input.trim();
     all.iter()
         .copied()
         .find(|&v| {
             let (name, label) = spellings(v);
-            name.eq_ignore_ascii_case(input) || label.eq_ignore_ascii_case(input)
+            name.eq_ignore_ascii_case(input)
+                || label.eq_ignore_ascii_case(input)
+                || aliases(v).iter().any(|a| a.eq_ignore_ascii_case(input))
         })
         .ok_or_else(|| ParseNameError {
             kind,
@@ -57,9 +61,14 @@ pub(crate) fn parse<T: Copy>(
 }
 
 /// `Display`, `FromStr` and (with `cli`) `clap::ValueEnum` for a fieldless enum with
-/// `ALL`, `name()` and `label()`; `$display` picks which of the two `Display` prints.
+/// `ALL`, `name()` and `label()`; `$display` picks which of the two `Display` prints. An
+/// optional fourth argument, a function from a variant to its other accepted spellings
+/// (`&'static [&'static str]`), adds aliases that parse but are not listed.
 macro_rules! named_enum {
     ($ty:ty, $kind:literal, $display:ident) => {
+        $crate::names::named_enum!($ty, $kind, $display, |_: $ty| -> &'static [&'static str] { &[] });
+    };
+    ($ty:ty, $kind:literal, $display:ident, $aliases:expr) => {
         impl ::std::fmt::Display for $ty {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.$display())
@@ -70,7 +79,7 @@ macro_rules! named_enum {
             type Err = $crate::names::ParseNameError;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                $crate::names::parse($kind, s, &<$ty>::ALL, |v| (v.name(), v.label()))
+                $crate::names::parse($kind, s, &<$ty>::ALL, |v| (v.name(), v.label()), $aliases)
             }
         }
 
@@ -81,7 +90,8 @@ macro_rules! named_enum {
             }
 
             fn to_possible_value(&self) -> Option<::clap::builder::PossibleValue> {
-                Some(::clap::builder::PossibleValue::new(self.name()))
+                let aliases: fn($ty) -> &'static [&'static str] = $aliases;
+                Some(::clap::builder::PossibleValue::new(self.name()).aliases(aliases(*self)))
             }
         }
     };
@@ -148,5 +158,7 @@ mod tests {
             assert_eq!(<Corners as ValueEnum>::from_str(c.name(), false), Ok(c), "{c:?}");
         }
         assert_eq!(<Moves as ValueEnum>::from_str("8", false), Ok(Moves::Eight));
+        assert_eq!(<Algorithm as ValueEnum>::from_str("lazy-theta", false), Ok(Algorithm::LazyTheta));
+        assert_eq!("lazy-theta".parse::<Algorithm>(), Ok(Algorithm::LazyTheta), "the alias parses");
     }
 }

@@ -117,3 +117,49 @@ impl PeerGrid {
         pathfinding::directed::dijkstra::dijkstra_all(&self.node(goal), |&n| self.successors(n))
     }
 }
+
+/// The `condor-pathfinding-grid` crate's Theta* and Lazy Theta* (`gridpath bench --any-angle
+/// --peers`). Its model differs from gridpath's: a path joins cell *corners* (grid vertices),
+/// and only open/blocked cells exist. Here the ground cells are open and every other cell
+/// (walls, water, trees) blocked, and a query from cell `(x, y)` runs from corner `(x, y)`,
+/// the cell's top-left one: its lengths are comparable in size with the octile optimum, not
+/// equal in meaning, and its queries that start or end off the ground are left out.
+pub struct CondorGrid {
+    grid: condor_grid::Grid,
+}
+
+impl CondorGrid {
+    /// The ground cells of `grid` as condor's open cells.
+    ///
+    /// # Errors
+    /// Condor's build error, as text.
+    pub fn new(grid: &Grid) -> Result<Self, String> {
+        let blocked: Vec<condor_grid::Point> = grid
+            .positions()
+            .filter(|&p| !matches!(grid.tile(p), Some(Tile::Ground { .. })))
+            .map(|p| condor_grid::Point::new(p.x as usize, p.y as usize))
+            .collect();
+        let grid = condor_grid::GridBuilder::new(grid.width() as usize, grid.height() as usize)
+            .blocked(blocked)
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Self { grid })
+    }
+
+    /// Condor's Theta* (`lazy == false`) or Lazy Theta* from `start`'s corner to `goal`'s:
+    /// the length and the number of vertices, `None` without a route or for an invalid query.
+    #[must_use]
+    pub fn any_angle(&self, start: Pos, goal: Pos, lazy: bool) -> Option<(f64, usize)> {
+        use condor_grid::AnyAnglePathfinder;
+        let corner = |p: Pos| condor_grid::Point2::new(f64::from(p.x), f64::from(p.y));
+        let request = condor_grid::AnyAngleSearchRequest::new(corner(start), corner(goal));
+        let outcome = if lazy {
+            condor_grid::LazyThetaStar.search(&self.grid, request)
+        } else {
+            condor_grid::ThetaStar.search(&self.grid, request)
+        };
+        let outcome = outcome.ok()?;
+        let path = outcome.path()?;
+        Some((path.cost(), path.len()))
+    }
+}

@@ -75,7 +75,11 @@ impl Grid {
         if a.x == b.x || a.y == b.y {
             return self.straight_run_open(a, b);
         }
-        rules.moves == Moves::Eight && self.walk(a, b, rules.corners, &mut Sight)
+        match (rules.moves, rules.corners) {
+            (Moves::Four, _) => false,
+            (Moves::Eight, Corners::Forbid) => self.sight_by_runs(a, b),
+            (Moves::Eight, corners) => self.walk(a, b, corners, &mut Sight),
+        }
     }
 
     /// The cost of walking straight from the centre of `a` to the centre of `b`: the length of
@@ -132,13 +136,60 @@ impl Grid {
         } else {
             (a.x as usize + 1, a.y.min(b.y) as usize + 1, a.y.max(b.y) as usize + 1)
         };
-        let words = &lines.open[line * lines.wpl..(line + 1) * lines.wpl];
-        (lo / 64..=hi / 64).all(|w| {
-            let from = if w == lo / 64 { lo % 64 } else { 0 };
-            let to = if w == hi / 64 { hi % 64 } else { 63 };
-            let mask = (u64::MAX >> (63 - to)) & (u64::MAX << from);
-            words[w] & mask == mask
-        })
+        run_open(&lines.open[line * lines.wpl..(line + 1) * lines.wpl], lo, hi)
+    }
+
+    /// [`Grid::line_of_sight`] under [`Corners::Forbid`] for a segment that is neither
+    /// horizontal nor vertical, on the bit planes: along the segment's major axis, the cells it
+    /// crosses in each line (row or column) of the minor axis form one run, tested a word of 64
+    /// cells at a time; where it passes a corner point, the two cells touched there (which
+    /// `Forbid` wants open) are the run's one extra cell at each side of the corner. Line `j`
+    /// (from 0 at `a`) is left at major offset `⌊((2j+1)·nu + nv) / 2nv⌋` (the crossing of the
+    /// border between the lines, rounded to the nearest cell centre), exactly a corner point
+    /// when the division has no remainder; kept as a running quotient and remainder.
+    fn sight_by_runs(&self, a: Pos, b: Pos) -> bool {
+        let class = self.class_at(self.index(a));
+        let (nx, ny) = (u64::from(a.x.abs_diff(b.x)), u64::from(a.y.abs_diff(b.y)));
+        let rows = nx >= ny;
+        // Major (u) and minor (v) axes, padded coordinates.
+        let (au, av, bu, bv, nu, nv) = if rows {
+            (a.x as usize + 1, a.y as usize + 1, b.x as usize + 1, b.y as usize + 1, nx, ny)
+        } else {
+            (a.y as usize + 1, a.x as usize + 1, b.y as usize + 1, b.x as usize + 1, ny, nx)
+        };
+        let (forward_u, forward_v) = (bu > au, bv > av);
+        let lines = self.planes().lines(rows, usize::from(class - 1));
+        let wpl = lines.wpl;
+        let den = 2 * nv;
+        let (step_q, step_r) = ((2 * nu) / den, (2 * nu) % den);
+        let (mut q, mut r) = ((nu + nv) / den, (nu + nv) % den);
+        let mut start = 0u64;
+        for j in 0..=nv {
+            let (end, corner) = if j == nv { (nu, false) } else { (q, r == 0) };
+            #[expect(clippy::cast_possible_truncation, reason = "offsets are below the side, ≤ 8192")]
+            let (s, e) = (start as usize, end as usize);
+            let (lo, hi) = if forward_u { (au + s, au + e) } else { (au - e, au - s) };
+            #[expect(clippy::cast_possible_truncation, reason = "offsets are below the side, ≤ 8192")]
+            let line = if forward_v { av + j as usize } else { av - j as usize };
+            let open = if lo / 64 == hi / 64 {
+                // The common case, a run inside one word.
+                let mask = (u64::MAX >> (63 - hi % 64)) & (u64::MAX << (lo % 64));
+                lines.open.get(line * wpl + lo / 64).is_some_and(|w| w & mask == mask)
+            } else {
+                run_open(&lines.open[line * wpl..(line + 1) * wpl], lo, hi)
+            };
+            if !open {
+                return false;
+            }
+            start = if corner { end - 1 } else { end };
+            q += step_q;
+            r += step_r;
+            if r >= den {
+                q += 1;
+                r -= den;
+            }
+        }
+        true
     }
 
     /// Walks the cells whose inside the segment from the centre of `a` to the centre of `b`
@@ -199,10 +250,29 @@ impl Grid {
     }
 }
 
-/// Euclidean distance between two cell centres.
+/// `true` when bits `lo..=hi` of the line `words` are all set.
+#[inline(always)]
+fn run_open(words: &[u64], lo: usize, hi: usize) -> bool {
+    let (first, last) = (lo / 64, hi / 64);
+    if first == last {
+        let mask = (u64::MAX >> (63 - hi % 64)) & (u64::MAX << (lo % 64));
+        return words[first] & mask == mask;
+    }
+    (first..=last).all(|w| {
+        let from = if w == first { lo % 64 } else { 0 };
+        let to = if w == last { hi % 64 } else { 63 };
+        let mask = (u64::MAX >> (63 - to)) & (u64::MAX << from);
+        words[w] & mask == mask
+    })
+}
+
+/// Euclidean distance between two cell centres: the square root of an exact integer (no
+/// `hypot`, several times slower, in the any-angle searches' inner loop).
 pub(crate) fn distance(a: Pos, b: Pos) -> f64 {
-    let (dx, dy) = (f64::from(a.x.abs_diff(b.x)), f64::from(a.y.abs_diff(b.y)));
-    dx.hypot(dy)
+    let (dx, dy) = (u64::from(a.x.abs_diff(b.x)), u64::from(a.y.abs_diff(b.y)));
+    #[expect(clippy::cast_precision_loss, reason = "below 2^27: exact")]
+    let squared = (dx * dx + dy * dy) as f64;
+    squared.sqrt()
 }
 
 /// The cells whose inside the segment from the centre of `a` to the centre of `b` crosses, from
@@ -287,25 +357,75 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
     let Some(&first) = path.first() else {
         return Vec::new();
     };
+    // On uniform cost a segment costs its length: no walk through its cells to sum costs, and
+    // a straight segment is never longer than the path it replaces (the triangle inequality).
+    let uniform = grid.has_uniform_cost();
+    let segment = |a: Pos, b: Pos| {
+        if uniform {
+            grid.line_of_sight(a, b, rules).then(|| distance(a, b))
+        } else {
+            grid.segment_cost(a, b, rules)
+        }
+    };
     // Along-the-path cost up to each vertex, in the segment model.
     let mut along = Vec::with_capacity(path.len());
     let mut sum = 0.0;
     along.push(0.0);
+    let moves = grid.octile_moves();
     for w in path.windows(2) {
-        sum += grid.segment_cost(w[0], w[1], rules).unwrap_or(f64::INFINITY);
+        let (dx, dy) = (i64::from(w[1].x) - i64::from(w[0].x), i64::from(w[1].y) - i64::from(w[0].y));
+        // A grid path's step under the Moving AI rules: the move mask says whether it is legal
+        // (for neighbours, the same as the line of sight), with no walk.
+        let dir = crate::grid::DIRS.iter().position(|&d| (i64::from(d.0), i64::from(d.1)) == (dx, dy));
+        let cost = match dir {
+            Some(k) if uniform && rules == Rules::OCTILE => {
+                let legal = moves[grid.index(w[0])] & 1 << k != 0;
+                legal.then_some(if k < 4 { 1.0 } else { crate::grid::SQRT2 })
+            }
+            _ => segment(w[0], w[1]),
+        };
+        sum += cost.unwrap_or(f64::INFINITY);
         along.push(sum);
     }
+    // The vertices where the path turns (and its last): a grid path's straight runs are
+    // tried at their ends first, and cell by cell only up to where the sight first fails.
+    let step = |a: Pos, b: Pos| (b.x.cmp(&a.x), b.y.cmp(&a.y));
+    let turns: Vec<bool> = (0..path.len())
+        .map(|j| j + 1 >= path.len() || j == 0 || step(path[j - 1], path[j]) != step(path[j], path[j + 1]))
+        .collect();
     let mut out = vec![first];
     let mut i = 0;
     while i + 1 < path.len() {
         let mut next = i + 1;
+        let better = |j: usize, straight: f64| straight <= along[j] - along[i] + 1e-9;
+        // The last vertex tried and seen from `i`.
+        let mut seen = i + 1;
         for j in i + 2..path.len() {
-            let Some(straight) = grid.segment_cost(path[i], path[j], rules) else {
-                break;
-            };
-            if straight <= along[j] - along[i] + 1e-9 {
-                next = j;
+            if !turns[j] {
+                continue;
             }
+            if let Some(straight) = segment(path[i], path[j]) {
+                if better(j, straight) {
+                    next = j;
+                }
+                seen = j;
+                continue;
+            }
+            // Out of sight: in the straight run before `j` the cells seen from `i` come first
+            // (mostly: the last one seen is searched by halving, and only kept if seen).
+            let (mut lo, mut hi) = (seen, j);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match segment(path[i], path[mid]) {
+                    Some(straight) if better(mid, straight) => {
+                        next = mid;
+                        lo = mid;
+                    }
+                    Some(_) => lo = mid,
+                    None => hi = mid,
+                }
+            }
+            break;
         }
         out.push(path[next]);
         i = next;

@@ -48,12 +48,16 @@ fn solve_json_has_the_documented_fields() {
     let (out, err, code) =
         gridpath(&["solve", map.to_str().unwrap(), "--from", "0,0", "--to", "0,2", "--json", "--moves", "4"]);
     assert_eq!(code, 0, "{err}");
+    // `path` is the route's corner points, `cells_path` every cell it passes.
     for key in [
         "\"cost\":6.0",
         "\"cells\":7",
         "\"expanded\":",
         "\"time_us\":",
-        "\"path\":[[0,0],[1,0],[2,0],[2,1],[2,2],[1,2],[0,2]]",
+        "\"path\":[[0,0],[2,0],[2,2],[0,2]]",
+        "\"cells_path\":[[0,0],[1,0],[2,0],[2,1],[2,2],[1,2],[0,2]]",
+        "\"smoothed\":false",
+        "\"size\":1",
     ] {
         assert!(out.contains(key), "missing {key} in {out}");
     }
@@ -207,4 +211,110 @@ fn scen_smooth_checks_every_smoothed_path_and_its_length() {
         assert!(summary.starts_with("scen: 160 queries, 0 longer than optimal"), "{algo}: {out}");
         assert!(summary.contains(", 0 illegal, mean length -"), "{algo}: {out}");
     }
+}
+
+/// The value of a top-level number field of a one-line JSON object.
+fn json_number(out: &str, key: &str) -> f64 {
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} in {out}"))
+}
+
+#[test]
+fn solve_smooths_any_path_and_prints_its_corner_points() {
+    // Open ground: A*'s staircase becomes one straight segment, walked at its Euclidean length.
+    let map = write_temp("smooth.txt", "S.......\n........\n.......G\n");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--smooth", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"path\":[[0,0],[7,2]]"), "one straight segment: {out}");
+    assert!(out.contains("\"smoothed\":true"), "{out}");
+    assert!((json_number(&out, "cost") - 53f64.sqrt()).abs() < 1e-9, "the segment's length: {out}");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", "jps", "--smooth"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().last().unwrap().starts_with("cost=7.2801 cells=2 "), "{out}");
+    // Without smoothing, a grid path's corner points and its grid cost.
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"path\":[[0,0],[2,2],[7,2]]"), "{out}");
+    assert!((json_number(&out, "cost") - (5.0 + 2.0 * std::f64::consts::SQRT_2)).abs() < 1e-9, "{out}");
+    // Any-angle searches: the vertices, costed straight; `lazy-theta` is the spelling.
+    for algo in ["theta", "lazy-theta", "lazytheta"] {
+        let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", algo, "--json"]);
+        assert_eq!(code, 0, "{algo}: {err}");
+        assert!(out.contains("\"path\":[[0,0],[7,2]]"), "{algo}: {out}");
+    }
+}
+
+#[test]
+fn solve_takes_size_and_its_old_name() {
+    // A 2x2 body cannot pass the one-cell gap: round the wall's end instead.
+    let map = write_temp("size.txt", "S.....\n......\n###.##\n......\n......\n.....G\n");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--to", "4,4", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"size\":1"), "{out}");
+    for flag in ["--size", "--agent-size"] {
+        let (out, err, code) =
+            gridpath(&["solve", map.to_str().unwrap(), "--to", "4,4", flag, "2", "--json"]);
+        assert_eq!(code, 1, "{flag}: no route for a 2x2 body through a 1-cell gap: {out}");
+        assert!(err.contains("no path"), "{flag}: {err}");
+        let (out, err, code) = gridpath(&[
+            "solve",
+            map.to_str().unwrap(),
+            "--to",
+            "4,4",
+            flag,
+            "2",
+            "--partial",
+            "--smooth",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{flag}: {err}");
+        assert!(out.contains("\"partial\":true") && out.contains("\"size\":2"), "{flag}: {out}");
+    }
+}
+
+#[test]
+fn scen_checks_large_bodies_and_partial_routes() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    let scen = scen.to_str().unwrap();
+    for args in [
+        &["--algo", "jps", "--size", "2"][..],
+        &["--size", "3", "--smooth"],
+        &["--algo", "lazy-theta", "--size", "2"],
+    ] {
+        let (out, err, code) = gridpath(&[&["scen", scen][..], args].concat());
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let summary = out.lines().last().unwrap_or_default();
+        assert!(summary.starts_with("scen: 160 queries, "), "{args:?}: {out}");
+        // Larger bodies may walk further than the published size-1 optima, never illegally.
+        assert!(summary.contains(" 0 illegal, mean length "), "{args:?}: {out}");
+        assert!(
+            summary.contains(" skipped (no room for a "),
+            "{args:?}: starts without room are counted: {out}"
+        );
+    }
+    let (out, err, code) = gridpath(&["scen", scen, "--size", "2", "--partial"]);
+    assert_eq!(code, 0, "{err}");
+    let summary = out.lines().last().unwrap_or_default();
+    assert!(
+        summary.contains(" 0 illegal, ") && summary.ends_with(" partial"),
+        "goals without room: partial routes: {out}"
+    );
+    let (_, err, code) = gridpath(&["scen", scen, "--size", "5"]);
+    assert_eq!(code, 2, "sizes are 1 to 4: {err}");
+}
+
+#[test]
+fn bench_any_angle_times_and_measures_the_straight_line_routes() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    let (out, err, code) = gridpath(&["bench", scen.to_str().unwrap(), "--max-queries", "20", "--any-angle"]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("arena ") && l.contains('%')).unwrap_or_default();
+    assert!(!row.contains("WRONG"), "every route checked and legal: {out}");
+    assert!(out.contains("any-angle medians over 1 maps: Lazy Theta* / A* "), "{out}");
+    assert!(
+        out.contains("mean length vs octile on the DAO maps: JPS + smoothing -"),
+        "shorter than octile: {out}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("clearance: the map (1 B/cell")), "{out}");
+    assert_eq!(out.lines().last(), Some("bench: 20 queries, 0 wrong or illegal answers"), "{out}");
 }

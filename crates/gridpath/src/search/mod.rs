@@ -155,7 +155,10 @@ impl Algorithm {
 }
 
 // `Display` is the label ("A*"); `FromStr` takes the name or the label.
-crate::names::named_enum!(Algorithm, "algorithm", label);
+// `lazy-theta` is accepted too (the spelling of issue 21), as `lazytheta` stays the name.
+crate::names::named_enum!(Algorithm, "algorithm", label, |a: Algorithm| -> &'static [&'static str] {
+    if a == Algorithm::LazyTheta { &["lazy-theta"] } else { &[] }
+});
 
 /// Everything that selects how a path is searched.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -457,7 +460,7 @@ impl Searcher {
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
             Algorithm::Jps => std::mem::size_of::<jps::JumpNode>(),
-            Algorithm::Theta | Algorithm::LazyTheta => 16,
+            Algorithm::Theta | Algorithm::LazyTheta => std::mem::size_of::<theta::Node>(),
             _ => one_side,
         }
     }

@@ -2,77 +2,180 @@
 //! need not be a neighbour, only in line of sight ([`Grid::line_of_sight`]), so the path's
 //! vertices are its turning points and its segments run at any angle.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
+use super::heap::{BucketQueue, Entry};
+use super::octile::DirSet;
 use super::{Query, Stats};
-use crate::grid::{Grid, Neighbours};
-use crate::sight::distance;
+use crate::grid::{DIRS, Neighbours, Rules, SQRT2};
 use crate::trace::{Observer, TraceEvent};
 
-/// An open-list entry: priority `f`, ties to the larger `g` (nearer the goal), then the index.
-#[derive(Clone, Copy, PartialEq)]
-struct Entry {
-    f: f64,
+/// One padded cell of the any-angle searches: its cost, the priority it was last pushed with
+/// (an open-list entry with another `f` is stale), its parent (any cell) and a generation
+/// stamp (seen this query; the top bit: closed). 24 bytes, one cache line holds 2.67 cells.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Node {
     g: f64,
-    i: u32,
+    f: f64,
+    parent: u32,
+    stamp: u32,
 }
 
-impl Eq for Entry {}
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: the smallest f must compare greatest.
-        other.f.total_cmp(&self.f).then(self.g.total_cmp(&other.g)).then(other.i.cmp(&self.i))
-    }
-}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// The any-angle searches' workspace: per padded cell its cost, its parent (any cell) and a
-/// generation stamp (seen this query; the top bit: closed), reused between queries.
+/// The any-angle searches' workspace, reused between queries.
 #[derive(Default)]
 pub(crate) struct Workspace {
-    g: Vec<f64>,
-    parent: Vec<u32>,
-    stamp: Vec<u32>,
+    nodes: Vec<Node>,
     generation: u32,
-    heap: BinaryHeap<Entry>,
+    heap: BucketQueue,
 }
 
 const CLOSED: u32 = 1 << 31;
 
 impl Workspace {
-    fn reset(&mut self, len: usize) {
-        if self.g.len() != len || self.generation >= CLOSED - 1 {
-            self.g = vec![0.0; len];
-            self.parent = vec![0; len];
-            self.stamp = vec![0; len];
+    /// Readies the workspace for a search on `len` padded cells whose pushes lie at most
+    /// `window` above the `f` last popped.
+    fn reset(&mut self, len: usize, window: f64) {
+        if self.nodes.len() != len || self.generation >= CLOSED - 1 {
+            self.nodes = vec![Node::default(); len];
             self.generation = 0;
         }
         self.generation += 1;
-        self.heap.clear();
+        self.heap.reset(window);
     }
 
+    #[inline(always)]
     fn seen(&self, i: usize) -> bool {
-        self.stamp[i] & !CLOSED == self.generation
+        self.nodes[i].stamp & !CLOSED == self.generation
     }
 
+    #[inline(always)]
     fn closed(&self, i: usize) -> bool {
-        self.stamp[i] == self.generation | CLOSED
+        self.nodes[i].stamp == self.generation | CLOSED
+    }
+}
+
+impl Workspace {
+    /// The closed neighbour (among the legal `moves` of padded cell `s`) through which `s` is
+    /// cheapest on uniform cost, and that cost (Lazy Theta*'s repair of a parent out of sight).
+    fn best_closed_neighbour(&self, s: usize, moves: u32, nb: &Neighbours) -> (f64, usize) {
+        let mut best = (f64::INFINITY, s);
+        for k in DirSet(moves) {
+            let n = s.wrapping_add_signed(nb.offset[k & 7]);
+            if self.closed(n) {
+                let c = self.nodes[n].g + nb.base[k & 7];
+                if c < best.0 {
+                    best = (c, n);
+                }
+            }
+        }
+        best
     }
 
-    /// The cost of the segment `a` → `b` between padded indices, `None` without line of sight.
-    fn segment(grid: &Grid, a: usize, b: usize, q: &Query<'_>, uniform: bool) -> Option<f64> {
-        let (pa, pb) = (grid.pos_of(a), grid.pos_of(b));
-        if uniform {
-            grid.line_of_sight(pa, pb, q.settings.rules).then(|| distance(pa, pb))
+    /// Appends the vertices from `start` to `goal` (parent links back from `goal`) to `out`.
+    fn unwind(&self, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<crate::Pos>) {
+        let from = out.len();
+        let mut v = goal;
+        loop {
+            out.push(grid.pos_of(v));
+            if v == start {
+                break;
+            }
+            v = self.nodes[v].parent as usize;
+        }
+        out[from..].reverse();
+    }
+}
+
+/// Where cells are and which moves they have, for one search.
+struct Layout<'a> {
+    grid: &'a crate::Grid,
+    rules: Rules,
+    class: u8,
+    /// The grid's move masks under the Moving AI rules (one load per cell), else none.
+    masks: Option<&'a [u8]>,
+    stride: u64,
+    /// row = (i · magic) >> 40 without a division, exact for every padded index (as in A*).
+    magic: u64,
+}
+
+impl<'a> Layout<'a> {
+    fn new(grid: &'a crate::Grid, rules: Rules, class: u8) -> Self {
+        let stride = grid.stride() as u64;
+        let masks = (rules == Rules::OCTILE).then(|| grid.octile_moves());
+        Layout { grid, rules, class, masks, stride, magic: (1u64 << 40).div_ceil(stride) }
+    }
+
+    /// The real coordinates of padded index `i`.
+    #[inline(always)]
+    #[expect(clippy::cast_possible_wrap, reason = "padded indices are below 2^27")]
+    fn coords(&self, i: usize) -> (i64, i64) {
+        let row = (i as u64 * self.magic) >> 40;
+        ((i as u64 - row * self.stride) as i64 - 1, row as i64 - 1)
+    }
+
+    /// The legal moves from padded index `i`, bit `k` for `DIRS[k]`.
+    #[inline(always)]
+    fn moves(&self, i: usize, nb: &Neighbours) -> u32 {
+        if let Some(m) = self.masks {
+            return u32::from(m[i]);
+        }
+        let cells = self.grid.cells();
+        (0..nb.count).filter(|&k| nb.legal(cells, i, k, self.class)).fold(0, |m, k| m | 1 << k)
+    }
+
+    /// Line of sight from padded index `p` to `s`; a neighbouring `p` sees `s` exactly when
+    /// the step is legal (its move bit).
+    fn sees(&self, p: usize, s: usize, nb: &Neighbours) -> bool {
+        let ((px, py), (sx, sy)) = (self.coords(p), self.coords(s));
+        if (px - sx).abs() <= 1 && (py - sy).abs() <= 1 {
+            p == s || self.moves(p, nb) & 1 << direction(sx - px, sy - py) != 0
         } else {
-            grid.segment_cost(pa, pb, q.settings.rules)
+            self.grid.line_of_sight(self.grid.pos_of(p), self.grid.pos_of(s), self.rules)
         }
     }
+}
+
+/// Theta*'s cost and parent for the neighbour `n` of `s` (`s` = (index, cost, length of the
+/// step)): through `s`'s parent `p` (`through` = (index, cost, length `|pn|`), none at the
+/// start) when `n` sees it and that is not costlier than the step from `s`, else from `s`.
+/// Segments cost their length on uniform cost, [`crate::Grid::segment_cost`] otherwise.
+fn theta_candidate(
+    grid: &crate::Grid,
+    rules: Rules,
+    (s, gs, step): (usize, f64, f64),
+    n: usize,
+    through: Option<(usize, f64, f64)>,
+) -> (f64, usize) {
+    let uniform = grid.has_uniform_cost();
+    let b = grid.pos_of(n);
+    let step = if uniform { Some(step) } else { grid.segment_cost(grid.pos_of(s), b, rules) };
+    let step = step.map_or((f64::INFINITY, s), |c| (gs + c, s));
+    let Some((p, gp, len)) = through else { return step };
+    let straight = if uniform {
+        grid.line_of_sight(grid.pos_of(p), b, rules).then_some(len)
+    } else {
+        grid.segment_cost(grid.pos_of(p), b, rules)
+    };
+    match straight {
+        Some(c) if gp + c <= step.0 => (gp + c, p),
+        _ => step,
+    }
+}
+
+/// Euclidean distance between two points given as signed coordinates: the square root of an
+/// exact integer, as [`crate::sight::distance`] computes it.
+#[inline(always)]
+fn length(dx: i64, dy: i64) -> f64 {
+    #[expect(clippy::cast_precision_loss, reason = "below 2^27: exact")]
+    let squared = (dx * dx + dy * dy) as f64;
+    squared.sqrt()
+}
+
+/// The index in [`DIRS`] of the step `(dx, dy)` (each −1, 0 or 1, not both 0).
+#[inline(always)]
+fn direction(dx: i64, dy: i64) -> usize {
+    // (dx + 1) + 3·(dy + 1) → DIRS index; the centre (4) is never asked for.
+    const TABLE: [usize; 9] = [7, 0, 4, 3, 0, 1, 6, 2, 5];
+    #[expect(clippy::cast_sign_loss, clippy::cast_possible_truncation, reason = "0..9")]
+    TABLE[((dx + 1) + 3 * (dy + 1)) as usize]
 }
 
 /// Theta* (`LAZY == false`): each generated neighbour takes the expanded cell's parent as its
@@ -82,6 +185,12 @@ impl Workspace {
 /// once, when the cell is expanded; if not, the cell takes the best closed neighbour as its
 /// parent. The heuristic is the Euclidean distance times the weight (admissible: every length
 /// costs at least 1). Writes the vertices, start first, into `out`; returns the cost.
+///
+/// Speed (Lazy Theta* on the Moving AI maps): coordinates are carried as integers and every
+/// length is one square root of an exact integer; the open list is A*'s bucket queue (exact `(f, h)` order, and
+/// most pushes an append to a later bucket); the legal moves under the Moving AI rules are the grid's move mask;
+/// line of sight runs on the bit planes ([`Grid::line_of_sight`]), and is skipped when the
+/// parent is the expanded cell itself (a legal step is always in sight).
 pub(crate) fn run<O: Observer, const LAZY: bool>(
     ws: &mut Workspace,
     q: &Query<'_>,
@@ -89,98 +198,96 @@ pub(crate) fn run<O: Observer, const LAZY: bool>(
     obs: &mut O,
 ) -> Result<(Stats, f64), Stats> {
     let grid = q.grid;
-    let cells = grid.cells();
-    let uniform = grid.has_uniform_cost();
-    let nb = Neighbours::new(grid, q.settings.rules);
+    let rules = q.settings.rules;
+    let nb = Neighbours::new(grid, rules);
     let (start, goal) = (grid.index(q.start), grid.index(q.goal));
-    let class = grid.class_at(start);
-    let h = |i: usize| q.settings.weight * distance(grid.pos_of(i), q.goal);
-    ws.reset(grid.padded_len());
+    let at = Layout::new(grid, rules, grid.class_at(start));
+    let (coords, legal_moves) = (|i| at.coords(i), |i| at.moves(i, &nb));
+    let weight = q.settings.weight;
+    let (gx, gy) = (i64::from(q.goal.x), i64::from(q.goal.y));
+    let h = |x: i64, y: i64| weight * length(x - gx, y - gy);
+    // The bucket queue's window (pushes below it are exact too): by the triangle inequality a
+    // child's f exceeds its expanded cell's by at most (1 + w)·√2 times the dearest cost, a
+    // Lazy Theta* cell re-pushed after a failed check gains at most 2·√2.
+    ws.reset(grid.padded_len(), SQRT2 * (1.0 + weight) * f64::from(grid.max_cost()) + 2.0 * SQRT2 + 1.0);
     let mut stats = Stats::default();
-    ws.g[start] = 0.0;
     #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
     let as_u32 = |i: usize| i as u32;
-    ws.parent[start] = as_u32(start);
-    ws.stamp[start] = ws.generation;
-    ws.heap.push(Entry { f: h(start), g: 0.0, i: as_u32(start) });
-    obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h(start), f: h(start) });
+    #[expect(clippy::cast_possible_truncation, reason = "a tie-break only")]
+    let entry = |f: f64, h: f64, i: usize| Entry { f, h: h as f32, cell: as_u32(i) };
+    let h0 = h(i64::from(q.start.x), i64::from(q.start.y));
+    ws.nodes[start] = Node { g: 0.0, f: h0, parent: as_u32(start), stamp: ws.generation };
+    ws.heap.push(entry(h0, h0, start));
+    if O::ENABLED {
+        obs.event(TraceEvent::Opened { pos: q.start, g: 0.0, h: h0, f: h0 });
+    }
     stats.generated = 1;
-    while let Some(Entry { i, g, .. }) = ws.heap.pop() {
-        let s = i as usize;
-        if ws.closed(s) || g > ws.g[s] {
+    loop {
+        let Workspace { nodes, generation, heap } = &mut *ws;
+        let closed = CLOSED | *generation;
+        let Some(Entry { f, cell, .. }) = heap.pop_live(|e| nodes[e.cell as usize].stamp != closed) else {
+            break;
+        };
+        let s = cell as usize;
+        if ws.closed(s) || f != ws.nodes[s].f {
             continue; // stale entry
         }
+        let (sx, sy) = coords(s);
         if LAZY {
             // Set the vertex: was the assumed line of sight to the parent there?
-            let p = ws.parent[s] as usize;
-            if p != s && !grid.line_of_sight(grid.pos_of(p), grid.pos_of(s), q.settings.rules) {
-                let mut best = (f64::INFINITY, s);
-                for k in 0..nb.count {
-                    let n = s.wrapping_add_signed(nb.offset[k]);
-                    if ws.closed(n) && nb.legal(cells, s, k, class) {
-                        let c = ws.g[n] + distance(grid.pos_of(n), grid.pos_of(s));
-                        if c < best.0 {
-                            best = (c, n);
-                        }
-                    }
-                }
-                // The cell was generated from a closed neighbour, so one is there.
-                ws.g[s] = best.0;
-                ws.parent[s] = as_u32(best.1);
-                // Its true cost is higher than the one it was taken for: back onto the open list
-                // with it rather than expanded now. Expanding it anyway (the published Lazy
-                // Theta*) closes cells in an order their real costs do not support, which
-                // returned paths longer than the octile optimum in the property test below.
-                ws.heap.push(Entry { f: best.0 + h(s), g: best.0, i: as_u32(s) });
+            if !at.sees(ws.nodes[s].parent as usize, s, &nb) {
+                // The cell was generated from a closed neighbour, so one is there. Its true
+                // cost is higher than the one it was taken for: back onto the open list with it
+                // rather than expanded now. Expanding it anyway (the published Lazy Theta*)
+                // closes cells in an order their real costs do not support, which returned
+                // paths longer than the octile optimum in the property test below.
+                let (g, parent) = ws.best_closed_neighbour(s, legal_moves(s), &nb);
+                let hs = h(sx, sy);
+                ws.nodes[s] = Node { g, f: g + hs, parent: as_u32(parent), stamp: ws.generation };
+                ws.heap.push(entry(g + hs, hs, s));
                 continue;
             }
         }
-        ws.stamp[s] = ws.generation | CLOSED;
+        ws.nodes[s].stamp = ws.generation | CLOSED;
         stats.expanded += 1;
-        obs.event(TraceEvent::Closed { pos: grid.pos_of(s) });
-        if s == goal {
-            let cost = ws.g[s];
-            let from = out.len();
-            let mut v = s;
-            loop {
-                out.push(grid.pos_of(v));
-                if v == start {
-                    break;
-                }
-                v = ws.parent[v] as usize;
-            }
-            out[from..].reverse();
-            return Ok((stats, cost));
+        if O::ENABLED {
+            obs.event(TraceEvent::Closed { pos: grid.pos_of(s) });
         }
-        let p = ws.parent[s] as usize;
-        for k in 0..nb.count {
-            if !nb.legal(cells, s, k, class) {
-                continue;
-            }
+        if s == goal {
+            ws.unwind(grid, start, goal, out);
+            return Ok((stats, ws.nodes[goal].g));
+        }
+        let p = ws.nodes[s].parent as usize;
+        let (px, py) = coords(p);
+        let (gp, gs) = (ws.nodes[p].g, ws.nodes[s].g);
+        for k in DirSet(legal_moves(s)) {
+            let k = k & 7;
             let n = s.wrapping_add_signed(nb.offset[k]);
             if ws.closed(n) {
                 continue;
             }
-            let (cand, par) = if LAZY {
-                (ws.g[p] + distance(grid.pos_of(p), grid.pos_of(n)), p)
-            } else {
-                let step = Workspace::segment(grid, s, n, q, uniform)
-                    .map_or((f64::INFINITY, s), |c| (ws.g[s] + c, s));
-                match Workspace::segment(grid, p, n, q, uniform) {
-                    Some(c) if p != s && ws.g[p] + c <= step.0 => (ws.g[p] + c, p),
-                    _ => step,
-                }
-            };
+            let (nx, ny) = (sx + i64::from(DIRS[k].0), sy + i64::from(DIRS[k].1));
             let seen = ws.seen(n);
-            if !seen || cand < ws.g[n] {
-                ws.g[n] = cand;
-                ws.parent[n] = as_u32(par);
-                ws.stamp[n] = ws.generation;
-                let hn = h(n);
-                ws.heap.push(Entry { f: cand + hn, g: cand, i: as_u32(n) });
+            let (cand, par) = if LAZY {
+                let (dx, dy) = (nx - px, ny - py);
+                if seen && ws.nodes[n].g <= gp {
+                    continue; // nothing through the parent can improve it
+                }
+                (gp + length(dx, dy), p)
+            } else {
+                let through = (p != s).then(|| (p, gp, length(nx - px, ny - py)));
+                theta_candidate(grid, rules, (s, gs, nb.base[k]), n, through)
+            };
+            if !seen || cand < ws.nodes[n].g {
+                let hn = h(nx, ny);
+                let fn_ = cand + hn;
+                ws.nodes[n] = Node { g: cand, f: fn_, parent: as_u32(par), stamp: ws.generation };
+                ws.heap.push(entry(fn_, hn, n));
                 stats.generated += 1;
-                stats.peak_open = stats.peak_open.max(ws.heap.len() as u64);
-                obs.event(TraceEvent::pushed(seen, grid.pos_of(n), cand, hn, cand + hn));
+                stats.peak_open = stats.peak_open.max(ws.heap.peak() as u64);
+                if O::ENABLED {
+                    obs.event(TraceEvent::pushed(seen, grid.pos_of(n), cand, hn, fn_));
+                }
             }
         }
     }

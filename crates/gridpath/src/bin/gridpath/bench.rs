@@ -17,6 +17,7 @@ pub(crate) struct BenchArgs {
     pub(crate) max_queries: Option<usize>,
     pub(crate) field: bool,
     pub(crate) order: Order,
+    pub(crate) any_angle: bool,
 }
 
 /// The order in which the queries and the methods are run.
@@ -254,14 +255,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             println!("median field ratio dijkstra_all / gridpath: {:.1}x", median(&mut ratios));
         }
     }
-    // The grid: 1 byte per cell, 1 byte of legal-move mask, 1 byte of jump bits, and for its 3
-    // terrain classes the bit rows and columns (6 bits) and their forced-neighbour bits (12 bits).
-    let grid_bytes = 3.0 + 18.0 / 8.0;
+    let grid_bytes = GRID_BYTES_PER_CELL;
     #[expect(clippy::cast_precision_loss, reason = "a few bytes")]
     let (astar, jps) =
         (Searcher::bytes_per_cell(Algorithm::AStar) as f64, Searcher::bytes_per_cell(Algorithm::Jps) as f64);
     println!(
-        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 1 B jump bits + 2.25 B bit planes); \
+        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 1 B jump bits + 1 B clearance + 2.25 B bit planes); \
          A* {} B total ({astar} B workspace); JPS {} B total ({jps} B workspace)",
         grid_bytes + astar,
         grid_bytes + jps
@@ -283,6 +282,9 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             median(&mut edits)
         );
     }
+    if args.any_angle {
+        wrong += crate::any_angle::table(args)?;
+    }
     println!("bench: {total} queries, {wrong} wrong or illegal answers");
     if wrong > 0 {
         return Err(Failure(format!("{wrong} answers were not optimal or not legal"), 1));
@@ -290,9 +292,14 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The grid's bytes per cell: 1 byte per cell, 1 byte of legal-move mask, 1 byte of jump
+/// bits, 1 byte of clearance, and for its 3 terrain classes the bit rows and columns (6 bits)
+/// and their forced-neighbour bits (12 bits).
+pub(crate) const GRID_BYTES_PER_CELL: f64 = 4.0 + 18.0 / 8.0;
+
 /// Pushes the previous method's data out of the caches: writes a buffer twice the size of
 /// the largest last-level cache this bench has run on (32 MB), allocated on first use.
-fn evict_caches(buffer: &mut Vec<u64>) {
+pub(crate) fn evict_caches(buffer: &mut Vec<u64>) {
     const WORDS: usize = 64 << 20 >> 3;
     if buffer.len() != WORDS {
         *buffer = vec![0; WORDS];
@@ -408,7 +415,7 @@ fn good(grid: &Grid, cells: &[Pos], cost: f64, s: &Scenario) -> bool {
         && (cost - s.optimal).abs() <= 0.01
 }
 
-fn load(file: &Path) -> Result<(String, Grid, Vec<Scenario>), Failure> {
+pub(crate) fn load(file: &Path) -> Result<(String, Grid, Vec<Scenario>), Failure> {
     let text = std::fs::read_to_string(file).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
     let scenarios = formats::parse_scen(&text).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
     let map_path = formats::map_path_for_scen(file);
@@ -419,7 +426,7 @@ fn load(file: &Path) -> Result<(String, Grid, Vec<Scenario>), Failure> {
 
 /// At most `max` scenarios, evenly spaced over the file (files are sorted by difficulty bucket,
 /// so the sample keeps the mix of short and long queries).
-fn sample(scenarios: &[Scenario], max: Option<usize>) -> Vec<Scenario> {
+pub(crate) fn sample(scenarios: &[Scenario], max: Option<usize>) -> Vec<Scenario> {
     match max {
         Some(max) if max < scenarios.len() && max > 0 => {
             (0..max).map(|k| scenarios[k * scenarios.len() / max].clone()).collect()
@@ -428,7 +435,7 @@ fn sample(scenarios: &[Scenario], max: Option<usize>) -> Vec<Scenario> {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
+pub(crate) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     match v.len() {
         0 => f64::NAN,

@@ -1,7 +1,9 @@
 //! The `gridpath` command-line tool: solve a map, print a wavefront table, check Moving AI
 //! scenarios, benchmark against the `pathfinding` crate.
 
+mod any_angle;
 mod bench;
+mod route;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -75,6 +77,16 @@ enum Command {
         /// path longer than the published optimum is an error.
         #[arg(long)]
         smooth: bool,
+        /// Agent size: a K x K body anchored at its top-left cell (1..=4). Above 1 every step is
+        /// checked for room for the whole body, lengths are compared with the published
+        /// (size 1) optima without failing, and queries whose start or goal has no room for
+        /// the body are skipped and counted.
+        #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=4))]
+        size: u8,
+        /// When a goal cannot be reached, check the route to the reachable cell closest to it
+        /// instead (counted as partial).
+        #[arg(long)]
+        partial: bool,
     },
     /// Time gridpath's A*, JPS and JPS without jump bits (and with --peers the `pathfinding`
     /// crate) on the same scenarios, checking every answer against the published optimum.
@@ -99,6 +111,11 @@ enum Command {
         /// caches as the methods before it left them.
         #[arg(long, value_enum, default_value_t = bench::Order::Method)]
         order: bench::Order,
+        /// Also time the any-angle routes on the same queries: A*, JPS, JPS + smoothing,
+        /// Theta*, Lazy Theta* (and with --peers condor's), their mean lengths against the
+        /// octile optimum, and the clearance maps of large agents.
+        #[arg(long)]
+        any_angle: bool,
     },
     /// Convert a map between formats; the output format comes from OUT's extension: .map
     /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
@@ -165,9 +182,13 @@ struct SearchArgs {
     /// (the summary says `partial`) instead of failing.
     #[arg(long)]
     partial: bool,
-    /// Agent size: a body of N x N cells, the path its top-left cell's route (1..=4).
-    #[arg(long, default_value_t = 1)]
-    agent_size: u8,
+    /// Agent size: a body of K x K cells, the path its top-left cell's route (1..=4).
+    #[arg(long = "size", visible_alias = "agent-size", value_name = "K", default_value_t = 1)]
+    size: u8,
+    /// Pull the path taut afterwards (`gridpath::smooth`, on the agent's grid): the route is
+    /// then its turning points, walked in straight lines.
+    #[arg(long)]
+    smooth: bool,
 }
 
 impl RuleArgs {
@@ -184,7 +205,7 @@ impl SearchArgs {
             heuristic: self.heuristic,
             weight: self.weight,
             partial: self.partial,
-            agent_size: self.agent_size,
+            agent_size: self.size,
         }
     }
 }
@@ -203,15 +224,23 @@ pub(crate) struct Failure(pub(crate) String, pub(crate) u8);
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Solve { map, from, to, search, json } => solve(&map, from, to, search.settings(), json),
-        Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
-        Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits, smooth } => {
-            let settings =
-                Settings { algorithm: algo, rules: Rules::OCTILE, heuristic, weight, ..Settings::default() };
-            run_scenarios(&scen, settings, (runs, !no_jump_bits, smooth))
+        Command::Solve { map, from, to, search, json } => {
+            solve(&map, from, to, search.settings(), search.smooth, json)
         }
-        Command::Bench { scen, peers, runs, max_queries, field, order } => {
-            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order })
+        Command::Field { map, goal, rules } => field(&map, goal, rules.rules()),
+        Command::Scen { scen, algo, heuristic, weight, runs, no_jump_bits, smooth, size, partial } => {
+            let settings = Settings {
+                algorithm: algo,
+                rules: Rules::OCTILE,
+                heuristic,
+                weight,
+                partial,
+                agent_size: size,
+            };
+            run_scenarios(&scen, settings, ScenOptions { runs, jump_bits: !no_jump_bits, smooth })
+        }
+        Command::Bench { scen, peers, runs, max_queries, field, order, any_angle } => {
+            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order, any_angle })
         }
         Command::Convert { input, output } => convert(&input, &output),
         Command::Generate { kind, width, height, seed, density, corridor, output, scen } => {
@@ -312,6 +341,7 @@ fn solve(
     from: Option<Pos>,
     to: Option<Pos>,
     settings: Settings,
+    smooth: bool,
     json: bool,
 ) -> Result<(), Failure> {
     let map = load_map(map_path)?;
@@ -333,34 +363,41 @@ fn solve(
             return Err(Failure(e.to_string(), 1));
         }
     };
+    // Straight-line routes (any-angle, smoothed) are their vertices walked straight, costed
+    // segment by segment; a grid route is its cells, costed step by step.
+    let straight = settings.algorithm.is_any_angle() || smooth;
+    let walk = searcher.agent_grid(&map.grid, settings.agent_size);
+    let (vertices, cost) = if smooth {
+        let taut = gridpath::smooth(walk, &path.cells, settings.rules);
+        let cost = walk.any_angle_cost(&taut, settings.rules).unwrap_or(f64::NAN);
+        (taut, cost)
+    } else {
+        (path.cells.clone(), path.cost)
+    };
+    let crossed = if straight { gridpath::sight::path_cells(&map.grid, &vertices) } else { vertices.clone() };
     if json {
-        let cells: Vec<[u32; 2]> = path.cells.iter().map(|p| [p.x, p.y]).collect();
+        let xy = |cells: &[Pos]| cells.iter().map(|p| [p.x, p.y]).collect::<Vec<_>>();
         let out = serde_json::json!({
             "algorithm": settings.algorithm.name(),
-            "cost": path.cost,
-            "cells": path.cells.len(),
+            "cost": cost,
+            "path": xy(&route::corners(&vertices)),
+            "cells": crossed.len(),
+            "cells_path": xy(&crossed),
+            "smoothed": smooth,
+            "size": settings.agent_size,
             "expanded": path.stats.expanded,
             "generated": path.stats.generated,
             "peak_open": path.stats.peak_open,
             "time_us": micros,
-            "path": cells,
             "partial": path.outcome.is_partial(),
         });
         println!("{out}");
     } else {
-        // An any-angle path's vertices are turning points: mark the cells between them too.
-        let crossed: Vec<Pos> = if settings.algorithm.is_any_angle() {
-            gridpath::sight::path_cells(&map.grid, &path.cells)
-        } else {
-            path.cells.clone()
-        };
         print!("{}", render(&map.grid, &crossed, start, goal));
         println!(
-            "cost={:.4} cells={} expanded={} time_us={:.1}{}",
-            path.cost,
-            path.cells.len(),
+            "cost={cost:.4} cells={} expanded={} time_us={micros:.1}{}",
+            vertices.len(),
             path.stats.expanded,
-            micros,
             match path.outcome {
                 gridpath::Outcome::Complete => String::new(),
                 gridpath::Outcome::Partial { goal } => format!(" partial: {goal} cannot be reached"),
@@ -432,19 +469,81 @@ struct MapReport {
     expanded: u64,
 }
 
-fn run_scenarios(
-    files: &[PathBuf],
-    settings: Settings,
-    (runs, jump_bits, smooth): (u32, bool, bool),
-) -> Result<(), Failure> {
+/// How `scen` runs and checks the searches (besides their settings).
+struct ScenOptions {
+    runs: u32,
+    jump_bits: bool,
+    smooth: bool,
+}
+
+/// Query counts of a `scen` run beyond the per-map report.
+#[derive(Default)]
+struct Tally {
+    total: usize,
+    mismatches: usize,
+    illegal: usize,
+    /// No room for the body at the start or the goal (sizes above 1).
+    skipped: usize,
+    /// No route for the body (sizes above 1, without `--partial`).
+    unreached: usize,
+    /// Routes to the cell closest to an unreachable goal (`--partial`).
+    partial: usize,
+}
+
+/// What a scenario's route turned out to be.
+enum Verdict {
+    Illegal,
+    /// A legal route to the cell closest to an unreachable goal.
+    Partial,
+    /// A legal route to the goal, and its cost (smoothed when asked).
+    Complete(f64),
+}
+
+/// Checks a route the search returned for `s` (its `cells` and `cost`; smoothed first when
+/// `smooth`): it starts at the start, ends at the goal (or, when `outcome` is partial,
+/// anywhere), costs what the search says on the grid the agent walks, segment by segment
+/// when `straight`, and above size 1 leaves room for the whole body on every step.
+fn check_route(
+    walk: &Grid,
+    grid: &Grid,
+    s: &formats::Scenario,
+    (cells, cost, outcome): (&mut Vec<Pos>, f64, gridpath::Outcome),
+    (straight, smooth, size): (bool, bool, u8),
+) -> Verdict {
+    let cost = if smooth {
+        *cells = gridpath::smooth(walk, cells, Rules::OCTILE);
+        walk.any_angle_cost(cells, Rules::OCTILE).unwrap_or(f64::NAN)
+    } else {
+        cost
+    };
+    let measured = if straight {
+        walk.any_angle_cost(cells, Rules::OCTILE)
+    } else {
+        walk.path_cost(cells, Rules::OCTILE)
+    };
+    let legal = cells.first() == Some(&s.start)
+        && (outcome.is_partial() || cells.last() == Some(&s.goal))
+        && measured.is_ok_and(|c| (c - cost).abs() < 1e-6)
+        && (size == 1 || route::body_fits_along(grid, cells, u32::from(size)));
+    match (legal, outcome.is_partial()) {
+        (false, _) => Verdict::Illegal,
+        (true, true) => Verdict::Partial,
+        (true, false) => Verdict::Complete(cost),
+    }
+}
+
+fn run_scenarios(files: &[PathBuf], settings: Settings, opts: ScenOptions) -> Result<(), Failure> {
+    let size = settings.agent_size;
     // Straight-line paths (any-angle searches, smoothed paths) are checked segment by segment
-    // and may beat the published octile optimum; their summary says how their lengths compare.
-    let straight = settings.algorithm.is_any_angle() || smooth;
+    // and may beat the published octile optimum; so may not a large body's grid path, but the
+    // published optima are for size 1: both summaries say how the lengths compare.
+    let straight = settings.algorithm.is_any_angle() || opts.smooth;
+    let relative = straight || size > 1;
     let mut lengths = Lengths::default();
     let mut searcher = Searcher::new();
-    searcher.set_jump_bits(jump_bits);
+    searcher.set_jump_bits(opts.jump_bits);
     let mut cells = Vec::new();
-    let (mut total, mut mismatches, mut illegal) = (0usize, 0usize, 0usize);
+    let mut tally = Tally::default();
     let mut optimal_algorithm = true;
     println!(
         "{:<24} {:>7} {:>7} {:>5} {:>7} {:>10} {:>10} {:>10} {:>14}",
@@ -463,64 +562,77 @@ fn run_scenarios(
         for s in &scenarios {
             let mut elapsed = 0.0;
             let mut outcome = None;
-            for _ in 0..runs {
+            for _ in 0..opts.runs {
                 let began = Instant::now();
                 let r = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
                 elapsed += began.elapsed().as_secs_f64();
                 outcome = Some(r);
             }
             report.queries += 1;
-            report.micros.push(elapsed * 1e6 / f64::from(runs));
+            report.micros.push(elapsed * 1e6 / f64::from(opts.runs));
             match outcome {
-                Some(Ok((cost, stats, _))) => {
+                Some(Ok((cost, stats, outcome))) => {
                     report.expanded += stats.expanded;
-                    let cost = if smooth {
-                        cells = gridpath::smooth(&grid, &cells, Rules::OCTILE);
-                        grid.any_angle_cost(&cells, Rules::OCTILE).unwrap_or(f64::NAN)
-                    } else {
-                        cost
-                    };
-                    // A straight-line path is checked segment by segment, and its cost may lie
-                    // below the published octile optimum: "optimal" then means "not above it".
-                    let any_angle = straight;
-                    let measured = if any_angle {
-                        grid.any_angle_cost(&cells, Rules::OCTILE)
-                    } else {
-                        grid.path_cost(&cells, Rules::OCTILE)
-                    };
-                    let legal = cells.first() == Some(&s.start)
-                        && cells.last() == Some(&s.goal)
-                        && measured.is_ok_and(|c| (c - cost).abs() < 1e-6);
-                    if legal && straight {
-                        lengths.add(cost, s.optimal);
-                    }
-                    if !legal {
-                        report.illegal += 1;
-                    } else if (cost - s.optimal).abs() <= 0.01 || (any_angle && cost <= s.optimal + 0.01) {
-                        report.optimal += 1;
-                    } else {
-                        report.mismatches += 1;
+                    let walk = searcher.agent_grid(&grid, size);
+                    let route = (&mut cells, cost, outcome);
+                    match check_route(walk, &grid, s, route, (straight, opts.smooth, size)) {
+                        Verdict::Illegal => report.illegal += 1,
+                        Verdict::Partial => tally.partial += 1,
+                        Verdict::Complete(cost) => {
+                            if relative {
+                                lengths.add(cost, s.optimal);
+                            }
+                            if (cost - s.optimal).abs() <= 0.01 || (relative && cost <= s.optimal + 0.01) {
+                                report.optimal += 1;
+                            } else {
+                                report.mismatches += 1;
+                            }
+                        }
                     }
                 }
+                Some(Err(gridpath::SearchError::NoRoom { .. })) if size > 1 => tally.skipped += 1,
+                Some(Err(gridpath::SearchError::NoPath { .. })) if size > 1 => tally.unreached += 1,
                 _ => report.mismatches += 1,
             }
         }
         let name = map_path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         print_report(&name, &mut report);
-        total += report.queries;
-        mismatches += report.mismatches;
-        illegal += report.illegal;
+        tally.total += report.queries;
+        tally.mismatches += report.mismatches;
+        tally.illegal += report.illegal;
     }
-    if straight {
+    summarize(&tally, &lengths, relative, (size, opts.smooth, optimal_algorithm), settings.algorithm)
+}
+
+/// Prints `scen`'s summary line and decides the exit code.
+fn summarize(
+    t: &Tally,
+    lengths: &Lengths,
+    relative: bool,
+    (size, smooth, optimal_algorithm): (u8, bool, bool),
+    algorithm: Algorithm,
+) -> Result<(), Failure> {
+    let (total, illegal) = (t.total, t.illegal);
+    let mut extra = String::new();
+    if size > 1 {
+        extra += &format!(
+            ", {} skipped (no room for a {size}x{size} body at start or goal), {} unreachable for it",
+            t.skipped, t.unreached
+        );
+    }
+    if t.partial > 0 {
+        extra += &format!(", {} partial", t.partial);
+    }
+    if relative {
         println!(
-            "scen: {total} queries, {} longer than optimal (worst {:+.2}%), {illegal} illegal, mean length {:+.2}% vs octile",
+            "scen: {total} queries, {} longer than optimal (worst {:+.2}%), {illegal} illegal, mean length {:+.2}% vs octile{extra}",
             lengths.longer,
             lengths.worst * 100.0,
             lengths.mean() * 100.0
         );
-        // A smoothed path is never longer than the optimal grid path it came from.
-        let optimal_source = smooth && optimal_algorithm;
-        if illegal > 0 || (optimal_source && lengths.longer > 0) {
+        // A smoothed path is never longer than the optimal grid path it came from (the
+        // published optima are for size 1: a larger body may well walk further).
+        if illegal > 0 || (smooth && optimal_algorithm && size == 1 && lengths.longer > 0) {
             return Err(Failure(
                 format!("{illegal} illegal and {} longer-than-optimal straight-line paths", lengths.longer),
                 1,
@@ -528,13 +640,11 @@ fn run_scenarios(
         }
         return Ok(());
     }
-    println!("scen: {total} queries, {mismatches} mismatches, {illegal} illegal");
+    let mismatches = t.mismatches;
+    println!("scen: {total} queries, {mismatches} mismatches, {illegal} illegal{extra}");
     if illegal > 0 || (optimal_algorithm && mismatches > 0) {
         return Err(Failure(
-            format!(
-                "{} returned {mismatches} non-optimal and {illegal} illegal paths",
-                settings.algorithm.label()
-            ),
+            format!("{} returned {mismatches} non-optimal and {illegal} illegal paths", algorithm.label()),
             1,
         ));
     }
