@@ -2,7 +2,8 @@
 # Real-window scripts: plays tests/scripts/demo.txt in the real binary under Xvfb (Mesa's software
 # Vulkan) and saves a screenshot with Bevy's screenshot API; then the search lab's scripts
 # (search.txt; tutorial.txt on the tutorial map), which save animation.png, race.png, flow.png and
-# tutorial-flow.png in OUT_DIR; then crowd.txt (crowd.png), maps.txt (maps-next.png, maze.png:
+# tutorial-flow.png in OUT_DIR; then crowd.txt (crowd.png), squeeze.txt (squeeze.png, partial.png: a
+# 3x3 unit in a gap), partial.txt (partial.png: a walled-in goal), door.txt (door.png: a crowd through a door), maps.txt (maps-next.png, maze.png:
 # maps opened at run time) and fit.txt (fit-*.png at 1280x720 and 1024x600). Each screenshot has
 # its layout JSON beside it. The pixel checks are Rust, in tests/app/window.rs, which runs this
 # script (cargo test -p tilepath --test app window); to check a folder of screenshots again:
@@ -56,6 +57,11 @@ run_lab search.log --script "$repo/tests/scripts/search.txt"
 run_lab tutorial.log --map "$repo/assets/maps/tutorial.txt" --script "$repo/tests/scripts/tutorial.txt"
 run_lab crowd.log --script "$repo/tests/scripts/crowd.txt"
 # Maps at run time: ] opens the next embedded map, Shift+R a generated maze. Saves go to $out.
+# Issue 21: a 3x3 unit squeezing through a 3-tile gap, then partial routes to a walled-in goal.
+run_lab squeeze.log --map "$repo/tests/maps/gaps.txt" --script "$repo/tests/scripts/squeeze.txt"
+run_lab partial.log --map "$repo/tests/maps/gaps.txt" --script "$repo/tests/scripts/partial.txt"
+# Issue 22: a crowd through a one-tile door with avoidance on.
+run_lab door.log --map "$repo/tests/maps/door.txt" --script "$repo/tests/scripts/door.txt"
 run_lab maps.log --save-dir "$out/saves" --script "$repo/tests/scripts/maps.txt"
 run_lab fit.log --save-dir "$out/saves" --script "$repo/tests/scripts/fit.txt"
 # Random input for 60 seconds (monkey.txt, written by tests/app/window.rs): the game must still
@@ -76,4 +82,4 @@ if [ -f "$out/monkey.txt" ]; then
     fi
     echo "window test: 60 s of random input ($steps steps played), the game still running, no panic or error in its log"
 fi
-echo "window scripts done: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, maps-next.png, maze.png, fit-race-1280.png, fit-help-1280.png, fit-race-1024.png, fit-help-1024.png)"
+echo "window scripts done: $out (demo.png, animation.png, race.png, flow.png, tutorial-flow.png, crowd.png, squeeze.png, partial.png, door.png, maps-next.png, maze.png, fit-race-1280.png, fit-help-1280.png, fit-race-1024.png, fit-help-1024.png)"

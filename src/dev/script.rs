@@ -12,6 +12,7 @@
 //! | `key K`               | press key K this frame, release it the next (any key of the key table: a letter or digit, `Left` `Right` `Up` `Down`, or its code name: `Tab`, `Space`, `Escape`, `Comma`, `BracketLeft`, `F5`…); `key Shift+K` / `key Ctrl+K` hold Shift / Ctrl with it |
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
+//! | `wait_at X Y [N]`     | wait until a unit's centre is in cell X Y (a large unit's body centre); fail after N frames (default 3000) |
 //! | `resize W H`          | resize the window to W × H logical pixels                       |
 //! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`); relative to the working directory |
 //! | `exit`                | quit with success                                               |
@@ -37,6 +38,7 @@ use crate::map::problem::SearchProblem;
 use crate::search::plan::PlanReport;
 use crate::search::race::RaceTable;
 use crate::search::replay::SearchAnimation;
+use crate::units::big::BigUnit;
 use crate::units::lab::{Unit, status_label};
 use crate::view::camera::MainCamera;
 use crate::view::flow::FlowView;
@@ -67,6 +69,8 @@ pub enum Step {
     Wait(u32),
     /// Wait until every unit arrived, at most this many frames.
     WaitArrival(u32),
+    /// Wait until a unit's centre is in this cell, at most this many frames.
+    WaitAt(Pos, u32),
     /// Resize the window to this width and height, in logical pixels.
     Resize(u32, u32),
     /// Save a screenshot (and its layout JSON).
@@ -126,6 +130,12 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["wait", frames] => Ok(Step::Wait(number(frames, "the frame count")?)),
         ["wait_arrival"] => Ok(Step::WaitArrival(DEFAULT_ARRIVAL_FRAMES)),
         ["wait_arrival", frames] => Ok(Step::WaitArrival(number(frames, "the frame limit")?)),
+        ["wait_at", x, y] => {
+            Ok(Step::WaitAt(Pos::new(number(x, "X")?, number(y, "Y")?), DEFAULT_ARRIVAL_FRAMES))
+        }
+        ["wait_at", x, y, frames] => {
+            Ok(Step::WaitAt(Pos::new(number(x, "X")?, number(y, "Y")?), number(frames, "the frame limit")?))
+        }
         ["resize", width, height] => {
             let (width, height) = (number(width, "the width")?, number(height, "the height")?);
             if !(200..=8192).contains(&width) || !(200..=8192).contains(&height) {
@@ -137,7 +147,7 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["exit"] => Ok(Step::Exit),
         _ => Err(format!(
             "unknown step {line:?}: expected move X Y, press|release left|right|middle, key K, \
-             wait N, wait_arrival [N], resize W H, screenshot PATH or exit"
+             wait N, wait_arrival [N], wait_at X Y [N], resize W H, screenshot PATH or exit"
         )),
     }
 }
@@ -252,6 +262,8 @@ enum Waiting {
     Frames(u32),
     /// Frames left before giving up.
     Arrival(u32),
+    /// A unit's centre in this cell; frames left before giving up.
+    At(Pos, u32),
     /// The screenshot count to reach.
     Screenshot(u32),
     /// The script ended; the exit was requested.
@@ -271,7 +283,7 @@ struct ScriptView<'w, 's> {
     animation: Res<'w, SearchAnimation>,
     race: Res<'w, RaceTable>,
     flow: Res<'w, FlowView>,
-    units: Query<'w, 's, (&'static Unit, &'static PathStatus, &'static Transform)>,
+    units: Query<'w, 's, UnitView>,
     boxes: Query<
         'w,
         's,
@@ -279,6 +291,9 @@ struct ScriptView<'w, 's> {
     >,
     saved: Res<'w, ScreenshotsSaved>,
 }
+
+/// What the script reads of a unit: where it is, its status, its body's side if it is large.
+type UnitView = (&'static Unit, &'static PathStatus, &'static Transform, Option<&'static BigUnit>);
 
 /// What the script writes: input as the window would deliver it, screenshots, the exit.
 #[derive(SystemParam)]
@@ -299,7 +314,7 @@ fn run_script(
     for key in std::mem::take(&mut runner.held_keys) {
         output.keyboard.write(key_message(window_entity, key, ButtonState::Released));
     }
-    let outcome = match next_wait(runner.waiting, &view.units, view.saved.0) {
+    let outcome = match next_wait(runner.waiting, &view.units, &view.problem, view.saved.0) {
         Ok(Waiting::Nothing) => match runner.steps.get(runner.next).cloned() {
             Some(step) => {
                 runner.next += 1;
@@ -365,6 +380,13 @@ fn take_step(
             Ok(Waiting::Nothing)
         }
         Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
+        Step::WaitAt(cell, frames) => {
+            if view.problem.grid().in_bounds(cell) {
+                Ok(Waiting::At(cell, frames))
+            } else {
+                Err(format!("cell {cell} is off the map"))
+            }
+        }
         Step::Screenshot(path) => {
             let layout = Layout::describe(view, window);
             let json_path = path.with_extension("json");
@@ -392,7 +414,8 @@ fn take_step(
 /// A unit has no path, or the arrival wait timed out.
 fn next_wait(
     waiting: Waiting,
-    units: &Query<(&Unit, &PathStatus, &Transform)>,
+    units: &Query<UnitView>,
+    problem: &SearchProblem,
     screenshots: u32,
 ) -> Result<Waiting, String> {
     Ok(match waiting {
@@ -400,16 +423,29 @@ fn next_wait(
         Waiting::Frames(left) => Waiting::Frames(left - 1),
         Waiting::Arrival(left) => {
             if let Some(PathStatus::Failed(reason)) =
-                units.iter().map(|(_, status, _)| status).find(|s| matches!(s, PathStatus::Failed(_)))
+                units.iter().map(|(_, status, ..)| status).find(|s| matches!(s, PathStatus::Failed(_)))
             {
                 return Err(format!("a unit has no path: {reason}"));
             }
-            if units.iter().all(|(_, status, _)| *status == PathStatus::Arrived) {
+            if units.iter().all(|(_, status, ..)| *status == PathStatus::Arrived) {
                 Waiting::Nothing
             } else if left == 0 {
                 return Err("wait_arrival timed out".to_owned());
             } else {
                 Waiting::Arrival(left - 1)
+            }
+        }
+        Waiting::At(cell, left) => {
+            let geometry = problem.geometry();
+            let there = |(.., transform, _): (&Unit, &PathStatus, &Transform, Option<&BigUnit>)| {
+                geometry.cell_at(transform.translation.truncate()) == Some(cell)
+            };
+            if units.iter().any(there) {
+                Waiting::Nothing
+            } else if left == 0 {
+                return Err(format!("wait_at {cell} timed out: no unit's centre came into that cell"));
+            } else {
+                Waiting::At(cell, left - 1)
             }
         }
         Waiting::Screenshot(count) if screenshots >= count => Waiting::Frames(AFTER_SCREENSHOT_FRAMES),
@@ -489,6 +525,8 @@ pub struct UnitPlace {
     pub pixel: [f32; 2],
     /// Its status as the HUD says it (`walking`, `arrived`…).
     pub status: String,
+    /// Its body's side in cells (1, or 2 and 3 for large units).
+    pub size: u8,
 }
 
 /// The replay's progress.
@@ -528,10 +566,11 @@ impl Layout {
         let units = view
             .units
             .iter()
-            .map(|(unit, status, transform)| UnitPlace {
+            .map(|(unit, status, transform, big)| UnitPlace {
                 cell: cell(unit.cell()),
                 pixel: to_pixel(transform.translation.truncate()),
                 status: status_label(status).to_owned(),
+                size: big.map_or(1, |big| big.size),
             })
             .collect();
         let mut ui: Vec<UiBox> = view

@@ -24,6 +24,9 @@ fn scripted_run_in_a_real_window_passes_the_pixel_checks() {
     check_demo(&mut checks, &out);
     check_lab(&mut checks, &out);
     check_crowd(&mut checks, &out);
+    check_squeeze(&mut checks, &out);
+    check_partial(&mut checks, &out);
+    check_door(&mut checks, &out);
     check_maps(&mut checks, &out);
     check_fit(&mut checks, &out);
     assert!(
@@ -357,6 +360,124 @@ fn check_crowd(checks: &mut Checks, out: &Path) {
     let drawn = units[1..].iter().filter(|u| sprite_near(u.pixel)).count();
     let enough = drawn as f32 >= 0.75 * (units.len() - 1) as f32;
     checks.check(enough, format!("crowd sprites are drawn where the units are: {drawn}/{}", units.len() - 1));
+}
+
+/// Whether a pixel is the floor's pale cream (or its grid line): nothing drawn over it.
+fn is_floor([r, g, b]: Rgb) -> bool {
+    r > 200.0 && g > 200.0 && b > 180.0
+}
+
+/// squeeze.txt on tests/maps/gaps.txt (a wall down column 16, open at rows 3-5 and 13-14): a 3x3
+/// unit spawned at (2, 12) cannot take the 2-tile gap, so it goes through the 3-tile one; the
+/// screenshot is taken with its body's centre in (16, 4).
+fn check_squeeze(checks: &mut Checks, out: &Path) {
+    let shot = Shot::open(&out.join("squeeze.png"));
+    let layout = &shot.layout;
+    checks.check((layout.map.width, layout.map.height) == (32, 18), format!("gaps map: {:?}", layout.map));
+    let big: Vec<_> = layout.units.iter().filter(|u| u.size == 3).collect();
+    checks.check(big.len() == 1, format!("one 3x3 unit: {} of {} units", big.len(), layout.units.len()));
+    let Some(big) = big.first() else { return };
+    let (cx, cy) = shot.centre((16, 4));
+    let half = layout.cell_pixels * 0.6;
+    let centred = (big.pixel[0] - cx).abs() <= half && (big.pixel[1] - cy).abs() <= half;
+    checks.check(
+        centred,
+        format!("the 3x3 unit's centre is in the gap's middle cell (16, 4): {:?}", big.pixel),
+    );
+    checks.check(big.status == "walking", format!("the 3x3 unit is walking to the goal: {}", big.status));
+    // Its sprite fills the gap: beetle pixels, not floor, in the three gap cells' middle.
+    let covered: Vec<Rgb> = (3..=5).flat_map(|y| shot.pixels((16, y), 0.5)).collect();
+    let body = 1.0 - share(&covered, is_floor) - share(&covered, is_wall);
+    checks.check(
+        body > 0.3,
+        format!("the 3x3 body is drawn across the gap: {:.0}% of its pixels", body * 100.0),
+    );
+    // The walls above and below the gap are untouched: the body fits between them.
+    for cell in [(16, 1), (16, 7)] {
+        let wall = share(&shot.pixels(cell, 0.6), is_wall);
+        checks.check(
+            wall > 0.6,
+            format!("wall {cell:?} beside the gap is drawn as wall: {:.0}%", wall * 100.0),
+        );
+    }
+}
+
+/// partial.txt on tests/maps/gaps.txt: the goal moved into the walled pocket (interior 25-29 x
+/// 11-15, walls all round), partial routes on: the route ends on a reachable cell nearest the
+/// goal (4 tiles away: just outside the pocket's wall) and the HUD says the goal is unreachable.
+fn check_partial(checks: &mut Checks, out: &Path) {
+    const GOAL: (u32, u32) = (27, 13);
+    let shot = Shot::open(&out.join("partial.png"));
+    let layout = &shot.layout;
+    checks.check(cell(layout.goal) == GOAL, format!("the goal is in the pocket: {:?}", layout.goal));
+    let end = layout.path.last().copied().map(cell);
+    let nearest = end.is_some_and(|(x, y)| {
+        let (dx, dy) = (i64::from(x) - i64::from(GOAL.0), i64::from(y) - i64::from(GOAL.1));
+        dx * dx + dy * dy == 16
+    });
+    checks.check(nearest, format!("the route ends on a reachable cell nearest the goal: {end:?}"));
+    let status = layout.units.first().map(|u| u.status.as_str());
+    checks.check(
+        status == Some("goal unreachable: going as close as possible"),
+        format!("the HUD says the unit goes as close as it can: {status:?}"),
+    );
+    let route_drawn =
+        layout.path.iter().skip(1).filter(|&&c| share(&shot.pixels(cell(c), 0.3), is_path) > 0.2);
+    let drawn = route_drawn.count();
+    checks.check(
+        drawn + 1 >= layout.path.len().saturating_sub(1),
+        format!("the partial route is drawn: {drawn} of {} cells", layout.path.len()),
+    );
+    for wall in [(24, 13), (27, 10), (30, 13), (27, 16)] {
+        let share = share(&shot.pixels(wall, 0.6), is_wall);
+        checks.check(share > 0.6, format!("the pocket's wall {wall:?} is intact: {:.0}%", share * 100.0));
+    }
+}
+
+/// door.txt on tests/maps/door.txt (a wall down column 14, a one-tile door at row 9): 28 crowd
+/// units spawned left of the door stream through it with avoidance on. The layout has every
+/// unit's exact centre: no two crowd bodies (radius 0.3 tiles) overlap by more than the issue's
+/// 2 %, no centre is in a wall, and some are through while others wait.
+fn check_door(checks: &mut Checks, out: &Path) {
+    let shot = Shot::open(&out.join("door.png"));
+    let layout = &shot.layout;
+    // The lab unit (first) walks with the plugin's Mover and is not one of the crowd's bodies.
+    let crowd = layout.units.get(1..).unwrap_or_default();
+    checks.check(crowd.len() == 28, format!("28 crowd units: {}", crowd.len()));
+    let diameter = 2.0 * tilepath::units::UNIT_RADIUS * layout.cell_pixels;
+    let mut closest = f32::INFINITY;
+    for (i, a) in crowd.iter().enumerate() {
+        for b in &crowd[i + 1..] {
+            closest =
+                closest.min(((a.pixel[0] - b.pixel[0]).powi(2) + (a.pixel[1] - b.pixel[1]).powi(2)).sqrt());
+        }
+    }
+    let gap = closest / diameter;
+    checks.check(
+        gap >= 0.98,
+        format!("no two crowd units overlap: closest centres {gap:.3} of a body's width"),
+    );
+    let in_wall = crowd.iter().filter(|u| u.cell[0] == 14 && u.cell[1] != 9).count();
+    checks.check(in_wall == 0, format!("no unit stands in the wall: {in_wall}"));
+    let through = crowd.iter().filter(|u| u.cell[0] > 14).count();
+    checks.check(
+        through > 0 && through < crowd.len(),
+        format!("the crowd is passing the door: {through} of {} through", crowd.len()),
+    );
+    // The image is rendered a frame after the layout is taken: a walking unit has moved a few
+    // pixels by then, so look within a third of a tile of where the layout has it.
+    let reach = layout.cell_pixels / 3.0;
+    let sprite_near = |pixel: [f32; 2]| {
+        let (cx, cy) = (pixel[0].round(), pixel[1].round());
+        shot.pixels_in(cx - reach, cy - reach, cx + reach + 1.0, cy + reach + 1.0)
+            .iter()
+            .any(|p| p[2] > p[0] + 60.0 && p[2] > p[1] + 60.0)
+    };
+    let drawn = crowd.iter().filter(|u| sprite_near(u.pixel)).count();
+    checks.check(
+        drawn == crowd.len(),
+        format!("every crowd unit is drawn where it is: {drawn}/{}", crowd.len()),
+    );
 }
 
 /// maps.txt: `]` opened the tutorial map, Shift+R a maze.
