@@ -7,9 +7,9 @@ use tilepath::dev::script::{Step, parse_script};
 #[test]
 fn scripts_parse_every_step() {
     let text = "# comment\nmove 3 4\npress left\nrelease right # trailing\n\nkey S\nkey Tab\nwait 7\n\
-                    wait_arrival\nwait_arrival 10\nscreenshot out.png\nexit\n";
+                    wait_arrival\nwait_arrival 10\nscreenshot out.png\nexit\nwait_at 16 4\nwait_at 2 3 50\n";
     let steps = parse_script(text).expect("a valid script");
-    assert_eq!(steps.len(), 10);
+    assert_eq!(steps.len(), 12);
     assert_eq!(steps[0], Step::Move(Pos::new(3, 4)));
     assert_eq!(steps[1], Step::Press(MouseButton::Left));
     assert_eq!(steps[2], Step::Release(MouseButton::Right));
@@ -20,6 +20,8 @@ fn scripts_parse_every_step() {
     assert_eq!(steps[7], Step::WaitArrival(10));
     assert_eq!(steps[8], Step::Screenshot(PathBuf::from("out.png")));
     assert_eq!(steps[9], Step::Exit);
+    assert_eq!(steps[10], Step::WaitAt(Pos::new(16, 4), 3000));
+    assert_eq!(steps[11], Step::WaitAt(Pos::new(2, 3), 50));
 }
 
 #[test]
@@ -30,6 +32,7 @@ fn script_errors_name_the_line() {
     assert!(error.to_string().contains("Hyper"));
     assert!(parse_script("press thumb\n").is_err());
     assert!(parse_script("wait -3\n").is_err());
+    assert!(parse_script("wait_at 3\n").is_err());
 }
 
 #[test]
@@ -49,6 +52,15 @@ fn the_demo_scripts_parse() {
     let steps =
         parse_script(include_str!("../scripts/movement.txt")).expect("tests/scripts/movement.txt is valid");
     assert!(steps.contains(&Step::Key(KeyCode::KeyP)) && steps.contains(&Step::ShiftKey(KeyCode::KeyJ)));
+    for script in [
+        include_str!("../scripts/squeeze.txt"),
+        include_str!("../scripts/partial.txt"),
+        include_str!("../scripts/door.txt"),
+    ] {
+        assert!(
+            parse_script(script).is_ok_and(|steps| steps.iter().any(|s| matches!(s, Step::Screenshot(_))))
+        );
+    }
     assert_eq!(parse_script("key Period\n"), Ok(vec![Step::Key(KeyCode::Period)]));
 }
 
