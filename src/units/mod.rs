@@ -11,7 +11,7 @@ pub mod scenario;
 pub(crate) mod selection;
 pub(crate) mod steering;
 
-pub use steering::{CrowdAvoidance, UNIT_RADIUS};
+pub use steering::{CrowdAvoidance, UNIT_RADIUS, walker_radius};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_plugins((

@@ -12,7 +12,11 @@
 //! that keeps it clear of its neighbours and the walls, then a positional pass removes what
 //! overlap is left, so bodies never overlap each other or a wall and streams meeting head-on
 //! form lanes. Arrived units keep avoiding with no wish of their own: they give way to units
-//! passing through.
+//! passing through. Units the plugin's `Mover` walks (the lab's unit, 2x2 and 3x3 units) are
+//! bodies too, with their real radii: the crowd steers clear of them and is pushed out of them
+//! as of a body that does not give way, and a walker stops short of any unit on its way and of
+//! the other walkers (its `Mover::limit`, set before it moves): it waits for them to clear
+//! instead of walking over them. Arrived crowd units step aside for it.
 //!
 //! A unit only ever changes cell by a legal step of the movement rules (the same rule every
 //! search uses), so no push and no seek ever takes it into a wall, across a cut corner the
@@ -21,7 +25,9 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use bevy_gridpath::{FlowFields, FollowFlowField, NavVersion, PathRequest, PathStatus, Waypoints};
+use bevy_gridpath::{
+    FlowFields, FollowFlowField, GridPathSystems, Mover, NavVersion, PathRequest, PathStatus, Waypoints,
+};
 use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
@@ -30,6 +36,7 @@ use crate::input::bindings::{Control, control_sent};
 use crate::map::geometry::TILE_SIZE;
 use crate::map::problem::SearchProblem;
 use crate::notice::Notice;
+use crate::units::big::BigUnit;
 use crate::units::crowd::CrowdUnit;
 use crate::units::lab::{Speed, Unit};
 
@@ -61,7 +68,21 @@ const PUSH_SHARE: f32 = 0.5;
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CrowdAvoidance>();
     // No crowd, no work: bucketing is a pass over every cell, too much per frame on a big map.
-    app.add_systems(Update, steer_crowd.run_if(any_with_component::<CrowdUnit>).in_set(AppSystems::Move));
+    // After the plugin moved its walkers: the crowd avoids them where they are now.
+    app.add_systems(
+        Update,
+        steer_crowd
+            .run_if(any_with_component::<CrowdUnit>)
+            .in_set(AppSystems::Move)
+            .after(GridPathSystems::Move),
+    );
+    app.add_systems(
+        Update,
+        yield_walkers
+            .run_if(resource_equals(CrowdAvoidance(true)))
+            .in_set(AppSystems::Move)
+            .before(GridPathSystems::Move),
+    );
     app.add_systems(
         Update,
         toggle_avoidance.run_if(control_sent(Control::ToggleAvoidance)).in_set(AppSystems::RecordInput),
@@ -95,6 +116,113 @@ struct AvoidScratch {
     bodies: Vec<Body>,
     velocities: Vec<Vec2>,
     positions: Vec<Vec2>,
+    /// The plugin's walkers this frame, appended after the crowd's bodies.
+    walkers: Vec<Body>,
+}
+
+/// Radius of the body of a unit `size` cells wide that the plugin's `Mover` walks: its square
+/// less the margin a one-cell crowd unit has ([`UNIT_RADIUS`] for size 1).
+pub fn walker_radius(size: u8) -> f32 {
+    f32::from(size.max(1)) / 2.0 - (0.5 - UNIT_RADIUS)
+}
+
+/// Units the plugin's `Mover` walks (the lab's unit, large units): bodies the crowd avoids.
+type WalkerQuery<'w, 's> = Query<
+    'w,
+    's,
+    (&'static Transform, &'static Mover, &'static Waypoints, Option<&'static BigUnit>),
+    (With<Unit>, Without<CrowdUnit>),
+>;
+
+/// The walkers as bodies where their `Mover` took them this frame, that do not take part in
+/// avoiding: the crowd avoids them entirely and the positional pass never moves them.
+fn walker_bodies(walkers: &WalkerQuery, grid: &Grid, space: GridSpace, out: &mut Vec<Body>) {
+    out.clear();
+    for (transform, mover, waypoints, big) in walkers {
+        let cost =
+            mover.next().or(mover.cell()).and_then(|c| grid.tile(c)).and_then(|t| t.cost()).unwrap_or(1);
+        let speed = mover.speed / f32::from(cost.max(1));
+        let position = space.to_grid(transform.translation.truncate());
+        // The velocity it means to walk at, even while it waits for the way to clear: units in
+        // its way (arrived ones included) see it coming and step aside.
+        let velocity = match waypoints.front() {
+            Some(next) if !mover.hold => (space.to_grid(next.point) - position).normalize_or_zero() * speed,
+            _ => Vec2::ZERO,
+        };
+        out.push(Body {
+            position,
+            velocity,
+            preferred: velocity,
+            radius: walker_radius(big.map_or(1, |big| big.size)),
+            max_speed: speed,
+            moving: false,
+        });
+    }
+}
+
+/// Every walker stops short of the bodies in its way this frame (crowd units on their way and
+/// the other walkers, where they stand before anyone moves): its [`Mover::limit`] is how far it
+/// can go towards its next waypoint before it would touch one it is not already moving away
+/// from. Arrived crowd units do not stop it: they see it coming and step aside (else a unit
+/// sent to a goal the crowd already reached would queue behind it for ever).
+fn yield_walkers(
+    problem: SearchProblem,
+    mut walkers: Query<(Entity, &Transform, &mut Mover, &Waypoints, Option<&BigUnit>), Without<CrowdUnit>>,
+    crowd: Query<(&Transform, &PathStatus), With<CrowdUnit>>,
+) {
+    let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
+    let others: Vec<(Entity, Vec2, f32)> = walkers
+        .iter()
+        .map(|(entity, transform, _, _, big)| {
+            (
+                entity,
+                space.to_grid(transform.translation.truncate()),
+                walker_radius(big.map_or(1, |b| b.size)),
+            )
+        })
+        .collect();
+    for (entity, transform, mut mover, waypoints, big) in &mut walkers {
+        let Some(next) = waypoints.front() else { continue };
+        let at = space.to_grid(transform.translation.truncate());
+        let radius = walker_radius(big.map_or(1, |b| b.size));
+        let direction = (space.to_grid(next.point) - at).normalize_or_zero();
+        if mover.hold || direction == Vec2::ZERO {
+            continue;
+        }
+        let bodies = crowd
+            .iter()
+            .filter(|(_, status)| **status != PathStatus::Arrived)
+            .map(|(t, _)| (space.to_grid(t.translation.truncate()), UNIT_RADIUS))
+            .chain(others.iter().filter(|o| o.0 != entity).map(|o| (o.1, o.2)));
+        let limit = bodies.fold(f32::INFINITY, |limit, (centre, other)| {
+            limit.min(free_run(at, direction, centre, radius + other))
+        });
+        let limit = limit.is_finite().then_some(limit);
+        if mover.limit != limit {
+            mover.limit = limit;
+        }
+    }
+}
+
+/// How far a body at `at` can go along `direction` (unit length) before its centre comes
+/// within `reach` of `centre`: infinite when it passes clear or moves away, zero when it is
+/// already that close and moving closer.
+fn free_run(at: Vec2, direction: Vec2, centre: Vec2, reach: f32) -> f32 {
+    let to = centre - at;
+    let along = to.dot(direction);
+    if along <= 0.0 {
+        return f32::INFINITY;
+    }
+    let distance_sq = to.length_squared();
+    if distance_sq < reach * reach {
+        return 0.0;
+    }
+    // Where the ray meets the circle of radius `reach` about `centre`, if it does.
+    let miss_sq = distance_sq - along * along;
+    if miss_sq >= reach * reach {
+        return f32::INFINITY;
+    }
+    (along - (reach * reach - miss_sq).sqrt()).max(0.0)
 }
 
 /// Bodies each task of the velocity pass takes, at least.
@@ -201,6 +329,7 @@ fn steer_crowd(
     problem: SearchProblem,
     (fields, avoidance): (Res<FlowFields>, Res<CrowdAvoidance>),
     mut units: CrowdQuery,
+    walkers: WalkerQuery,
     mut scratch: Local<Scratch>,
     mut sight: Local<GoalSight>,
     mut avoid: Local<AvoidScratch>,
@@ -210,7 +339,12 @@ fn steer_crowd(
     let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
     let dt = time.delta_secs();
     sight.on(problem.nav().version());
-    gather_agents(&mut scratch, &units, &fields, grid, space);
+    if avoidance.0 {
+        walker_bodies(&walkers, grid, space, &mut avoid.walkers);
+    } else {
+        avoid.walkers.clear();
+    }
+    gather_agents(&mut scratch, &units, &fields, grid, space, &avoid.walkers);
 
     // Seek, separate, arrive, move. Same query, same order as when gathering.
     let scratch_ref = &*scratch;
@@ -274,12 +408,15 @@ fn steer_crowd(
         }
     }
     if avoidance.0 {
+        let AvoidScratch { bodies, walkers: walker_bodies, .. } = &mut *avoid;
+        bodies.extend_from_slice(walker_bodies);
         avoid_and_move((&mut scratch.avoidance, &mut avoid), grid, dt, &mut units, space);
     }
 }
 
-/// Local avoidance for the bodies gathered this frame: velocities on the compute task pool,
-/// then the positional pass, then every unit placed where it ended up.
+/// Local avoidance for the bodies gathered this frame (the crowd's, then the walkers'):
+/// velocities on the compute task pool, then the positional pass, then every unit placed where
+/// it ended up.
 fn avoid_and_move(
     (avoidance, avoid): (&mut Avoidance, &mut AvoidScratch),
     grid: &Grid,
@@ -287,7 +424,7 @@ fn avoid_and_move(
     units: &mut CrowdQuery,
     space: GridSpace,
 ) {
-    let AvoidScratch { bodies, velocities, positions } = avoid;
+    let AvoidScratch { bodies, velocities, positions, .. } = avoid;
     // The bodies stand where the agents were bucketed this frame.
     avoidance.prepare_bucketed(bodies);
     velocities.clear();
@@ -300,6 +437,7 @@ fn avoid_and_move(
             scope.spawn(async move { avoidance_ref.velocities(bodies_ref, grid, dt, k * chunk, out) });
         }
     });
+    // The walkers (after the crowd's bodies) stay where their Mover took them.
     avoidance.advance(bodies, grid, dt, velocities, positions);
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
@@ -312,13 +450,15 @@ fn avoid_and_move(
     }
 }
 
-/// Where everyone is, bucketed by cell.
+/// Where everyone is, bucketed by cell: the crowd's agents, then the `walkers` (indices from
+/// `agents.len()` on).
 fn gather_agents(
     scratch: &mut Scratch,
     units: &CrowdQuery,
     fields: &FlowFields,
     grid: &Grid,
     space: GridSpace,
+    walkers: &[Body],
 ) {
     let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
@@ -336,7 +476,9 @@ fn gather_agents(
             distance,
         });
     }
-    scratch.avoidance.bucket(scratch.agents.iter().map(|a| a.pos), grid);
+    scratch
+        .avoidance
+        .bucket(scratch.agents.iter().map(|a| a.pos).chain(walkers.iter().map(|w| w.position)), grid);
 }
 
 /// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), and whether
@@ -347,10 +489,10 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
     let mut push = Vec2::ZERO;
     let mut touches_arrived = false;
     for j in scratch.avoidance.near(me.pos, TOUCH).take(MAX_NEIGHBOURS + 1) {
-        if j == i {
+        // Walkers (bucketed after the agents) are avoided, not pushed against or touched.
+        let Some(&other) = scratch.agents.get(j).filter(|_| j != i) else {
             continue;
-        }
-        let other = scratch.agents[j];
+        };
         let apart = me.pos - other.pos;
         let distance_sq = apart.length_squared();
         if distance_sq >= TOUCH * TOUCH {

@@ -517,3 +517,53 @@ fn a_flow_follower_that_sees_the_goal_walks_straight_at_it() {
     assert_eq!(app.world().get::<PathStatus>(unit), Some(&PathStatus::Arrived));
     assert!(worst < 0.05 * TILE_SIZE, "off the straight line by {} tiles at most", worst / TILE_SIZE);
 }
+
+/// Crowd units avoid the units the plugin's `Mover` walks (the lab's unit and a 3x3 unit) with
+/// their real radii, and the walkers stop short of units on their way: over a run where the 3x3
+/// unit walks through a crowd heading for the same goal (the map's corner), no crowd unit on its
+/// way ever overlaps a walker's body by more than the 2 % avoidance allows. Arrived units step
+/// aside for a walker; boxed into the goal's corner by the walls and each other they cannot
+/// entirely, and the walker presses into them (bounded below). Without walkers as bodies the
+/// crowd stood 0.31 of the radii's sum from the 3x3 unit's centre.
+#[test]
+fn crowd_units_keep_clear_of_the_units_the_plugin_walks() {
+    use tilepath::units::big::BigUnit;
+    use tilepath::units::{UNIT_RADIUS, walker_radius};
+    let mut app = test_app(open_map(24, 16));
+    hover(&mut app, Some(Pos::new(6, 6)));
+    shift_tap_key(&mut app, KeyCode::KeyJ);
+    app.update();
+    // Two columns of crowd units across the 3x3 unit's way to the goal (23, 15).
+    let cells: Vec<Pos> = (1..15).flat_map(|y| [Pos::new(13, y), Pos::new(15, y)]).collect();
+    spawn(&mut app, &cells);
+    let (mut on_the_way, mut arrived) = (f32::INFINITY, f32::INFINITY);
+    let mut walked = 0.0_f32;
+    let mut last = None;
+    for _ in 0..900 {
+        app.update();
+        let walkers: Vec<(Vec2, f32)> = app
+            .world_mut()
+            .query_filtered::<(&Transform, Option<&BigUnit>), (With<Unit>, Without<CrowdUnit>)>()
+            .iter(app.world())
+            .map(|(t, big)| (t.translation.truncate(), walker_radius(big.map_or(1, |b| b.size))))
+            .collect();
+        assert_eq!(walkers.len(), 2, "the lab's unit and the 3x3 unit");
+        let big_at = walkers.iter().find(|w| w.1 > 1.0).map(|w| w.0).expect("the 3x3 unit");
+        walked += last.map_or(0.0, |l: Vec2| l.distance(big_at));
+        last = Some(big_at);
+        for seen in crowd(&mut app) {
+            for &(at, radius) in &walkers {
+                let gap = seen.at.distance(at) / ((UNIT_RADIUS + radius) * TILE_SIZE);
+                let closest = if seen.status == PathStatus::Arrived { &mut arrived } else { &mut on_the_way };
+                *closest = closest.min(gap);
+            }
+        }
+    }
+    println!("closest to a walker: units on their way {on_the_way:.3}, arrived units {arrived:.3}");
+    assert!(walked > 10.0 * TILE_SIZE, "the 3x3 unit walked through the crowd: {walked}");
+    assert!(
+        on_the_way >= 0.98,
+        "units on their way overlap a walker: closest {on_the_way:.3} of the radii's sum"
+    );
+    assert!(arrived >= 0.5, "arrived units are walked over: closest {arrived:.3} of the radii's sum");
+}

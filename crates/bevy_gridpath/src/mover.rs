@@ -31,6 +31,9 @@ pub struct Mover {
     pub speed: f32,
     /// Stands still while `true` (a cut-scene, a replay, a stun), keeping its route.
     pub hold: bool,
+    /// The farthest it may walk in the next frame, in tiles, if anything limits it: local
+    /// avoidance sets it before the move (stop short of a unit in the way); the move clears it.
+    pub limit: Option<f32>,
     /// The last cell centre it reached.
     cell: Option<Pos>,
     /// The cell it is stepping into, while between two cell centres.
@@ -42,7 +45,7 @@ pub struct Mover {
 impl Mover {
     /// A mover walking `speed` tiles per second, facing +x.
     pub fn new(speed: f32) -> Self {
-        Self { speed, hold: false, cell: None, next: None, heading: Vec2::X }
+        Self { speed, hold: false, limit: None, cell: None, next: None, heading: Vec2::X }
     }
 
     /// The last cell centre it reached (`None` before it reached one).
@@ -141,10 +144,15 @@ fn follow_waypoints(
     mut units: Query<(&mut Mover, &mut Waypoints, &mut PathStatus, &mut Transform), Without<FollowFlowField>>,
 ) {
     for (mut mover, mut waypoints, mut status, mut transform) in &mut units {
+        // Cleared only when set: a mover untouched by avoidance is not marked changed.
+        let limit = if mover.limit.is_some() { mover.limit.take() } else { None };
         if mover.hold || waypoints.is_empty() {
             continue;
         }
-        let mut budget = mover.speed * nav.tile_size() * time.delta_secs();
+        // The budget is paid per world unit times the terrain cost (at least 1): capping it at
+        // the limit's length keeps the walk within the limit.
+        let mut budget =
+            (mover.speed * time.delta_secs()).min(limit.unwrap_or(f32::INFINITY)) * nav.tile_size();
         let mut at = transform.translation.truncate();
         while budget > 0.0 {
             let Some(&next) = waypoints.front() else { break };
@@ -173,11 +181,14 @@ fn follow_flow_fields(
     mut units: Query<(&FollowFlowField, &mut Mover, &mut PathStatus, &mut Transform)>,
 ) {
     for (follow, mut mover, mut status, mut transform) in &mut units {
+        // Cleared only when set: a mover untouched by avoidance is not marked changed.
+        let limit = if mover.limit.is_some() { mover.limit.take() } else { None };
         if mover.hold {
             continue;
         }
         let Some(shared) = fields.shared(follow) else { continue };
-        let mut budget = mover.speed * nav.tile_size() * time.delta_secs();
+        let mut budget =
+            (mover.speed * time.delta_secs()).min(limit.unwrap_or(f32::INFINITY)) * nav.tile_size();
         let mut at = transform.translation.truncate();
         while budget > 0.0 {
             let target = match mover.next {
