@@ -118,6 +118,8 @@ struct AvoidScratch {
     positions: Vec<Vec2>,
     /// The plugin's walkers this frame, appended after the crowd's bodies.
     walkers: Vec<Body>,
+    /// The same walkers as agents, appended after the crowd's.
+    walker_agents: Vec<Agent>,
 }
 
 /// Radius of the body of a unit `size` cells wide that the plugin's `Mover` walks: its square
@@ -130,15 +132,31 @@ pub fn walker_radius(size: u8) -> f32 {
 type WalkerQuery<'w, 's> = Query<
     'w,
     's,
-    (&'static Transform, &'static Mover, &'static Waypoints, Option<&'static BigUnit>),
+    (
+        &'static Transform,
+        &'static Mover,
+        &'static Waypoints,
+        &'static PathStatus,
+        Option<&'static PathRequest>,
+        Option<&'static BigUnit>,
+    ),
     (With<Unit>, Without<CrowdUnit>),
 >;
 
 /// The walkers as bodies where their `Mover` took them this frame, that do not take part in
 /// avoiding: the crowd avoids them entirely and the positional pass never moves them.
-fn walker_bodies(walkers: &WalkerQuery, grid: &Grid, space: GridSpace, out: &mut Vec<Body>) {
+///
+/// Each also comes as an [`Agent`] (into `agents`): a crowd unit that touches a walker standing
+/// arrived on the crowd's goal arrives too, as it would on touching an arrived crowd unit.
+fn walker_bodies(
+    walkers: &WalkerQuery,
+    grid: &Grid,
+    space: GridSpace,
+    (out, agents): (&mut Vec<Body>, &mut Vec<Agent>),
+) {
     out.clear();
-    for (transform, mover, waypoints, big) in walkers {
+    agents.clear();
+    for (transform, mover, waypoints, status, request, big) in walkers {
         let cost =
             mover.next().or(mover.cell()).and_then(|c| grid.tile(c)).and_then(|t| t.cost()).unwrap_or(1);
         let speed = mover.speed / f32::from(cost.max(1));
@@ -156,6 +174,16 @@ fn walker_bodies(walkers: &WalkerQuery, grid: &Grid, space: GridSpace, out: &mut
             radius: walker_radius(big.map_or(1, |big| big.size)),
             max_speed: speed,
             moving: false,
+        });
+        let cell = cell_of(position, grid).unwrap_or(Pos::new(0, 0));
+        let arrived = *status == PathStatus::Arrived;
+        agents.push(Agent {
+            pos: position,
+            cell,
+            goal: request.map_or(cell, |r| r.goal),
+            arrived,
+            // On its goal: no farther from it than any crowd unit.
+            distance: if arrived { 0.0 } else { f32::INFINITY },
         });
     }
 }
@@ -340,11 +368,13 @@ fn steer_crowd(
     let dt = time.delta_secs();
     sight.on(problem.nav().version());
     if avoidance.0 {
-        walker_bodies(&walkers, grid, space, &mut avoid.walkers);
+        let AvoidScratch { walkers: bodies, walker_agents, .. } = &mut *avoid;
+        walker_bodies(&walkers, grid, space, (bodies, walker_agents));
     } else {
         avoid.walkers.clear();
+        avoid.walker_agents.clear();
     }
-    gather_agents(&mut scratch, &units, &fields, grid, space, &avoid.walkers);
+    gather_agents(&mut scratch, &units, &fields, (grid, space), &avoid.walker_agents);
 
     // Seek, separate, arrive, move. Same query, same order as when gathering.
     let scratch_ref = &*scratch;
@@ -450,15 +480,13 @@ fn avoid_and_move(
     }
 }
 
-/// Where everyone is, bucketed by cell: the crowd's agents, then the `walkers` (indices from
-/// `agents.len()` on).
+/// Where everyone is, bucketed by cell: the crowd's agents, then the `walkers`.
 fn gather_agents(
     scratch: &mut Scratch,
     units: &CrowdQuery,
     fields: &FlowFields,
-    grid: &Grid,
-    space: GridSpace,
-    walkers: &[Body],
+    (grid, space): (&Grid, GridSpace),
+    walkers: &[Agent],
 ) {
     let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
@@ -476,9 +504,8 @@ fn gather_agents(
             distance,
         });
     }
-    scratch
-        .avoidance
-        .bucket(scratch.agents.iter().map(|a| a.pos).chain(walkers.iter().map(|w| w.position)), grid);
+    scratch.agents.extend_from_slice(walkers);
+    scratch.avoidance.bucket(scratch.agents.iter().map(|a| a.pos), grid);
 }
 
 /// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), and whether
@@ -489,10 +516,10 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
     let mut push = Vec2::ZERO;
     let mut touches_arrived = false;
     for j in scratch.avoidance.near(me.pos, TOUCH).take(MAX_NEIGHBOURS + 1) {
-        // Walkers (bucketed after the agents) are avoided, not pushed against or touched.
-        let Some(&other) = scratch.agents.get(j).filter(|_| j != i) else {
+        if j == i {
             continue;
-        };
+        }
+        let other = scratch.agents[j];
         let apart = me.pos - other.pos;
         let distance_sq = apart.length_squared();
         if distance_sq >= TOUCH * TOUCH {
