@@ -318,3 +318,26 @@ fn bench_any_angle_times_and_measures_the_straight_line_routes() {
     assert!(out.lines().any(|l| l.starts_with("clearance: the map (1 B/cell")), "{out}");
     assert_eq!(out.lines().last(), Some("bench: 20 queries, 0 wrong or illegal answers"), "{out}");
 }
+
+#[test]
+fn solve_runs_jps_on_a_map_with_terrain_costs() {
+    // A band of mud (cost 40) across the middle with a gap of floor at the right: JPS (once
+    // refused on terrain costs) goes round through the gap as A* does, at A*'s cost.
+    let map = write_temp(
+        "mud.tpmap",
+        "tilepath 1\nwidth 8\nheight 5\nstart 0 0\ngoal 0 4\nlegend m ground 40\nmap\n........\n........\nmmmmmmm.\n........\n........\n",
+    );
+    let mut costs = Vec::new();
+    for algo in ["astar", "jps", "dijkstra"] {
+        let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", algo, "--json"]);
+        assert_eq!(code, 0, "{algo}: {err}");
+        costs.push(json_number(&out, "cost"));
+    }
+    assert!(costs.iter().all(|c| (c - costs[0]).abs() < 1e-9), "JPS, A* and Dijkstra agree: {costs:?}");
+    // Through the gap at (7,2), 5 + 2√2 there and as much back, beats 43 straight down.
+    let round = 10.0 + 4.0 * std::f64::consts::SQRT_2;
+    assert!((costs[1] - round).abs() < 1e-9, "round the mud, not through it: {costs:?}");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", "jps"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().last().unwrap().starts_with(&format!("cost={:.4} ", costs[0])), "{out}");
+}

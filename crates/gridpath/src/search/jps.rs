@@ -1,4 +1,5 @@
-//! Jump Point Search for 8-connected grids without corner cutting and with uniform cost.
+//! Jump Point Search for 8-connected grids without corner cutting, exact on uniform cost and
+//! on terrain costs.
 //!
 //! The variant for the no-corner-cutting rule (Harabor & Grastien, "Improving Jump Point
 //! Search", 2014): a diagonal step needs both orthogonal neighbours open, so forced neighbours
@@ -21,8 +22,49 @@
 //! find something, which then need only the forced bits. Without them
 //! (`Searcher::set_jump_bits(false)`) every scan runs, as in online JPS; the jump points,
 //! expansions and paths are the same.
+//!
+//! # Terrain costs
+//!
+//! On a grid with terrain costs (not [`Grid::has_uniform_cost`](crate::Grid::has_uniform_cost);
+//! a uniform grid runs the code above unchanged) JPS runs its jumps only through
+//! *cost-uniform neighbourhoods*, the simple exact relative of JPSW (Carlson, Moghadam,
+//! Harabor, Stuckey, Ebrahimi, "JPSW: A Jump Point Search for Weighted Grids", AAAI 2023).
+//! An open cell is *rough* when a cell of its 3 × 3 neighbourhood has its terrain class and
+//! another cost, *plain* otherwise; the grid keeps one rough bit per cell in its planes
+//! (`Planes::rough_rows`, `rough_cols`), in step with every edit (an edit changes the bits of
+//! the cell and its eight neighbours). Then:
+//! - a straight scan stops at a rough cell as at a forced neighbour (one more word of bits per step),
+//!   and a diagonal ray stops at a rough cell as at the goal: the rough cell is a jump point;
+//! - a rough jump point, once expanded, tries every legal move but those pointing back
+//!   (`octile::FORWARD`, the octile A*'s rule on terrain), each as a jump; a plain one tries
+//!   JPS's pruned moves as on uniform cost;
+//! - a jump costs its number of straight and diagonal steps times the cost of its first cell:
+//!   every cell it passes before its end is plain, and a plain cell's neighbours of its class
+//!   (the next cell, the end, the side cells) all have its cost, so every cell a jump, a ray
+//!   or a ray's scan enters has the cost of the first.
+//!
+//! *Why it is exact.* JPS's pruning at a cell `x` entered from `p` rests on one local fact per
+//! pruned move `x → n`: some path from `p` to `n` that avoids `x` and runs inside `x`'s 3 × 3
+//! neighbourhood costs less than `p → x → n`, or as much with its diagonal step first (the
+//! only tie: a straight step then a diagonal one, against the diagonal then the straight).
+//! Each such path enters only cells of `x`'s neighbourhood, as `p → x → n` does, so when `x`
+//! is plain all the cells entered cost the same `c` and every comparison is the uniform one
+//! times `c`: the uniform argument holds word for word. Take, among the least-cost paths from
+//! start to goal, one whose diagonal steps come earliest: a pruned move on it would give a
+//! cheaper path or an equal one with a diagonal earlier, so it takes only the moves this
+//! search tries — at plain cells JPS's, at rough cells all but the backward ones, which are
+//! never on a least-cost path (`octile::FORWARD`). Collapsing a run of plain cells with one
+//! successor each into one jump, and pushing a ray's finds straight from the turning cell,
+//! changes which cells are nodes, not the paths or their costs; the octile estimate stays
+//! consistent (costs are at least 1), so no closed node is reopened. `tests/searches.rs`
+//! (`jps_on_terrain_costs_is_exact`) checks costs and paths against Dijkstra and A* on random
+//! maps with patches of several costs, walls and water, before and after random edits.
+//!
+//! Where costs change on every cell, every cell is rough and JPS expands about what A* does;
+//! in wide cost-uniform regions it jumps as on uniform cost. The weighted search scans online
+//! (the jump bits know nothing of rough cells).
 
-use super::octile::{entry, value};
+use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
 use crate::grid::{DIRS, Lines, Planes, SQRT2};
@@ -41,9 +83,10 @@ const NO_GOAL: usize = usize::MAX;
 /// point has none before it, so it reads the forced bits alone (`plane` unread), and a line's
 /// end gives `None` only if the bits disagreed with the planes, which edits never leave.
 #[inline(always)]
-fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
+fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool, const ROUGH: bool>(
     plane: &[u64],
     forced: &[u64],
+    rough: &[u64],
     wpl: usize,
     line: usize,
     from: usize,
@@ -66,6 +109,10 @@ fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
         // Precomputed (`Planes::rows_fwd`, `rows_bwd`): side cell open where the one before it
         // is not.
         let mut stop = (!here | *forced.get(base + w)?) & keep;
+        if ROUGH {
+            // On terrain costs: a rough cell (open, another cost next to it) is a jump point.
+            stop |= *rough.get(base + w)? & keep;
+        }
         if GOAL && goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -82,8 +129,10 @@ fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
 /// jump bits, `hit` is the cell's bit for the direction: off the goal's line (`goal` is
 /// [`NO_GOAL`]) only a hit can find anything, and then a scan of the forced bits alone finds
 /// it; on the goal's line the full scan, which also stops at the goal.
+///
+/// `ROUGH` (terrain costs; never with `BITS`): rough cells stop the scan too.
 #[inline(always)]
-fn jump<const BITS: bool, const FORWARD: bool>(
+fn jump<const BITS: bool, const FORWARD: bool, const ROUGH: bool>(
     lines: &Lines<'_>,
     line: usize,
     from: usize,
@@ -91,32 +140,43 @@ fn jump<const BITS: bool, const FORWARD: bool>(
     hit: bool,
 ) -> Option<usize> {
     if !BITS || goal != NO_GOAL {
-        scan::<FORWARD>(lines, line, from, goal)
+        scan::<FORWARD, ROUGH>(lines, line, from, goal)
     } else if hit {
         let forced = if FORWARD { lines.fwd } else { lines.bwd };
-        scan_line::<FORWARD, false, false>(forced, forced, lines.wpl, line, from, NO_GOAL)
+        scan_line::<FORWARD, false, false, false>(forced, forced, forced, lines.wpl, line, from, NO_GOAL)
     } else {
         None
     }
 }
 
 /// [`scan_line`] with its goal test chosen by `goal`: [`NO_GOAL`] or the goal's bit on this
-/// line.
+/// line; `ROUGH`: rough cells stop it too.
 #[inline(always)]
-fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
+fn scan<const FORWARD: bool, const ROUGH: bool>(
+    lines: &Lines<'_>,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
+    let (open, rough, wpl) = (lines.open, lines.rough, lines.wpl);
     match (FORWARD, goal == NO_GOAL) {
-        (true, true) => scan_line::<true, false, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (true, false) => scan_line::<true, true, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (false, true) => scan_line::<false, false, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
-        (false, false) => scan_line::<false, true, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (true, true) => scan_line::<true, false, true, ROUGH>(open, lines.fwd, rough, wpl, line, from, goal),
+        (true, false) => scan_line::<true, true, true, ROUGH>(open, lines.fwd, rough, wpl, line, from, goal),
+        (false, true) => {
+            scan_line::<false, false, true, ROUGH>(open, lines.bwd, rough, wpl, line, from, goal)
+        }
+        (false, false) => {
+            scan_line::<false, true, true, ROUGH>(open, lines.bwd, rough, wpl, line, from, goal)
+        }
     }
 }
 
 /// The passability view of one query: cells of the mover's terrain class are open.
 pub(crate) struct View<'a> {
-    /// The cells and the mover's class, for the cell-by-cell reference jumps of the tests.
-    #[cfg(test)]
+    /// The cells: their costs on terrain, and for the cell-by-cell reference jumps of the tests.
     cells: &'a [u8],
+    /// The planes: the rough cells on terrain costs.
+    planes: &'a Planes,
     /// The grid's legal-move masks (see `Grid::octile_moves`).
     masks: &'a [u8],
     /// The grid's straight-jump and diagonal-move bits (see `Grid::jumps`).
@@ -142,11 +202,9 @@ impl<'a> View<'a> {
         goal: (usize, usize),
     ) -> Self {
         let c = usize::from(class - 1);
-        #[cfg(not(test))]
-        let _ = cells;
         Self {
-            #[cfg(test)]
             cells,
+            planes,
             masks,
             jumps,
             #[cfg(test)]
@@ -184,17 +242,17 @@ impl<'a> View<'a> {
         if dy == 0 {
             let goal = if y == self.gy { self.gx } else { NO_GOAL };
             let found = if dx > 0 {
-                scan::<true>(&self.rows, y, x, goal)
+                scan::<true, false>(&self.rows, y, x, goal)
             } else {
-                scan::<false>(&self.rows, y, x, goal)
+                scan::<false, false>(&self.rows, y, x, goal)
             };
             found.map(|x| (x, y))
         } else {
             let goal = if x == self.gx { self.gy } else { NO_GOAL };
             let found = if dy > 0 {
-                scan::<true>(&self.cols, x, y, goal)
+                scan::<true, false>(&self.cols, x, y, goal)
             } else {
-                scan::<false>(&self.cols, x, y, goal)
+                scan::<false, false>(&self.cols, x, y, goal)
             };
             found.map(|y| (x, y))
         }
@@ -203,8 +261,10 @@ impl<'a> View<'a> {
     /// Jumps straight from the node `i` at `(x, y)` (cost `(ga, gb)`) along its row (`ROW`)
     /// or column, towards higher (`FORWARD`) or lower indices, and offers the jump point found
     /// to `relax`. One copy per direction (fixed at compile time), like the diagonal rays.
+    /// `WEIGHTED` (terrain costs): the scan also stops at rough cells, and every step of the
+    /// jump costs what its first one does (see the module doc).
     #[inline(always)]
-    fn straight<O: Observer, const BITS: bool, const ROW: bool, const FORWARD: bool>(
+    fn straight<O: Observer, const BITS: bool, const WEIGHTED: bool, const ROW: bool, const FORWARD: bool>(
         &self,
         i: usize,
         (x, y, ga, gb): (usize, usize, u64, u64),
@@ -219,9 +279,22 @@ impl<'a> View<'a> {
             (false, true) => 2,
             (true, false) => 3,
         };
-        if let Some(j) = jump::<BITS, FORWARD>(lines, line, from, goal, self.jumps[i] >> bit & 1 == 1) {
+        if let Some(j) =
+            jump::<BITS, FORWARD, WEIGHTED>(lines, line, from, goal, self.jumps[i] >> bit & 1 == 1)
+        {
             let (jx, jy) = if ROW { (j, y) } else { (x, j) };
-            relax.relax(i, jx, jy, bit, ga + j.abs_diff(from) as u64, gb);
+            let c = if WEIGHTED {
+                let first = match (ROW, FORWARD) {
+                    (true, true) => i + 1,
+                    (true, false) => i - 1,
+                    (false, true) => i + self.stride,
+                    (false, false) => i - self.stride,
+                };
+                u64::from(self.cells[first] & 63)
+            } else {
+                1
+            };
+            relax.relax(i, jx, jy, bit, ga + j.abs_diff(from) as u64 * c, gb);
         }
     }
 
@@ -232,9 +305,17 @@ impl<'a> View<'a> {
     /// itself is not made a node ("pruned intermediate jump points", Harabor & Grastien 2014),
     /// so it is never pushed, popped or expanded, and its scans are not repeated. The ray stops
     /// at the goal (offered as a diagonal jump point) or where the next diagonal step is not
-    /// legal.
+    /// legal; `WEIGHTED` (terrain costs), also at a rough cell (offered as a diagonal jump
+    /// point), and its scans stop at rough cells. Every step of a ray and its scans costs what
+    /// the ray's first step does (see the module doc).
     #[inline(always)]
-    fn diagonal_ray_in<O: Observer, const BITS: bool, const EAST: bool, const SOUTH: bool>(
+    fn diagonal_ray_in<
+        O: Observer,
+        const BITS: bool,
+        const WEIGHTED: bool,
+        const EAST: bool,
+        const SOUTH: bool,
+    >(
         &self,
         (mut x, mut y, ga, gb): (usize, usize, u64, u64),
         relax: &mut Relax<'_, O>,
@@ -261,6 +342,8 @@ impl<'a> View<'a> {
         let step = if EAST { step.wrapping_add(1) } else { step.wrapping_sub(1) };
         let goal = gy * self.stride + gx;
         let mut i = parent;
+        // The terrain cost of every cell the ray and its scans enter: its first cell's.
+        let c = if WEIGHTED { u64::from(self.cells[parent.wrapping_add(step)] & 63) } else { 1 };
         loop {
             // One byte says whether the diagonal step is legal (both sides and the target open).
             if mask >> diagonal & 1 == 0 {
@@ -270,8 +353,8 @@ impl<'a> View<'a> {
             let ny = if SOUTH { y + 1 } else { y - 1 };
             i = i.wrapping_add(step);
             steps += 1;
-            if i == goal {
-                relax.relax(parent, nx, ny, diagonal, ga, gb + steps);
+            if i == goal || (WEIGHTED && self.planes.is_rough(nx, ny)) {
+                relax.relax(parent, nx, ny, diagonal, ga, gb + steps * c);
                 return;
             }
             // Skipped: a scan the cell's jump bits say finds no jump point, unless it runs along
@@ -280,14 +363,14 @@ impl<'a> View<'a> {
             let (row_bit, col_bit) = (mask >> across & 1 == 1, mask >> down & 1 == 1);
             if row_bit || (BITS && ny == gy) {
                 let row_goal = if ny == gy { gx } else { NO_GOAL };
-                if let Some(jx) = jump::<BITS, EAST>(&self.rows, ny, nx, row_goal, row_bit) {
-                    relax.relax(parent, jx, ny, across, ga + jx.abs_diff(nx) as u64, gb + steps);
+                if let Some(jx) = jump::<BITS, EAST, WEIGHTED>(&self.rows, ny, nx, row_goal, row_bit) {
+                    relax.relax(parent, jx, ny, across, ga + jx.abs_diff(nx) as u64 * c, gb + steps * c);
                 }
             }
             if col_bit || (BITS && nx == gx) {
                 let col_goal = if nx == gx { gy } else { NO_GOAL };
-                if let Some(jy) = jump::<BITS, SOUTH>(&self.cols, nx, ny, col_goal, col_bit) {
-                    relax.relax(parent, nx, jy, down, ga + jy.abs_diff(ny) as u64, gb + steps);
+                if let Some(jy) = jump::<BITS, SOUTH, WEIGHTED>(&self.cols, nx, ny, col_goal, col_bit) {
+                    relax.relax(parent, nx, jy, down, ga + jy.abs_diff(ny) as u64 * c, gb + steps * c);
                 }
             }
             (x, y) = (nx, ny);
@@ -305,7 +388,23 @@ fn octile(x: usize, y: usize, gx: usize, gy: usize) -> (u64, u64) {
 
 /// `BITS`: skip the straight scans that the grid's jump bits say find nothing (see
 /// `Grid::jumps`); without, every scan runs as in online JPS. Same jump points either way.
+/// On a grid with terrain costs, the weighted search (online: the jump bits know nothing of
+/// rough cells).
 pub(crate) fn run<O: Observer, const BITS: bool>(
+    searcher: &mut Searcher,
+    q: &Query<'_>,
+    out: &mut Vec<Pos>,
+    obs: &mut O,
+) -> Result<(Stats, f64), Stats> {
+    if q.grid.has_uniform_cost() {
+        search::<O, BITS, false>(searcher, q, out, obs)
+    } else {
+        search::<O, false, true>(searcher, q, out, obs)
+    }
+}
+
+/// [`run`]; `WEIGHTED`: on terrain costs (see the module doc).
+fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
     searcher: &mut Searcher,
     q: &Query<'_>,
     out: &mut Vec<Pos>,
@@ -326,7 +425,9 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
     // f never decreases along a jump (the octile estimate is consistent) and grows by at most
     // twice the jump's cost, at most (√2 + 1) × the longer side (a diagonal ray and a straight
     // scan off it); wide buckets keep their number low.
-    let side = f64::from(grid.width().max(grid.height()));
+    // On terrain costs a jump's steps cost up to the largest cost each.
+    let side =
+        f64::from(grid.width().max(grid.height())) * if WEIGHTED { f64::from(grid.max_cost()) } else { 1.0 };
     open.reset_with(2.0 * (SQRT2 + 1.0) * side + 2.0, JPS_BUCKETS_PER_UNIT);
     let stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open(start, 0, 0, NO_DIR, start);
@@ -359,7 +460,13 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        let moves = u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])]);
+        // A rough jump point tries every move but those pointing back (as the octile A* on
+        // terrain: see `octile::FORWARD`); the others, JPS's pruned moves.
+        let moves = if WEIGHTED && view.planes.is_rough(x, y) {
+            u32::from(masks[i]) & NOT_BACK[r.nodes.dir(i) as usize]
+        } else {
+            u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])])
+        };
         let (ga, gb) = r.nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
         // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
@@ -367,28 +474,28 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
         // direction: the dispatch's branches were among the search's most mispredicted.
         let node = (x, y, ga, gb);
         if moves & 1 != 0 {
-            view.straight::<O, BITS, false, false>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, false, false>(i, node, &mut r);
         }
         if moves & 2 != 0 {
-            view.straight::<O, BITS, true, true>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, true, true>(i, node, &mut r);
         }
         if moves & 4 != 0 {
-            view.straight::<O, BITS, false, true>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, false, true>(i, node, &mut r);
         }
         if moves & 8 != 0 {
-            view.straight::<O, BITS, true, false>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, true, false>(i, node, &mut r);
         }
         if moves & 16 != 0 {
-            view.diagonal_ray_in::<O, BITS, true, false>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, true, false>(node, &mut r);
         }
         if moves & 32 != 0 {
-            view.diagonal_ray_in::<O, BITS, true, true>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, true, true>(node, &mut r);
         }
         if moves & 64 != 0 {
-            view.diagonal_ray_in::<O, BITS, false, true>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, false, true>(node, &mut r);
         }
         if moves & 128 != 0 {
-            view.diagonal_ray_in::<O, BITS, false, false>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, false, false>(node, &mut r);
         }
     }
     r.stats.peak_open = r.open.peak() as u64;
@@ -795,13 +902,31 @@ mod tests {
         for _ in 0..3000 {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             let pos = Pos::new(((state >> 20) % 70) as u32, ((state >> 40) % 66) as u32);
-            let tile = match (state >> 60) % 4 {
+            let tile = match (state >> 59) % 6 {
                 0 => Tile::Wall,
                 1 => Tile::Water { cost: 1 },
                 2 => Tile::Trees { cost: 3 },
+                3 => Tile::Ground { cost: 4 },
                 _ => Tile::FLOOR,
             };
             grid.set_tile(pos, tile).unwrap();
+        }
+        // The rough cells (the stops of JPS on terrain costs) kept up by the edits are those of
+        // the definition: open, with a neighbour of the same class and another cost.
+        for p in grid.positions() {
+            let i = grid.index(p);
+            let byte = grid.cells()[i];
+            let want = byte >> 6 != 0
+                && [-1, 0, 1].iter().any(|&dy| {
+                    [-1, 0, 1].iter().any(|&dx| {
+                        let n = grid.cells()[i.wrapping_add_signed(grid.offset(dx, dy))];
+                        n >> 6 == byte >> 6 && n != byte
+                    })
+                });
+            let (x, y) = (p.x as usize + 1, p.y as usize + 1);
+            assert_eq!(grid.planes().is_rough(x, y), want, "rough bit at {p}");
+            let col = grid.planes().rough_cols[x * grid.planes().col_words + y / 64] >> (y % 64) & 1 == 1;
+            assert_eq!(col, want, "rough column bit at {p}");
         }
         // The forced-neighbour bits kept up by the edits equal freshly computed ones (and so do
         // the move masks).
