@@ -294,7 +294,8 @@ pub struct Grid {
     moves: Vec<u8>,
     /// Per padded cell, for JPS's diagonal rays: bits 0–3 (N, E, S, W, the order of [`DIRS`]):
     /// a straight jump from the cell that way finds a jump point (an open cell with a forced
-    /// neighbour) before a wall, for a mover of the cell's class; bits 4–7: the cell's diagonal
+    /// neighbour, or a rough one: see [`Planes::rough_rows`]) before a wall, for a mover of the
+    /// cell's class; bits 4–7: the cell's diagonal
     /// moves (as in `moves`). One byte tells a ray's step whether to step on and which of its
     /// two straight scans can find anything. Kept in step by every edit: the three rows and
     /// the three columns through the cell and its sides are recomputed.
@@ -789,8 +790,20 @@ impl Grid {
             if open.iter().all(|&w| w == 0) {
                 continue;
             }
-            hit_words::<true>(open, &lines.fwd[words.clone()], &mut up[..wpl]);
-            hit_words::<false>(open, &lines.bwd[words.clone()], &mut down[..wpl]);
+            let rough = &lines.rough[words.clone()];
+            if rough.iter().all(|&w| w == 0) {
+                hit_words::<true>(open, &lines.fwd[words.clone()], &mut up[..wpl]);
+                hit_words::<false>(open, &lines.bwd[words.clone()], &mut down[..wpl]);
+            } else {
+                // On terrain costs JPS's scans stop at rough cells too: they count as forced.
+                let (mut fwd, mut bwd) = ([0u64; LINE_WORDS], [0u64; LINE_WORDS]);
+                for (k, w) in words.clone().enumerate() {
+                    fwd[k] = lines.fwd[w] | rough[k] & open[k];
+                    bwd[k] = lines.bwd[w] | rough[k] & open[k];
+                }
+                hit_words::<true>(open, &fwd[..wpl], &mut up[..wpl]);
+                hit_words::<false>(open, &bwd[..wpl], &mut down[..wpl]);
+            }
         }
         // Bits of `jumps`: N, E, S, W are 0 to 3 in `DIRS`; rows scan E (up) and W (down),
         // columns S (up) and N (down).
@@ -869,11 +882,13 @@ impl Grid {
     pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
         let (old, new) = self.set_cell(pos, tile)?;
         if old != new {
-            self.refresh_rough_near(pos.x as usize + 1, pos.y as usize + 1);
-        }
-        if old >> 6 != new >> 6 {
             let (x, y) = (pos.x as usize + 1, pos.y as usize + 1);
-            self.refresh_near(x, y, old >> 6, new >> 6);
+            // A new cost changes the rough bits of the cell and its neighbours, and so the jump
+            // bits of their lines, as a new class does.
+            self.refresh_rough_near(x, y);
+            if old >> 6 != new >> 6 {
+                self.refresh_near(x, y, old >> 6, new >> 6);
+            }
             for l in [y - 1, y, y + 1] {
                 self.refresh_jump_line(true, l);
             }
@@ -904,7 +919,8 @@ impl Grid {
         let mut changed = 0;
         // Padded coordinates and old and new classes of the cells whose class changed.
         let mut moved = Vec::new();
-        // Padded coordinates of the cells whose byte (class or cost) changed.
+        // Padded coordinates of the cells whose byte (class or cost) changed: their rough bits
+        // and jump lines.
         let mut rough = Vec::new();
         for &(pos, tile) in edits {
             let (old, new) = self.set_cell(pos, tile)?;
@@ -921,14 +937,14 @@ impl Grid {
             self.refresh_moves();
             return Ok(changed);
         }
+        let (mut rows, mut cols) = (vec![false; self.height as usize + 2], vec![false; self.stride]);
         for (x, y) in rough {
             self.refresh_rough_near(x, y);
-        }
-        let (mut rows, mut cols) = (vec![false; self.height as usize + 2], vec![false; self.stride]);
-        for &(x, y, old, new) in &moved {
-            self.refresh_near(x, y, old, new);
             rows[y - 1..=y + 1].fill(true);
             cols[x - 1..=x + 1].fill(true);
+        }
+        for &(x, y, old, new) in &moved {
+            self.refresh_near(x, y, old, new);
         }
         for (l, _) in rows.into_iter().enumerate().filter(|&(_, r)| r) {
             self.refresh_jump_line(true, l);
@@ -955,8 +971,9 @@ impl Grid {
             }
         }
         self.refresh_clearance();
-        self.refresh_jump_bits();
+        // The jump bits stop at rough cells: these first.
         self.refresh_rough();
+        self.refresh_jump_bits();
     }
 
     /// Whether padded cell `i` is rough ([`Planes::rough_rows`]): open, with a cell of its

@@ -677,7 +677,8 @@ fn arb_terrain() -> impl Strategy<Value = (Grid, Vec<(Pos, Tile)>)> {
 }
 
 /// Checks JPS on one query against the reference Dijkstra and A*: the same reachability, an
-/// optimal cost, and a legal path from the start to the goal whose cost is the one reported.
+/// optimal cost, and a legal path from the start to the goal whose cost is the one reported;
+/// and against JPS without its jump bits: the same path and work.
 fn check_jps(grid: &Grid, start: Pos, goal: Pos, s: &mut Searcher) -> Result<(), TestCaseError> {
     let jps = Settings::with_algorithm(Algorithm::Jps);
     let got = s.find_path(grid, start, goal, &jps);
@@ -701,6 +702,12 @@ fn check_jps(grid: &Grid, start: Pos, goal: Pos, s: &mut Searcher) -> Result<(),
         }
         _ => prop_assert!(false, "reference {want:?}, JPS {got:?}"),
     }
+    // The jump bits (which count rough cells as jump points, kept by the edits) only skip
+    // scans that find nothing: without them, the same path and the same work.
+    let mut online = Searcher::new();
+    online.set_jump_bits(false);
+    let without = online.find_path(grid, start, goal, &jps).map(|p| (p.cells, p.stats)).ok();
+    prop_assert_eq!(got.map(|p| (p.cells, p.stats)).ok(), without, "with and without jump bits");
     Ok(())
 }
 

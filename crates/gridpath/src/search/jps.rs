@@ -61,8 +61,9 @@
 //! maps with patches of several costs, walls and water, before and after random edits.
 //!
 //! Where costs change on every cell, every cell is rough and JPS expands about what A* does;
-//! in wide cost-uniform regions it jumps as on uniform cost. The weighted search scans online
-//! (the jump bits know nothing of rough cells).
+//! in wide cost-uniform regions it jumps as on uniform cost. The jump bits count rough cells
+//! as jump points (an edit of a cost refreshes the lines through its neighbourhood, as one of
+//! a class does), so the weighted search skips the scans that find nothing too.
 
 use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
@@ -130,7 +131,8 @@ fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool, const ROU
 /// [`NO_GOAL`]) only a hit can find anything, and then a scan of the forced bits alone finds
 /// it; on the goal's line the full scan, which also stops at the goal.
 ///
-/// `ROUGH` (terrain costs; never with `BITS`): rough cells stop the scan too.
+/// `ROUGH` (terrain costs): rough cells stop the scan too (the jump bits count them as jump
+/// points, so a hit's first forced or rough bit is the one).
 #[inline(always)]
 fn jump<const BITS: bool, const FORWARD: bool, const ROUGH: bool>(
     lines: &Lines<'_>,
@@ -143,7 +145,7 @@ fn jump<const BITS: bool, const FORWARD: bool, const ROUGH: bool>(
         scan::<FORWARD, ROUGH>(lines, line, from, goal)
     } else if hit {
         let forced = if FORWARD { lines.fwd } else { lines.bwd };
-        scan_line::<FORWARD, false, false, false>(forced, forced, forced, lines.wpl, line, from, NO_GOAL)
+        scan_line::<FORWARD, false, false, ROUGH>(forced, forced, lines.rough, lines.wpl, line, from, NO_GOAL)
     } else {
         None
     }
@@ -388,8 +390,7 @@ fn octile(x: usize, y: usize, gx: usize, gy: usize) -> (u64, u64) {
 
 /// `BITS`: skip the straight scans that the grid's jump bits say find nothing (see
 /// `Grid::jumps`); without, every scan runs as in online JPS. Same jump points either way.
-/// On a grid with terrain costs, the weighted search (online: the jump bits know nothing of
-/// rough cells).
+/// On a grid with terrain costs, the weighted search.
 pub(crate) fn run<O: Observer, const BITS: bool>(
     searcher: &mut Searcher,
     q: &Query<'_>,
@@ -399,7 +400,7 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
     if q.grid.has_uniform_cost() {
         search::<O, BITS, false>(searcher, q, out, obs)
     } else {
-        search::<O, false, true>(searcher, q, out, obs)
+        search::<O, BITS, true>(searcher, q, out, obs)
     }
 }
 
@@ -734,7 +735,7 @@ mod tests {
             if !open(nx, ny) {
                 return None;
             }
-            if (nx, ny) == (v.gx, v.gy) {
+            if (nx, ny) == (v.gx, v.gy) || v.planes.is_rough(nx, ny) {
                 return Some((nx, ny));
             }
             let (sx, sy) = (dy, dx); // perpendicular
@@ -788,8 +789,10 @@ mod tests {
                             (state >> 20 & 0xffff) as u32 % width,
                             (state >> 40 & 0xffff) as u32 % height,
                         );
+                        // Costs too: scans stop at rough cells, and the bits say so.
                         let tile =
-                            [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }][(state >> 60) as usize % 3];
+                            [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }, Tile::Ground { cost: 3 }]
+                                [(state >> 60) as usize % 4];
                         grid.set_tile(pos, tile).unwrap();
                     }
                 }
