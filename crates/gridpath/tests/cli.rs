@@ -341,3 +341,20 @@ fn solve_runs_jps_on_a_map_with_terrain_costs() {
     assert_eq!(code, 0, "{err}");
     assert!(out.lines().last().unwrap().starts_with(&format!("cost={:.4} ", costs[0])), "{out}");
 }
+
+#[test]
+fn bench_terrain_paints_the_map_and_checks_jps_against_astar() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    let run = || gridpath(&["bench", scen.to_str().unwrap(), "--terrain", "24", "--max-queries", "40"]);
+    let (out, err, code) = run();
+    assert_eq!(code, 0, "{err}{out}");
+    assert!(out.contains("bench --terrain: 40 queries, 0 wrong or illegal answers"), "{out}");
+    let row = out.lines().find(|l| l.starts_with("arena")).expect("a row for the map");
+    // The overlay is seeded: the same share of the map painted every time.
+    let (again, _, _) = run();
+    let painted = |o: &str| {
+        o.lines().find(|l| l.starts_with("arena")).map(|l| l.split_whitespace().nth(2).map(str::to_owned))
+    };
+    assert_eq!(painted(&out), painted(&again), "{row}");
+    assert!(row.split_whitespace().nth(2).is_some_and(|p| p.ends_with('%') && p != "0.0%"), "{row}");
+}
