@@ -358,3 +358,36 @@ fn bench_terrain_paints_the_map_and_checks_jps_against_astar() {
     assert_eq!(painted(&out), painted(&again), "{row}");
     assert!(row.split_whitespace().nth(2).is_some_and(|p| p.ends_with('%') && p != "0.0%"), "{row}");
 }
+
+#[test]
+fn scen_runs_jps_on_a_map_with_terrain_costs() {
+    // A Moving AI map with cost digits (2-9: ground of that cost) in patches, and queries whose
+    // optimal lengths count the costs: JPS (with and without jump bits) matches every one.
+    let mut grid = gridpath::Grid::new(48, 32).unwrap();
+    for (x0, y0, x1, y1, cost) in
+        [(5, 3, 20, 12, 5), (15, 10, 30, 28, 2), (33, 0, 36, 25, 9), (40, 20, 47, 31, 3)]
+    {
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                grid.set_tile(gridpath::Pos::new(x, y), gridpath::Tile::Ground { cost }).unwrap();
+            }
+        }
+    }
+    for p in [(10, 20), (11, 20), (12, 20), (25, 5), (25, 6), (44, 10), (2, 2)] {
+        grid.set_tile(gridpath::Pos::new(p.0, p.1), gridpath::Tile::Wall).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("mud.map");
+    std::fs::write(&map, gridpath::formats::write_movingai(&grid)).unwrap();
+    let queries = gridpath::scenarios::make_scenarios(&grid, "mud.map", 200, 24);
+    assert!(queries.len() >= 100, "{} queries", queries.len());
+    let scen = dir.path().join("mud.map.scen");
+    std::fs::write(&scen, gridpath::formats::write_scen(&queries)).unwrap();
+    for extra in [&[][..], &["--no-jump-bits"][..]] {
+        let args = [&["scen", scen.to_str().unwrap(), "--algo", "jps"][..], extra].concat();
+        let (out, err, code) = gridpath(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        let want = format!("scen: {} queries, 0 mismatches, 0 illegal", queries.len());
+        assert!(out.lines().last().is_some_and(|l| l.starts_with(&want)), "{out}");
+    }
+}
