@@ -33,11 +33,13 @@
 //! another cost, *plain* otherwise; the grid keeps one rough bit per cell in its planes
 //! (`Planes::rough_rows`, `rough_cols`), in step with every edit (an edit changes the bits of
 //! the cell and its eight neighbours). Then:
-//! - a straight scan stops at a rough cell as at a forced neighbour (one more word of bits per step),
-//!   and a diagonal ray stops at a rough cell as at the goal: the rough cell is a jump point;
-//! - a rough jump point, once expanded, tries every legal move but those pointing back
-//!   (`octile::FORWARD`, the octile A*'s rule on terrain), each as a jump; a plain one tries
-//!   JPS's pruned moves as on uniform cost;
+//! - a straight scan stops at a rough cell as at a forced neighbour (one more word of bits per
+//!   step), and a diagonal ray stops at a rough cell as at the goal: the rough cell is a jump
+//!   point;
+//! - a rough jump point, once expanded, prunes its moves by JPS's rules with its neighbours'
+//!   costs ([`rough_moves`]: a move is dropped only where the parent has a cheaper detour, or
+//!   one as cheap with its diagonal first, the costs compared exactly), each kept move a jump;
+//!   a plain one tries JPS's pruned moves as on uniform cost;
 //! - a jump costs its number of straight and diagonal steps times the cost of its first cell:
 //!   every cell it passes before its end is plain, and a plain cell's neighbours of its class
 //!   (the next cell, the end, the side cells) all have its cost, so every cell a jump, a ray
@@ -52,8 +54,9 @@
 //! times `c`: the uniform argument holds word for word. Take, among the least-cost paths from
 //! start to goal, one whose diagonal steps come earliest: a pruned move on it would give a
 //! cheaper path or an equal one with a diagonal earlier, so it takes only the moves this
-//! search tries — at plain cells JPS's, at rough cells all but the backward ones, which are
-//! never on a least-cost path (`octile::FORWARD`). Collapsing a run of plain cells with one
+//! search tries — at plain cells JPS's, at rough cells those [`rough_moves`] keeps, which
+//! drops a move only on such a detour, its costs read from the cells (the backward moves:
+//! `octile::FORWARD`; a detour's cells all lie in `x`'s neighbourhood). Collapsing a run of plain cells with one
 //! successor each into one jump, and pushing a ray's finds straight from the turning cell,
 //! changes which cells are nodes, not the paths or their costs; the octile estimate stays
 //! consistent (costs are at least 1), so no closed node is reopened. `tests/searches.rs`
@@ -461,10 +464,10 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        // A rough jump point tries every move but those pointing back (as the octile A* on
-        // terrain: see `octile::FORWARD`); the others, JPS's pruned moves.
+        // A rough jump point prunes by its neighbours' costs (`rough_moves`); the others as
+        // JPS does on uniform cost.
         let moves = if WEIGHTED && view.planes.is_rough(x, y) {
-            u32::from(masks[i]) & NOT_BACK[r.nodes.dir(i) as usize]
+            rough_moves(grid.cells(), i, stride, r.nodes.dir(i), u32::from(masks[i]))
         } else {
             u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])])
         };
@@ -553,6 +556,73 @@ impl<O: Observer> Relax<'_, O> {
 /// Four units per bucket: a quarter of the buckets, a few more entries sorted per bucket
 /// (cachegrind, ten median maps: −2.1 % instructions, −3 % L1 misses).
 const JPS_BUCKETS_PER_UNIT: f64 = 0.25;
+
+/// The moves a rough jump point at padded index `i`, entered by a step in direction `dir`
+/// (or [`NO_DIR`] at the start), tries, of its `legal` ones: JPS's pruning with the costs of the
+/// cells involved, each move `x → n` dropped only when the parent `p` reaches `n` avoiding `x`
+/// for less, or for as much with its diagonal step first (the tie that JPS's canonical order
+/// breaks), by the exact comparisons of [`sqrt2_lt`]:
+/// - every move pointing back (`octile::FORWARD`: the parent reaches those cells in one step);
+/// - after a straight step `d`, a side move `s` whose back diagonal `s − d` is legal when
+///   `√2·c(s) < c(x) + c(s)` (the parent's diagonal), and the diagonal ahead `s + d` when
+///   `√2·c(s) + c(s+d) ≤ c(x) + √2·c(s+d)` (the parent's diagonal, then straight);
+/// - after a diagonal step, each perpendicular diagonal `q` when `c(v) + c(q) < √2·(c(x) +
+///   c(q))`, `v` the cell beside `x` on the parent's side (two straight steps from the parent).
+///
+/// With every cost equal these are [`JPS_MOVES`]'s rules.
+fn rough_moves(cells: &[u8], i: usize, stride: usize, dir: u32, legal: u32) -> u32 {
+    let mut keep = legal & NOT_BACK[dir as usize];
+    if dir == NO_DIR {
+        return keep;
+    }
+    let cost = |(dx, dy): (i32, i32)| {
+        let offset = dy as isize * stride.cast_signed() + dx as isize;
+        i64::from(cells[i.wrapping_add_signed(offset)] & 63)
+    };
+    let cx = i64::from(cells[i] & 63);
+    let k = |(dx, dy): (i32, i32)| DIRS.iter().position(|&o| o == (dx, dy)).unwrap_or(0);
+    let (dx, dy) = DIRS[dir as usize];
+    if dx == 0 || dy == 0 {
+        for (sx, sy) in [(dy, dx), (-dy, -dx)] {
+            let (side, back, ahead) = ((sx, sy), (sx - dx, sy - dy), (sx + dx, sy + dy));
+            if legal >> k(back) & 1 == 0 {
+                continue; // a forced side (or none): kept, as JPS keeps it
+            }
+            let (cs, ca) = (cost(side), cost(ahead));
+            if sqrt2_lt(cs, cx + cs) {
+                keep &= !(1 << k(side));
+            }
+            // √2·c(s) + c(s+d) ≤ c(x) + √2·c(s+d).
+            if sqrt2_le(cs - ca, cx - ca) {
+                keep &= !(1 << k(ahead));
+            }
+        }
+    } else {
+        for (q, via) in [((-dx, dy), (-dx, 0)), ((dx, -dy), (0, -dy))] {
+            let cq = cost(q);
+            // (c(v) + c(q)) < √2·(c(x) + c(q)), both sides positive.
+            if keep >> k(q) & 1 == 1 && !sqrt2_le(cx + cq, cost(via) + cq) {
+                keep &= !(1 << k(q));
+            }
+        }
+    }
+    keep
+}
+
+/// `a·√2 < b` for integers, exactly (√2 is irrational, so `a·√2 = b` only when both are 0).
+fn sqrt2_lt(a: i64, b: i64) -> bool {
+    match (a >= 0, b >= 0) {
+        (true, true) => 2 * a * a < b * b,
+        (true, false) => false,
+        (false, true) => true,
+        (false, false) => 2 * a * a > b * b,
+    }
+}
+
+/// `a·√2 ≤ b` for integers, exactly.
+fn sqrt2_le(a: i64, b: i64) -> bool {
+    (a == 0 && b == 0) || sqrt2_lt(a, b)
+}
 
 /// The pruned directions to jump in from a jump point entered by a jump in direction `dir` (an
 /// index into [`DIRS`], or [`NO_DIR`] at the start), for each mask of its legal moves
@@ -876,6 +946,67 @@ mod tests {
         let cells: Vec<(u32, u32)> = path.cells.iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(cells, [(7, 5), (6, 4), (6, 3), (6, 2), (6, 1), (6, 0)]);
         assert_eq!(path.stats.expanded, 2);
+    }
+
+    /// A 3 × 3 block of cell bytes (class 1) with the given costs, row by row, for
+    /// `rough_moves` at its centre (index 4, stride 3).
+    fn block(costs: [u8; 9]) -> [u8; 9] {
+        costs.map(|c| 1 << 6 | c)
+    }
+
+    #[test]
+    fn rough_moves_are_jps_moves_where_the_costs_are_equal() {
+        for cost in [1, 7] {
+            let cells = block([cost; 9]);
+            // Every mask a grid can give: a diagonal move only with both its components.
+            let possible = |legal: u32| {
+                (4..8).all(|k| {
+                    let (dx, dy) = DIRS[k];
+                    let part = |o| DIRS.iter().position(|&d| d == o).map_or(0, |j| legal >> j & 1);
+                    legal >> k & 1 == 0 || part((dx, 0)) & part((0, dy)) == 1
+                })
+            };
+            for dir in 0..=NO_DIR {
+                for legal in (0..256u32).filter(|&l| possible(l)) {
+                    assert_eq!(
+                        rough_moves(&cells, 4, 3, dir, legal),
+                        u32::from(JPS_MOVES[dir as usize][legal as usize]),
+                        "entered by {dir}, legal moves {legal:08b}, cost {cost}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rough_moves_keep_the_moves_that_costs_make_worth_trying() {
+        // Bits: N, E, S, W, NE, SE, SW, NW.
+        let (n, s, ne, se, nw, sw) = (1, 4, 16, 32, 128, 64);
+        // Entered eastward on cost 5, cheap ground (1) to the north, the same mud (5) south:
+        // the parent's diagonals reach N and NE (√2 < 6, √2 + 1 < 5 + √2) and S and SE (a
+        // tie, diagonal first) no worse: straight on only.
+        let cells = block([1, 1, 1, 5, 5, 5, 5, 5, 5]);
+        assert_eq!(rough_moves(&cells, 4, 3, 1, 0xff), 2, "E only");
+        // Entered eastward on cost 1 with deep mud (10) south: into the mud straight (1 + 10)
+        // beats the parent's diagonal (10·√2), and so does the diagonal ahead.
+        let cells = block([1, 1, 1, 1, 1, 1, 10, 10, 10]);
+        assert_eq!(rough_moves(&cells, 4, 3, 1, 0xff), 2 | s | se);
+        // A forced side (its back diagonal not legal) is kept whatever the costs.
+        assert_eq!(rough_moves(&block([1; 9]), 4, 3, 1, 0xff & !nw), 2 | n | ne);
+        // Entered north-east on cost 10 with floor west: the parent's two straight steps
+        // through the floor (1 + 10) beat √2·(10 + 10) for NW; SE stays pruned (10 + 10 < √2·20).
+        let cells = block([10, 10, 10, 1, 10, 10, 10, 10, 10]);
+        assert_eq!(rough_moves(&cells, 4, 3, 4, 0xff) & (nw | se), 0);
+        // But with mud (10) west of a floor cell, NW is worth trying: 10 + 1 > √2·(1 + 1).
+        let cells = block([1, 1, 1, 10, 1, 1, 1, 1, 1]);
+        assert_eq!(rough_moves(&cells, 4, 3, 4, 0xff) & (nw | se | sw), nw);
+    }
+
+    #[test]
+    fn exact_root_two_comparisons() {
+        assert!(sqrt2_lt(1, 2) && !sqrt2_lt(2, 2) && !sqrt2_lt(5, 7) && sqrt2_lt(5, 8));
+        assert!(sqrt2_lt(-1, 0) && sqrt2_lt(-2, -2) && !sqrt2_lt(-1, -2) && !sqrt2_lt(1, -1));
+        assert!(sqrt2_le(0, 0) && !sqrt2_lt(0, 0) && sqrt2_le(0, 1) && !sqrt2_le(1, 1));
     }
 
     #[test]
