@@ -1,7 +1,7 @@
 //! Terrain brushes: what a left-drag paints. The wall brush (`0` or `W`) is the default; `1`–`4`
 //! paint floor (cost 1), grass (2), mud (5) and shallows (10). Every cost-aware algorithm honours
 //! the costs (and crowd units walk slower on them); a brush with costs is refused while the
-//! chosen algorithm cannot use them (JPS, BFS, the wavefront), with the reason.
+//! chosen algorithm cannot use them (BFS, the wavefront, Lazy Theta*), with the reason.
 //!
 //! Shallows are expensive *ground*, drawn pale and sandy: `gridpath`'s `Tile::Water` (the maps'
 //! deep blue water) is a terrain class of its own that only connects to water (the Moving AI

@@ -239,7 +239,7 @@ fn open_requested_maps(
     notices.write(Notice::info(message));
 }
 
-/// Puts `level` in place, keeping the search settings; an algorithm the new map rules out (JPS
+/// Puts `level` in place, keeping the search settings; an algorithm the new map rules out (BFS
 /// on terrain costs, say) falls back to A*, with a notice.
 fn install_level(problem: &mut SearchProblemMut, level: Level, notices: &mut MessageWriter<Notice>) {
     let mut settings = *problem.settings();

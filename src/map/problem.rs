@@ -132,17 +132,18 @@ impl SearchProblemMut<'_> {
     }
 }
 
-/// Why `algorithm` cannot be used on a map with terrain costs, if it cannot: JPS cannot run on
-/// one (`gridpath` refuses), BFS and the wavefront would run but count steps, ignoring costs.
+/// Why `algorithm` cannot be used on a map with terrain costs, if it cannot: Lazy Theta* cannot
+/// run on one (`gridpath` refuses), BFS and the wavefront would run but count steps, ignoring
+/// costs. (JPS runs on terrain costs since issue 24, exactly.)
 pub fn cost_blind(algorithm: Algorithm) -> Option<&'static str> {
     match algorithm {
-        Algorithm::Jps => Some("JPS needs uniform terrain cost"),
         Algorithm::Bfs => Some("BFS counts steps: it ignores terrain costs"),
         Algorithm::Wavefront => Some("the wavefront counts steps: it ignores terrain costs"),
         Algorithm::LazyTheta => Some("Lazy Theta* needs uniform terrain cost"),
         Algorithm::AStar
         | Algorithm::Dijkstra
         | Algorithm::Greedy
+        | Algorithm::Jps
         | Algorithm::Bidirectional
         | Algorithm::Theta => None,
     }

@@ -166,7 +166,7 @@ pub enum SearchOption {
 ///
 /// An algorithm is checked with `gridpath`'s own [`Algorithm::check`]; moves and corner rules
 /// are refused when they would break the current algorithm (but not for a problem it already
-/// has, e.g. JPS on a map with terrain costs); the heuristic and the weight when the current
+/// has, e.g. Lazy Theta* on a map with terrain costs); the heuristic and the weight when the current
 /// algorithm does not use them.
 pub fn option_problem(grid: &Grid, settings: &Settings, option: SearchOption) -> Option<&'static str> {
     // A rule change is refused only for a new problem, not for one the settings already have.

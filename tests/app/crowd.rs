@@ -280,27 +280,29 @@ fn terrain_costs_change_the_route_and_its_cost_is_dijkstras() {
 #[test]
 fn cost_blind_algorithms_and_brushes_exclude_each_other() {
     let mut app = test_app(open_map(20, 11));
-    // JPS on a uniform map: the cost brushes are refused, with the reason.
-    tap_key(&mut app, KeyCode::F5);
-    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Jps);
+    // BFS on a uniform map: the cost brushes are refused, with the reason.
+    tap_key(&mut app, KeyCode::F3);
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Bfs);
     app.world_mut().write_message(key_message(KeyCode::Digit3, ButtonState::Pressed));
     app.update();
     assert!(
-        notices(&app).iter().any(|n| n.text.contains("JPS needs uniform terrain cost")),
-        "the mud brush must be refused under JPS: {:?}",
+        notices(&app).iter().any(|n| n.text.contains("BFS counts steps")),
+        "the mud brush must be refused under BFS: {:?}",
         notices(&app)
     );
     app.world_mut().write_message(key_message(KeyCode::Digit3, ButtonState::Released));
     app.update();
     drag(&mut app, MouseButton::Left, &[Pos::new(4, 4)]);
     assert_eq!(pathfinder(&app).grid().tile(Pos::new(4, 4)), Some(Tile::Wall), "the brush is still walls");
-    // A* and mud; then JPS and BFS are refused on the map with costs.
-    tap_key(&mut app, KeyCode::F1);
+    // JPS and mud (JPS is exact on terrain costs since issue 24); then BFS and the wavefront
+    // are refused on the map with costs.
+    tap_key(&mut app, KeyCode::F5);
     tap_key(&mut app, KeyCode::Digit3);
     drag(&mut app, MouseButton::Left, &[Pos::new(6, 6)]);
     assert_eq!(pathfinder(&app).grid().tile(Pos::new(6, 6)), Some(Tile::Ground { cost: 5 }));
-    for (key, reason) in [(KeyCode::F5, "JPS needs uniform terrain cost"), (KeyCode::F3, "BFS counts steps")]
-    {
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Jps, "JPS stays on the map with costs");
+    tap_key(&mut app, KeyCode::F1);
+    for (key, reason) in [(KeyCode::F3, "BFS counts steps"), (KeyCode::F7, "the wavefront counts steps")] {
         app.world_mut().write_message(key_message(key, ButtonState::Pressed));
         app.update();
         assert!(

@@ -103,7 +103,7 @@ fn ui_text(app: &mut App) -> String {
 }
 
 /// A 12 × 8 map with a strip of cost-3 ground (tilepath's digit extension of the Moving AI
-/// format): JPS cannot run on it.
+/// format): BFS and the wavefront would ignore its costs; JPS runs on it.
 fn costly_map() -> MapSource {
     let rows = [
         "............",

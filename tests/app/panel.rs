@@ -124,7 +124,10 @@ fn options_that_do_not_apply_are_disabled_with_the_reason() {
     tap_key(&mut app, KeyCode::F6);
     assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar, "F6 is refused while weighted");
 
-    // Terrain costs: JPS is disabled whatever the rules.
+    // Terrain costs: BFS is disabled whatever the rules; JPS is not (exact on costs since
+    // issue 24).
     let mut app = test_app_with_hud(costly_map());
-    assert!(ui_text(&mut app).contains("JPS needs uniform terrain cost"));
+    let text = ui_text(&mut app);
+    assert!(text.contains("BFS counts steps"), "{text}");
+    assert!(!text.contains("JPS needs"), "JPS runs on terrain costs:\n{text}");
 }

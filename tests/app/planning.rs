@@ -68,14 +68,17 @@ fn unsupported_settings_are_refused_or_reported_not_ignored() {
     app.world_mut().write_message(key_message(KeyCode::KeyM, ButtonState::Released));
     app.update();
 
-    // A map with terrain costs: JPS cannot run, and the search says why.
+    // A map with terrain costs: JPS runs there (exact on costs since issue 24); BFS, which
+    // would ignore the costs, is refused, and Tab skips it.
     let mut app = test_app(costly_map());
     tap_key(&mut app, KeyCode::F5);
-    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::AStar, "F5 must not pick JPS here");
-    // Tab skips JPS (and says so) rather than picking a search that cannot run.
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Jps, "F5 picks JPS on terrain costs");
+    assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "JPS runs on the costly map");
+    tap_key(&mut app, KeyCode::F3);
+    assert_eq!(pathfinder(&app).settings().algorithm, Algorithm::Jps, "F3 must not pick BFS here");
     for _ in 0..Algorithm::ALL.len() {
         tap_key(&mut app, KeyCode::Tab);
-        assert_ne!(pathfinder(&app).settings().algorithm, Algorithm::Jps, "Tab must skip JPS here");
+        assert_ne!(pathfinder(&app).settings().algorithm, Algorithm::Bfs, "Tab must skip BFS here");
     }
     assert!(
         matches!(report(&app).outcome, PlanOutcome::Found { .. }),

@@ -281,8 +281,8 @@ pub struct Grid {
     /// Padded row length: `width + 2`.
     stride: usize,
     cells: Vec<u8>,
-    /// Number of cells per cost (index 0: walls). JPS needs uniform cost; the bucketed open list
-    /// sizes its window from the largest cost.
+    /// Number of cells per cost (index 0: walls). JPS picks its uniform or weighted search by
+    /// it; the bucketed open list sizes its window from the largest cost.
     cost_counts: [u32; 64],
     revision: u64,
     /// Bit copies of the cells' classes for bit-parallel scans, kept in step by every edit.
@@ -294,7 +294,8 @@ pub struct Grid {
     moves: Vec<u8>,
     /// Per padded cell, for JPS's diagonal rays: bits 0–3 (N, E, S, W, the order of [`DIRS`]):
     /// a straight jump from the cell that way finds a jump point (an open cell with a forced
-    /// neighbour) before a wall, for a mover of the cell's class; bits 4–7: the cell's diagonal
+    /// neighbour, or a rough one: see [`Planes::rough_rows`]) before a wall, for a mover of the
+    /// cell's class; bits 4–7: the cell's diagonal
     /// moves (as in `moves`). One byte tells a ray's step whether to step on and which of its
     /// two straight scans can find anything. Kept in step by every edit: the three rows and
     /// the three columns through the cell and its sides are recomputed.
@@ -379,6 +380,13 @@ pub(crate) struct Planes {
     pub(crate) cols_fwd: [Vec<u64>; 3],
     /// `rows_bwd` of the columns.
     pub(crate) cols_bwd: [Vec<u64>; 3],
+    /// *Rough* cells, laid out like one class's `rows` (and `rough_cols` like its `cols`), for
+    /// every class at once: an open cell is rough when a cell of its 3 × 3 neighbourhood has its
+    /// class and another terrain cost. JPS on terrain costs stops its jumps there (see
+    /// `search/jps.rs`). All 0 on a grid of uniform cost.
+    pub(crate) rough_rows: Vec<u64>,
+    /// The transposed copy of `rough_rows`.
+    pub(crate) rough_cols: Vec<u64>,
 }
 
 /// One orientation's bit planes (rows or columns) of one class ([`Planes::lines`]).
@@ -387,6 +395,8 @@ pub(crate) struct Lines<'a> {
     /// Forced-neighbour bits of forward and backward scans.
     pub(crate) fwd: &'a [u64],
     pub(crate) bwd: &'a [u64],
+    /// Rough cells (`Planes::rough_rows`), of every class.
+    pub(crate) rough: &'a [u64],
     /// Words per line.
     pub(crate) wpl: usize,
 }
@@ -489,6 +499,8 @@ impl Planes {
             rows_bwd: rows.clone(),
             cols_fwd: cols.clone(),
             cols_bwd: cols.clone(),
+            rough_rows: rows[0].clone(),
+            rough_cols: cols[0].clone(),
             rows,
             cols,
         }
@@ -498,9 +510,21 @@ impl Planes {
     /// bits both ways and the words per line — what a scan along one orientation reads.
     pub(crate) fn lines(&self, row: bool, c: usize) -> Lines<'_> {
         if row {
-            Lines { open: &self.rows[c], fwd: &self.rows_fwd[c], bwd: &self.rows_bwd[c], wpl: self.row_words }
+            Lines {
+                open: &self.rows[c],
+                fwd: &self.rows_fwd[c],
+                bwd: &self.rows_bwd[c],
+                rough: &self.rough_rows,
+                wpl: self.row_words,
+            }
         } else {
-            Lines { open: &self.cols[c], fwd: &self.cols_fwd[c], bwd: &self.cols_bwd[c], wpl: self.col_words }
+            Lines {
+                open: &self.cols[c],
+                fwd: &self.cols_fwd[c],
+                bwd: &self.cols_bwd[c],
+                rough: &self.rough_cols,
+                wpl: self.col_words,
+            }
         }
     }
 
@@ -537,6 +561,25 @@ impl Planes {
             let (open, fwd, bwd, wpl) = self.lines_mut(row, c);
             refresh_lines(open, fwd, bwd, wpl, [line.wrapping_sub(1), line, line + 1], &near(along));
         }
+    }
+
+    /// Sets padded cell `(x, y)`'s rough bit in both copies.
+    fn set_rough(&mut self, x: usize, y: usize, rough: bool) {
+        let (r, rb) = (y * self.row_words + x / 64, 1u64 << (x % 64));
+        let (c, cb) = (x * self.col_words + y / 64, 1u64 << (y % 64));
+        if rough {
+            self.rough_rows[r] |= rb;
+            self.rough_cols[c] |= cb;
+        } else {
+            self.rough_rows[r] &= !rb;
+            self.rough_cols[c] &= !cb;
+        }
+    }
+
+    /// Whether padded cell `(x, y)` is rough.
+    #[inline(always)]
+    pub(crate) fn is_rough(&self, x: usize, y: usize) -> bool {
+        self.rough_rows[y * self.row_words + x / 64] >> (x % 64) & 1 == 1
     }
 
     /// Moves padded cell `(x, y)` from class `old` to class `new` (0 = wall, in no plane).
@@ -747,8 +790,20 @@ impl Grid {
             if open.iter().all(|&w| w == 0) {
                 continue;
             }
-            hit_words::<true>(open, &lines.fwd[words.clone()], &mut up[..wpl]);
-            hit_words::<false>(open, &lines.bwd[words.clone()], &mut down[..wpl]);
+            let rough = &lines.rough[words.clone()];
+            if rough.iter().all(|&w| w == 0) {
+                hit_words::<true>(open, &lines.fwd[words.clone()], &mut up[..wpl]);
+                hit_words::<false>(open, &lines.bwd[words.clone()], &mut down[..wpl]);
+            } else {
+                // On terrain costs JPS's scans stop at rough cells too: they count as forced.
+                let (mut fwd, mut bwd) = ([0u64; LINE_WORDS], [0u64; LINE_WORDS]);
+                for (k, w) in words.clone().enumerate() {
+                    fwd[k] = lines.fwd[w] | rough[k] & open[k];
+                    bwd[k] = lines.bwd[w] | rough[k] & open[k];
+                }
+                hit_words::<true>(open, &fwd[..wpl], &mut up[..wpl]);
+                hit_words::<false>(open, &bwd[..wpl], &mut down[..wpl]);
+            }
         }
         // Bits of `jumps`: N, E, S, W are 0 to 3 in `DIRS`; rows scan E (up) and W (down),
         // columns S (up) and N (down).
@@ -826,9 +881,14 @@ impl Grid {
     /// [`GridError::OutOfBounds`] or [`GridError::BadCost`]; the grid is unchanged then.
     pub fn set_tile(&mut self, pos: Pos, tile: Tile) -> Result<Tile, GridError> {
         let (old, new) = self.set_cell(pos, tile)?;
-        if old >> 6 != new >> 6 {
+        if old != new {
             let (x, y) = (pos.x as usize + 1, pos.y as usize + 1);
-            self.refresh_near(x, y, old >> 6, new >> 6);
+            // A new cost changes the rough bits of the cell and its neighbours, and so the jump
+            // bits of their lines, as a new class does.
+            self.refresh_rough_near(x, y);
+            if old >> 6 != new >> 6 {
+                self.refresh_near(x, y, old >> 6, new >> 6);
+            }
             for l in [y - 1, y, y + 1] {
                 self.refresh_jump_line(true, l);
             }
@@ -859,23 +919,32 @@ impl Grid {
         let mut changed = 0;
         // Padded coordinates and old and new classes of the cells whose class changed.
         let mut moved = Vec::new();
+        // Padded coordinates of the cells whose byte (class or cost) changed: their rough bits
+        // and jump lines.
+        let mut rough = Vec::new();
         for &(pos, tile) in edits {
             let (old, new) = self.set_cell(pos, tile)?;
             changed += usize::from(old != new);
+            if old != new {
+                rough.push((pos.x as usize + 1, pos.y as usize + 1));
+            }
             if old >> 6 != new >> 6 {
                 moved.push((pos.x as usize + 1, pos.y as usize + 1, old >> 6, new >> 6));
             }
         }
         // Past an eighth of the map, one full pass costs less than the edits' neighbourhoods.
-        if moved.len() * 8 > self.len() {
+        if moved.len() * 8 > self.len() || rough.len() * 8 > self.len() {
             self.refresh_moves();
             return Ok(changed);
         }
         let (mut rows, mut cols) = (vec![false; self.height as usize + 2], vec![false; self.stride]);
-        for &(x, y, old, new) in &moved {
-            self.refresh_near(x, y, old, new);
+        for (x, y) in rough {
+            self.refresh_rough_near(x, y);
             rows[y - 1..=y + 1].fill(true);
             cols[x - 1..=x + 1].fill(true);
+        }
+        for &(x, y, old, new) in &moved {
+            self.refresh_near(x, y, old, new);
         }
         for (l, _) in rows.into_iter().enumerate().filter(|&(_, r)| r) {
             self.refresh_jump_line(true, l);
@@ -902,7 +971,53 @@ impl Grid {
             }
         }
         self.refresh_clearance();
+        // The jump bits stop at rough cells: these first.
+        self.refresh_rough();
         self.refresh_jump_bits();
+    }
+
+    /// Whether padded cell `i` is rough ([`Planes::rough_rows`]): open, with a cell of its
+    /// class and another cost among its eight neighbours.
+    fn compute_rough(&self, i: usize) -> bool {
+        let byte = self.cells[i];
+        let class = byte >> 6;
+        class != 0
+            && [-1, 0, 1].iter().any(|&dy| {
+                [-1, 0, 1].iter().any(|&dx| {
+                    let n = self.cells[i.wrapping_add_signed(self.offset(dx, dy))];
+                    n >> 6 == class && n != byte
+                })
+            })
+    }
+
+    /// Recomputes the rough bits of padded cell `(x, y)` and its eight neighbours (a cell's
+    /// byte decides its own bit and its neighbours').
+    fn refresh_rough_near(&mut self, x: usize, y: usize) {
+        for ny in y - 1..=y + 1 {
+            for nx in x - 1..=x + 1 {
+                // The border stays 0 (walls), and its neighbours may lie outside the array.
+                if (1..=self.width as usize).contains(&nx) && (1..=self.height as usize).contains(&ny) {
+                    let rough = self.compute_rough(ny * self.stride + nx);
+                    self.planes.set_rough(nx, ny, rough);
+                }
+            }
+        }
+    }
+
+    /// Recomputes every rough bit (none on a grid of uniform cost).
+    fn refresh_rough(&mut self) {
+        self.planes.rough_rows.fill(0);
+        self.planes.rough_cols.fill(0);
+        if self.has_uniform_cost() {
+            return;
+        }
+        for y in 1..=self.height as usize {
+            for x in 1..=self.width as usize {
+                if self.compute_rough(y * self.stride + x) {
+                    self.planes.set_rough(x, y, true);
+                }
+            }
+        }
     }
 
     /// Recomputes every cell's [`Grid::clearance`] (edits keep it in step, and building or
@@ -985,7 +1100,8 @@ impl Grid {
         Ok(())
     }
 
-    /// `true` when every passable cell costs 1 (required by JPS and BFS optimality).
+    /// `true` when every passable cell costs 1 (required by BFS optimality; JPS then runs its
+    /// uniform search, else the weighted one).
     #[must_use]
     pub fn has_uniform_cost(&self) -> bool {
         self.cost_counts[2..].iter().all(|&n| n == 0)

@@ -318,3 +318,76 @@ fn bench_any_angle_times_and_measures_the_straight_line_routes() {
     assert!(out.lines().any(|l| l.starts_with("clearance: the map (1 B/cell")), "{out}");
     assert_eq!(out.lines().last(), Some("bench: 20 queries, 0 wrong or illegal answers"), "{out}");
 }
+
+#[test]
+fn solve_runs_jps_on_a_map_with_terrain_costs() {
+    // A band of mud (cost 40) across the middle with a gap of floor at the right: JPS (once
+    // refused on terrain costs) goes round through the gap as A* does, at A*'s cost.
+    let map = write_temp(
+        "mud.tpmap",
+        "tilepath 1\nwidth 8\nheight 5\nstart 0 0\ngoal 0 4\nlegend m ground 40\nmap\n........\n........\nmmmmmmm.\n........\n........\n",
+    );
+    let mut costs = Vec::new();
+    for algo in ["astar", "jps", "dijkstra"] {
+        let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", algo, "--json"]);
+        assert_eq!(code, 0, "{algo}: {err}");
+        costs.push(json_number(&out, "cost"));
+    }
+    assert!(costs.iter().all(|c| (c - costs[0]).abs() < 1e-9), "JPS, A* and Dijkstra agree: {costs:?}");
+    // Through the gap at (7,2), 5 + 2√2 there and as much back, beats 43 straight down.
+    let round = 10.0 + 4.0 * std::f64::consts::SQRT_2;
+    assert!((costs[1] - round).abs() < 1e-9, "round the mud, not through it: {costs:?}");
+    let (out, err, code) = gridpath(&["solve", map.to_str().unwrap(), "--algo", "jps"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().last().unwrap().starts_with(&format!("cost={:.4} ", costs[0])), "{out}");
+}
+
+#[test]
+fn bench_terrain_paints_the_map_and_checks_jps_against_astar() {
+    let scen = common::movingai_dir().join("dao/arena.map.scen");
+    let run = || gridpath(&["bench", scen.to_str().unwrap(), "--terrain", "24", "--max-queries", "40"]);
+    let (out, err, code) = run();
+    assert_eq!(code, 0, "{err}{out}");
+    assert!(out.contains("bench --terrain: 40 queries, 0 wrong or illegal answers"), "{out}");
+    let row = out.lines().find(|l| l.starts_with("arena")).expect("a row for the map");
+    // The overlay is seeded: the same share of the map painted every time.
+    let (again, _, _) = run();
+    let painted = |o: &str| {
+        o.lines().find(|l| l.starts_with("arena")).map(|l| l.split_whitespace().nth(2).map(str::to_owned))
+    };
+    assert_eq!(painted(&out), painted(&again), "{row}");
+    assert!(row.split_whitespace().nth(2).is_some_and(|p| p.ends_with('%') && p != "0.0%"), "{row}");
+}
+
+#[test]
+fn scen_runs_jps_on_a_map_with_terrain_costs() {
+    // A Moving AI map with cost digits (2-9: ground of that cost) in patches, and queries whose
+    // optimal lengths count the costs: JPS (with and without jump bits) matches every one.
+    let mut grid = gridpath::Grid::new(48, 32).unwrap();
+    for (x0, y0, x1, y1, cost) in
+        [(5, 3, 20, 12, 5), (15, 10, 30, 28, 2), (33, 0, 36, 25, 9), (40, 20, 47, 31, 3)]
+    {
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                grid.set_tile(gridpath::Pos::new(x, y), gridpath::Tile::Ground { cost }).unwrap();
+            }
+        }
+    }
+    for p in [(10, 20), (11, 20), (12, 20), (25, 5), (25, 6), (44, 10), (2, 2)] {
+        grid.set_tile(gridpath::Pos::new(p.0, p.1), gridpath::Tile::Wall).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("mud.map");
+    std::fs::write(&map, gridpath::formats::write_movingai(&grid)).unwrap();
+    let queries = gridpath::scenarios::make_scenarios(&grid, "mud.map", 200, 24);
+    assert!(queries.len() >= 100, "{} queries", queries.len());
+    let scen = dir.path().join("mud.map.scen");
+    std::fs::write(&scen, gridpath::formats::write_scen(&queries)).unwrap();
+    for extra in [&[][..], &["--no-jump-bits"][..]] {
+        let args = [&["scen", scen.to_str().unwrap(), "--algo", "jps"][..], extra].concat();
+        let (out, err, code) = gridpath(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        let want = format!("scen: {} queries, 0 mismatches, 0 illegal", queries.len());
+        assert!(out.lines().last().is_some_and(|l| l.starts_with(&want)), "{out}");
+    }
+}

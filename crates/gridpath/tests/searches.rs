@@ -96,11 +96,43 @@ fn bad_queries_are_typed_errors() {
     let jps4 = Settings { algorithm: Algorithm::Jps, rules: Rules::FOUR, ..Settings::default() };
     let err = s.find_path(&map.grid, start, Pos::new(1, 1), &jps4).unwrap_err();
     assert!(matches!(err, SearchError::Unsupported { algorithm: Algorithm::Jps, .. }), "{err}");
+    // Terrain costs are no longer refused (issue 24): JPS answers as Dijkstra does, and still
+    // types the errors above.
     let mut mud = map.grid.clone();
     mud.set_tile(Pos::new(1, 0), Tile::Ground { cost: 5 }).unwrap();
-    let err =
-        s.find_path(&mud, start, Pos::new(1, 1), &Settings::with_algorithm(Algorithm::Jps)).unwrap_err();
-    assert!(err.to_string().contains("uniform terrain cost"), "{err}");
+    let jps = Settings::with_algorithm(Algorithm::Jps);
+    for goal in [Pos::new(1, 1), Pos::new(1, 0)] {
+        let path = s.find_path(&mud, start, goal, &jps).unwrap();
+        let want = s.find_path(&mud, start, goal, &Settings::with_algorithm(Algorithm::Dijkstra)).unwrap();
+        assert!((path.cost - want.cost).abs() < EPS, "JPS {} against Dijkstra {}", path.cost, want.cost);
+        assert!(mud.path_cost(&path.cells, Rules::OCTILE).is_ok_and(|c| (c - path.cost).abs() < EPS));
+    }
+    assert!((s.find_path(&mud, start, Pos::new(1, 0), &jps).unwrap().cost - 5.0).abs() < EPS, "into the mud");
+    let err = s.find_path(&mud, start, goal, &jps).unwrap_err();
+    assert!(matches!(err, SearchError::NoPath { .. }), "{err}");
+}
+
+#[test]
+fn jps_goes_round_the_mud_as_dijkstra_does() {
+    // A wall of mud (cost 10) across the top two rows of open ground: straight through costs
+    // 10 more per mud cell, round it below costs a few steps. Uniform JPS would jump straight
+    // at the goal through the mud; the weighted jumps stop at the mud's edge and find the way
+    // round: (0,0) -> (2,2) diagonally, along the bottom row, and up to (6,0).
+    let mut grid = Grid::new(7, 3).unwrap();
+    for y in 0..2 {
+        grid.set_tile(Pos::new(3, y), Tile::Ground { cost: 10 }).unwrap();
+    }
+    let mut s = Searcher::new();
+    let (start, goal) = (Pos::new(0, 0), Pos::new(6, 0));
+    let jps = s.find_path(&grid, start, goal, &Settings::with_algorithm(Algorithm::Jps)).unwrap();
+    let dijkstra = s.find_path(&grid, start, goal, &settings(Algorithm::Dijkstra, Rules::OCTILE)).unwrap();
+    assert!((jps.cost - (2.0 + 4.0 * SQRT2)).abs() < EPS, "round the mud: 2 + 4√2, got {}", jps.cost);
+    assert!((jps.cost - dijkstra.cost).abs() < EPS);
+    assert!(grid.path_cost(&jps.cells, Rules::OCTILE).is_ok());
+    assert!(jps.cells.iter().all(|p| grid.tile(*p) == Some(Tile::FLOOR)), "no mud: {:?}", jps.cells);
+    // Inside the one uniform region it still jumps: the start and the goal only.
+    let open = s.find_path(&grid, Pos::new(4, 0), Pos::new(6, 2), &Settings::with_algorithm(Algorithm::Jps));
+    assert_eq!(open.unwrap().stats.expanded, 2);
 }
 
 #[test]
@@ -587,4 +619,138 @@ fn agent_size_errors_are_typed() {
         s.find_path(&grid, Pos::new(0, 0), Pos::new(2, 3), &Settings { partial: true, ..set(2) }).unwrap();
     assert!(path.outcome.is_partial());
     assert_eq!(path.cells.last(), Some(&Pos::new(1, 2)), "the nearest anchor the 2x2 body fits on");
+}
+
+/// A random grid with terrain painted in patches, as a map editor's brush leaves it: walls,
+/// rectangles of several costs (ground, and water of its own costs), and single speckles, so
+/// that the grid has both wide cost-uniform regions (where JPS jumps) and cost changes
+/// everywhere (where it stops). The tiles drawn in `edits` are applied between queries.
+fn arb_terrain() -> impl Strategy<Value = (Grid, Vec<(Pos, Tile)>)> {
+    (1u32..=80, 1u32..=48, 0u32..=35, 0usize..=8, 0u32..=10, any::<u64>()).prop_map(
+        |(w, h, density, patches, speckles, seed)| {
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mut pick = |n: u64| usize::try_from(next() % n).unwrap();
+            let costly = |k: usize| match k % 8 {
+                0..=4 => Tile::Ground { cost: [2, 3, 5, 10, 63][k % 5] },
+                5 => Tile::Water { cost: 1 },
+                6 => Tile::Water { cost: 4 },
+                _ => Tile::FLOOR,
+            };
+            let mut grid = Grid::new(w, h).unwrap();
+            for _ in 0..patches {
+                let (x0, y0) = (pick(w.into()), pick(h.into()));
+                let (x1, y1) = (x0 + pick(w.into()) / 2, y0 + pick(h.into()) / 2);
+                let tile = costly(pick(8));
+                for y in y0..=y1.min(h as usize - 1) {
+                    for x in x0..=x1.min(w as usize - 1) {
+                        grid.set_tile(Pos::new(x as u32, y as u32), tile).unwrap();
+                    }
+                }
+            }
+            for p in grid.positions().collect::<Vec<_>>() {
+                let r = u32::try_from(pick(100)).unwrap();
+                if r < density {
+                    grid.set_tile(p, Tile::Wall).unwrap();
+                } else if r >= 100 - speckles {
+                    grid.set_tile(p, costly(pick(8))).unwrap();
+                }
+            }
+            let edits = (0..24)
+                .map(|_| {
+                    let p = Pos::new(
+                        u32::try_from(pick(w.into())).unwrap(),
+                        u32::try_from(pick(h.into())).unwrap(),
+                    );
+                    let tile = if pick(4) == 0 { Tile::Wall } else { costly(pick(8)) };
+                    (p, tile)
+                })
+                .collect();
+            (grid, edits)
+        },
+    )
+}
+
+/// Checks JPS on one query against the reference Dijkstra and A*: the same reachability, an
+/// optimal cost, and a legal path from the start to the goal whose cost is the one reported;
+/// and against JPS without its jump bits: the same path and work.
+fn check_jps(grid: &Grid, start: Pos, goal: Pos, s: &mut Searcher) -> Result<(), TestCaseError> {
+    let jps = Settings::with_algorithm(Algorithm::Jps);
+    let got = s.find_path(grid, start, goal, &jps);
+    let want = reference_cost(grid, start, goal, Rules::OCTILE);
+    let astar = s.find_path(grid, start, goal, &Settings::default()).map(|p| p.cost).ok();
+    prop_assert_eq!(want.is_some(), astar.is_some(), "A* and the reference disagree");
+    match (want, &got) {
+        (None, Err(_)) => {}
+        (Some(want), Ok(path)) => {
+            let legal = grid.path_cost(&path.cells, Rules::OCTILE);
+            prop_assert!(legal.is_ok(), "illegal JPS path {:?}", legal);
+            prop_assert_eq!(path.cells.first(), Some(&start));
+            prop_assert_eq!(path.cells.last(), Some(&goal));
+            prop_assert!((legal.unwrap() - path.cost).abs() < EPS, "reported {} vs walked", path.cost);
+            prop_assert!(
+                (path.cost - want).abs() < EPS,
+                "JPS {} but optimum {want} from {start} to {goal}",
+                path.cost
+            );
+            prop_assert!((path.cost - astar.unwrap()).abs() < EPS, "JPS {} but A* {astar:?}", path.cost);
+        }
+        _ => prop_assert!(false, "reference {want:?}, JPS {got:?}"),
+    }
+    // The jump bits (which count rough cells as jump points, kept by the edits) only skip
+    // scans that find nothing: without them, the same path and the same work.
+    let mut online = Searcher::new();
+    online.set_jump_bits(false);
+    let without = online.find_path(grid, start, goal, &jps).map(|p| (p.cells, p.stats)).ok();
+    prop_assert_eq!(got.map(|p| (p.cells, p.stats)).ok(), without, "with and without jump bits");
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// JPS on terrain costs is exact: on random maps painted with patches of several costs,
+    /// walls and water, before and after random edits (each of which changes the rough cells
+    /// its jumps stop at), its cost is Dijkstra's and A*'s and its path is legal. Under the
+    /// other movement rules it is still refused, with the reason.
+    #[test]
+    fn jps_on_terrain_costs_is_exact(
+        (mut grid, edits) in arb_terrain(),
+        rules in arb_rules(),
+        ends in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 3),
+        batch in any::<bool>(),
+    ) {
+        let mut s = Searcher::new();
+        let at = |grid: &Grid, x: u32, y: u32| Pos::new(x % grid.width(), y % grid.height());
+        if rules != Rules::OCTILE {
+            let set = Settings { algorithm: Algorithm::Jps, rules, ..Settings::default() };
+            let (start, goal) = (at(&grid, ends[0].0, ends[0].1), at(&grid, ends[0].2, ends[0].3));
+            if grid.is_passable(start) && grid.is_passable(goal) && start != goal {
+                let err = s.find_path(&grid, start, goal, &set).unwrap_err();
+                prop_assert!(matches!(err, SearchError::Unsupported { algorithm: Algorithm::Jps, .. }), "{err}");
+            }
+            return Ok(());
+        }
+        for (round, chunk) in edits.chunks(8).enumerate() {
+            for &(x0, y0, x1, y1) in &ends {
+                check_jps(&grid, at(&grid, x0, y0), at(&grid, x1, y1), &mut s)?;
+            }
+            // Edits between queries, one at a time or as one batch.
+            if batch || round == 1 {
+                grid.set_tiles(chunk).unwrap();
+            } else {
+                for &(p, tile) in chunk {
+                    grid.set_tile(p, tile).unwrap();
+                }
+            }
+        }
+        for &(x0, y0, x1, y1) in &ends {
+            check_jps(&grid, at(&grid, x0, y0), at(&grid, x1, y1), &mut s)?;
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! Jump Point Search for 8-connected grids without corner cutting and with uniform cost.
+//! Jump Point Search for 8-connected grids without corner cutting, exact on uniform cost and
+//! on terrain costs.
 //!
 //! The variant for the no-corner-cutting rule (Harabor & Grastien, "Improving Jump Point
 //! Search", 2014): a diagonal step needs both orthogonal neighbours open, so forced neighbours
@@ -21,8 +22,53 @@
 //! find something, which then need only the forced bits. Without them
 //! (`Searcher::set_jump_bits(false)`) every scan runs, as in online JPS; the jump points,
 //! expansions and paths are the same.
+//!
+//! # Terrain costs
+//!
+//! On a grid with terrain costs (not [`Grid::has_uniform_cost`](crate::Grid::has_uniform_cost);
+//! a uniform grid runs the code above unchanged) JPS runs its jumps only through
+//! *cost-uniform neighbourhoods*, the simple exact relative of JPSW (Carlson, Moghadam,
+//! Harabor, Stuckey, Ebrahimi, "JPSW: A Jump Point Search for Weighted Grids", AAAI 2023).
+//! An open cell is *rough* when a cell of its 3 × 3 neighbourhood has its terrain class and
+//! another cost, *plain* otherwise; the grid keeps one rough bit per cell in its planes
+//! (`Planes::rough_rows`, `rough_cols`), in step with every edit (an edit changes the bits of
+//! the cell and its eight neighbours). Then:
+//! - a straight scan stops at a rough cell as at a forced neighbour (one more word of bits per
+//!   step), and a diagonal ray stops at a rough cell as at the goal: the rough cell is a jump
+//!   point;
+//! - a rough jump point, once expanded, prunes its moves by JPS's rules with its neighbours'
+//!   costs ([`rough_moves`]: a move is dropped only where the parent has a cheaper detour, or
+//!   one as cheap with its diagonal first, the costs compared exactly), each kept move a jump;
+//!   a plain one tries JPS's pruned moves as on uniform cost;
+//! - a jump costs its number of straight and diagonal steps times the cost of its first cell:
+//!   every cell it passes before its end is plain, and a plain cell's neighbours of its class
+//!   (the next cell, the end, the side cells) all have its cost, so every cell a jump, a ray
+//!   or a ray's scan enters has the cost of the first.
+//!
+//! *Why it is exact.* JPS's pruning at a cell `x` entered from `p` rests on one local fact per
+//! pruned move `x → n`: some path from `p` to `n` that avoids `x` and runs inside `x`'s 3 × 3
+//! neighbourhood costs less than `p → x → n`, or as much with its diagonal step first (the
+//! only tie: a straight step then a diagonal one, against the diagonal then the straight).
+//! Each such path enters only cells of `x`'s neighbourhood, as `p → x → n` does, so when `x`
+//! is plain all the cells entered cost the same `c` and every comparison is the uniform one
+//! times `c`: the uniform argument holds word for word. Take, among the least-cost paths from
+//! start to goal, one whose diagonal steps come earliest: a pruned move on it would give a
+//! cheaper path or an equal one with a diagonal earlier, so it takes only the moves this
+//! search tries — at plain cells JPS's, at rough cells those [`rough_moves`] keeps, which
+//! drops a move only on such a detour, its costs read from the cells (the backward moves:
+//! `octile::FORWARD`; a detour's cells all lie in `x`'s neighbourhood). Collapsing a run of plain cells with one
+//! successor each into one jump, and pushing a ray's finds straight from the turning cell,
+//! changes which cells are nodes, not the paths or their costs; the octile estimate stays
+//! consistent (costs are at least 1), so no closed node is reopened. `tests/searches.rs`
+//! (`jps_on_terrain_costs_is_exact`) checks costs and paths against Dijkstra and A* on random
+//! maps with patches of several costs, walls and water, before and after random edits.
+//!
+//! Where costs change on every cell, every cell is rough and JPS expands about what A* does;
+//! in wide cost-uniform regions it jumps as on uniform cost. The jump bits count rough cells
+//! as jump points (an edit of a cost refreshes the lines through its neighbourhood, as one of
+//! a class does), so the weighted search skips the scans that find nothing too.
 
-use super::octile::{entry, value};
+use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
 use crate::grid::{DIRS, Lines, Planes, SQRT2};
@@ -41,9 +87,10 @@ const NO_GOAL: usize = usize::MAX;
 /// point has none before it, so it reads the forced bits alone (`plane` unread), and a line's
 /// end gives `None` only if the bits disagreed with the planes, which edits never leave.
 #[inline(always)]
-fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
+fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool, const ROUGH: bool>(
     plane: &[u64],
     forced: &[u64],
+    rough: &[u64],
     wpl: usize,
     line: usize,
     from: usize,
@@ -66,6 +113,10 @@ fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
         // Precomputed (`Planes::rows_fwd`, `rows_bwd`): side cell open where the one before it
         // is not.
         let mut stop = (!here | *forced.get(base + w)?) & keep;
+        if ROUGH {
+            // On terrain costs: a rough cell (open, another cost next to it) is a jump point.
+            stop |= *rough.get(base + w)? & keep;
+        }
         if GOAL && goal / 64 == w {
             stop |= (1u64 << (goal % 64)) & keep;
         }
@@ -82,8 +133,11 @@ fn scan_line<const FORWARD: bool, const GOAL: bool, const WALLS: bool>(
 /// jump bits, `hit` is the cell's bit for the direction: off the goal's line (`goal` is
 /// [`NO_GOAL`]) only a hit can find anything, and then a scan of the forced bits alone finds
 /// it; on the goal's line the full scan, which also stops at the goal.
+///
+/// `ROUGH` (terrain costs): rough cells stop the scan too (the jump bits count them as jump
+/// points, so a hit's first forced or rough bit is the one).
 #[inline(always)]
-fn jump<const BITS: bool, const FORWARD: bool>(
+fn jump<const BITS: bool, const FORWARD: bool, const ROUGH: bool>(
     lines: &Lines<'_>,
     line: usize,
     from: usize,
@@ -91,32 +145,43 @@ fn jump<const BITS: bool, const FORWARD: bool>(
     hit: bool,
 ) -> Option<usize> {
     if !BITS || goal != NO_GOAL {
-        scan::<FORWARD>(lines, line, from, goal)
+        scan::<FORWARD, ROUGH>(lines, line, from, goal)
     } else if hit {
         let forced = if FORWARD { lines.fwd } else { lines.bwd };
-        scan_line::<FORWARD, false, false>(forced, forced, lines.wpl, line, from, NO_GOAL)
+        scan_line::<FORWARD, false, false, ROUGH>(forced, forced, lines.rough, lines.wpl, line, from, NO_GOAL)
     } else {
         None
     }
 }
 
 /// [`scan_line`] with its goal test chosen by `goal`: [`NO_GOAL`] or the goal's bit on this
-/// line.
+/// line; `ROUGH`: rough cells stop it too.
 #[inline(always)]
-fn scan<const FORWARD: bool>(lines: &Lines<'_>, line: usize, from: usize, goal: usize) -> Option<usize> {
+fn scan<const FORWARD: bool, const ROUGH: bool>(
+    lines: &Lines<'_>,
+    line: usize,
+    from: usize,
+    goal: usize,
+) -> Option<usize> {
+    let (open, rough, wpl) = (lines.open, lines.rough, lines.wpl);
     match (FORWARD, goal == NO_GOAL) {
-        (true, true) => scan_line::<true, false, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (true, false) => scan_line::<true, true, true>(lines.open, lines.fwd, lines.wpl, line, from, goal),
-        (false, true) => scan_line::<false, false, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
-        (false, false) => scan_line::<false, true, true>(lines.open, lines.bwd, lines.wpl, line, from, goal),
+        (true, true) => scan_line::<true, false, true, ROUGH>(open, lines.fwd, rough, wpl, line, from, goal),
+        (true, false) => scan_line::<true, true, true, ROUGH>(open, lines.fwd, rough, wpl, line, from, goal),
+        (false, true) => {
+            scan_line::<false, false, true, ROUGH>(open, lines.bwd, rough, wpl, line, from, goal)
+        }
+        (false, false) => {
+            scan_line::<false, true, true, ROUGH>(open, lines.bwd, rough, wpl, line, from, goal)
+        }
     }
 }
 
 /// The passability view of one query: cells of the mover's terrain class are open.
 pub(crate) struct View<'a> {
-    /// The cells and the mover's class, for the cell-by-cell reference jumps of the tests.
-    #[cfg(test)]
+    /// The cells: their costs on terrain, and for the cell-by-cell reference jumps of the tests.
     cells: &'a [u8],
+    /// The planes: the rough cells on terrain costs.
+    planes: &'a Planes,
     /// The grid's legal-move masks (see `Grid::octile_moves`).
     masks: &'a [u8],
     /// The grid's straight-jump and diagonal-move bits (see `Grid::jumps`).
@@ -142,11 +207,9 @@ impl<'a> View<'a> {
         goal: (usize, usize),
     ) -> Self {
         let c = usize::from(class - 1);
-        #[cfg(not(test))]
-        let _ = cells;
         Self {
-            #[cfg(test)]
             cells,
+            planes,
             masks,
             jumps,
             #[cfg(test)]
@@ -184,17 +247,17 @@ impl<'a> View<'a> {
         if dy == 0 {
             let goal = if y == self.gy { self.gx } else { NO_GOAL };
             let found = if dx > 0 {
-                scan::<true>(&self.rows, y, x, goal)
+                scan::<true, false>(&self.rows, y, x, goal)
             } else {
-                scan::<false>(&self.rows, y, x, goal)
+                scan::<false, false>(&self.rows, y, x, goal)
             };
             found.map(|x| (x, y))
         } else {
             let goal = if x == self.gx { self.gy } else { NO_GOAL };
             let found = if dy > 0 {
-                scan::<true>(&self.cols, x, y, goal)
+                scan::<true, false>(&self.cols, x, y, goal)
             } else {
-                scan::<false>(&self.cols, x, y, goal)
+                scan::<false, false>(&self.cols, x, y, goal)
             };
             found.map(|y| (x, y))
         }
@@ -203,8 +266,10 @@ impl<'a> View<'a> {
     /// Jumps straight from the node `i` at `(x, y)` (cost `(ga, gb)`) along its row (`ROW`)
     /// or column, towards higher (`FORWARD`) or lower indices, and offers the jump point found
     /// to `relax`. One copy per direction (fixed at compile time), like the diagonal rays.
+    /// `WEIGHTED` (terrain costs): the scan also stops at rough cells, and every step of the
+    /// jump costs what its first one does (see the module doc).
     #[inline(always)]
-    fn straight<O: Observer, const BITS: bool, const ROW: bool, const FORWARD: bool>(
+    fn straight<O: Observer, const BITS: bool, const WEIGHTED: bool, const ROW: bool, const FORWARD: bool>(
         &self,
         i: usize,
         (x, y, ga, gb): (usize, usize, u64, u64),
@@ -219,9 +284,22 @@ impl<'a> View<'a> {
             (false, true) => 2,
             (true, false) => 3,
         };
-        if let Some(j) = jump::<BITS, FORWARD>(lines, line, from, goal, self.jumps[i] >> bit & 1 == 1) {
+        if let Some(j) =
+            jump::<BITS, FORWARD, WEIGHTED>(lines, line, from, goal, self.jumps[i] >> bit & 1 == 1)
+        {
             let (jx, jy) = if ROW { (j, y) } else { (x, j) };
-            relax.relax(i, jx, jy, bit, ga + j.abs_diff(from) as u64, gb);
+            let c = if WEIGHTED {
+                let first = match (ROW, FORWARD) {
+                    (true, true) => i + 1,
+                    (true, false) => i - 1,
+                    (false, true) => i + self.stride,
+                    (false, false) => i - self.stride,
+                };
+                u64::from(self.cells[first] & 63)
+            } else {
+                1
+            };
+            relax.relax(i, jx, jy, bit, ga + j.abs_diff(from) as u64 * c, gb);
         }
     }
 
@@ -232,9 +310,17 @@ impl<'a> View<'a> {
     /// itself is not made a node ("pruned intermediate jump points", Harabor & Grastien 2014),
     /// so it is never pushed, popped or expanded, and its scans are not repeated. The ray stops
     /// at the goal (offered as a diagonal jump point) or where the next diagonal step is not
-    /// legal.
+    /// legal; `WEIGHTED` (terrain costs), also at a rough cell (offered as a diagonal jump
+    /// point), and its scans stop at rough cells. Every step of a ray and its scans costs what
+    /// the ray's first step does (see the module doc).
     #[inline(always)]
-    fn diagonal_ray_in<O: Observer, const BITS: bool, const EAST: bool, const SOUTH: bool>(
+    fn diagonal_ray_in<
+        O: Observer,
+        const BITS: bool,
+        const WEIGHTED: bool,
+        const EAST: bool,
+        const SOUTH: bool,
+    >(
         &self,
         (mut x, mut y, ga, gb): (usize, usize, u64, u64),
         relax: &mut Relax<'_, O>,
@@ -261,6 +347,8 @@ impl<'a> View<'a> {
         let step = if EAST { step.wrapping_add(1) } else { step.wrapping_sub(1) };
         let goal = gy * self.stride + gx;
         let mut i = parent;
+        // The terrain cost of every cell the ray and its scans enter: its first cell's.
+        let c = if WEIGHTED { u64::from(self.cells[parent.wrapping_add(step)] & 63) } else { 1 };
         loop {
             // One byte says whether the diagonal step is legal (both sides and the target open).
             if mask >> diagonal & 1 == 0 {
@@ -270,8 +358,8 @@ impl<'a> View<'a> {
             let ny = if SOUTH { y + 1 } else { y - 1 };
             i = i.wrapping_add(step);
             steps += 1;
-            if i == goal {
-                relax.relax(parent, nx, ny, diagonal, ga, gb + steps);
+            if i == goal || (WEIGHTED && self.planes.is_rough(nx, ny)) {
+                relax.relax(parent, nx, ny, diagonal, ga, gb + steps * c);
                 return;
             }
             // Skipped: a scan the cell's jump bits say finds no jump point, unless it runs along
@@ -280,14 +368,14 @@ impl<'a> View<'a> {
             let (row_bit, col_bit) = (mask >> across & 1 == 1, mask >> down & 1 == 1);
             if row_bit || (BITS && ny == gy) {
                 let row_goal = if ny == gy { gx } else { NO_GOAL };
-                if let Some(jx) = jump::<BITS, EAST>(&self.rows, ny, nx, row_goal, row_bit) {
-                    relax.relax(parent, jx, ny, across, ga + jx.abs_diff(nx) as u64, gb + steps);
+                if let Some(jx) = jump::<BITS, EAST, WEIGHTED>(&self.rows, ny, nx, row_goal, row_bit) {
+                    relax.relax(parent, jx, ny, across, ga + jx.abs_diff(nx) as u64 * c, gb + steps * c);
                 }
             }
             if col_bit || (BITS && nx == gx) {
                 let col_goal = if nx == gx { gy } else { NO_GOAL };
-                if let Some(jy) = jump::<BITS, SOUTH>(&self.cols, nx, ny, col_goal, col_bit) {
-                    relax.relax(parent, nx, jy, down, ga + jy.abs_diff(ny) as u64, gb + steps);
+                if let Some(jy) = jump::<BITS, SOUTH, WEIGHTED>(&self.cols, nx, ny, col_goal, col_bit) {
+                    relax.relax(parent, nx, jy, down, ga + jy.abs_diff(ny) as u64 * c, gb + steps * c);
                 }
             }
             (x, y) = (nx, ny);
@@ -305,7 +393,22 @@ fn octile(x: usize, y: usize, gx: usize, gy: usize) -> (u64, u64) {
 
 /// `BITS`: skip the straight scans that the grid's jump bits say find nothing (see
 /// `Grid::jumps`); without, every scan runs as in online JPS. Same jump points either way.
+/// On a grid with terrain costs, the weighted search.
 pub(crate) fn run<O: Observer, const BITS: bool>(
+    searcher: &mut Searcher,
+    q: &Query<'_>,
+    out: &mut Vec<Pos>,
+    obs: &mut O,
+) -> Result<(Stats, f64), Stats> {
+    if q.grid.has_uniform_cost() {
+        search::<O, BITS, false>(searcher, q, out, obs)
+    } else {
+        search::<O, BITS, true>(searcher, q, out, obs)
+    }
+}
+
+/// [`run`]; `WEIGHTED`: on terrain costs (see the module doc).
+fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
     searcher: &mut Searcher,
     q: &Query<'_>,
     out: &mut Vec<Pos>,
@@ -326,7 +429,9 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
     // f never decreases along a jump (the octile estimate is consistent) and grows by at most
     // twice the jump's cost, at most (√2 + 1) × the longer side (a diagonal ray and a straight
     // scan off it); wide buckets keep their number low.
-    let side = f64::from(grid.width().max(grid.height()));
+    // On terrain costs a jump's steps cost up to the largest cost each.
+    let side =
+        f64::from(grid.width().max(grid.height())) * if WEIGHTED { f64::from(grid.max_cost()) } else { 1.0 };
     open.reset_with(2.0 * (SQRT2 + 1.0) * side + 2.0, JPS_BUCKETS_PER_UNIT);
     let stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open(start, 0, 0, NO_DIR, start);
@@ -359,7 +464,13 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        let moves = u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])]);
+        // A rough jump point prunes by its neighbours' costs (`rough_moves`); the others as
+        // JPS does on uniform cost.
+        let moves = if WEIGHTED && view.planes.is_rough(x, y) {
+            rough_moves(grid.cells(), i, stride, r.nodes.dir(i), u32::from(masks[i]))
+        } else {
+            u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])])
+        };
         let (ga, gb) = r.nodes.lattice(i);
         let (ga, gb) = (u64::from(ga), u64::from(gb));
         // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
@@ -367,28 +478,28 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
         // direction: the dispatch's branches were among the search's most mispredicted.
         let node = (x, y, ga, gb);
         if moves & 1 != 0 {
-            view.straight::<O, BITS, false, false>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, false, false>(i, node, &mut r);
         }
         if moves & 2 != 0 {
-            view.straight::<O, BITS, true, true>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, true, true>(i, node, &mut r);
         }
         if moves & 4 != 0 {
-            view.straight::<O, BITS, false, true>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, false, true>(i, node, &mut r);
         }
         if moves & 8 != 0 {
-            view.straight::<O, BITS, true, false>(i, node, &mut r);
+            view.straight::<O, BITS, WEIGHTED, true, false>(i, node, &mut r);
         }
         if moves & 16 != 0 {
-            view.diagonal_ray_in::<O, BITS, true, false>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, true, false>(node, &mut r);
         }
         if moves & 32 != 0 {
-            view.diagonal_ray_in::<O, BITS, true, true>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, true, true>(node, &mut r);
         }
         if moves & 64 != 0 {
-            view.diagonal_ray_in::<O, BITS, false, true>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, false, true>(node, &mut r);
         }
         if moves & 128 != 0 {
-            view.diagonal_ray_in::<O, BITS, false, false>(node, &mut r);
+            view.diagonal_ray_in::<O, BITS, WEIGHTED, false, false>(node, &mut r);
         }
     }
     r.stats.peak_open = r.open.peak() as u64;
@@ -445,6 +556,73 @@ impl<O: Observer> Relax<'_, O> {
 /// Four units per bucket: a quarter of the buckets, a few more entries sorted per bucket
 /// (cachegrind, ten median maps: −2.1 % instructions, −3 % L1 misses).
 const JPS_BUCKETS_PER_UNIT: f64 = 0.25;
+
+/// The moves a rough jump point at padded index `i`, entered by a step in direction `dir`
+/// (or [`NO_DIR`] at the start), tries, of its `legal` ones: JPS's pruning with the costs of the
+/// cells involved, each move `x → n` dropped only when the parent `p` reaches `n` avoiding `x`
+/// for less, or for as much with its diagonal step first (the tie that JPS's canonical order
+/// breaks), by the exact comparisons of [`sqrt2_lt`]:
+/// - every move pointing back (`octile::FORWARD`: the parent reaches those cells in one step);
+/// - after a straight step `d`, a side move `s` whose back diagonal `s − d` is legal when
+///   `√2·c(s) < c(x) + c(s)` (the parent's diagonal), and the diagonal ahead `s + d` when
+///   `√2·c(s) + c(s+d) ≤ c(x) + √2·c(s+d)` (the parent's diagonal, then straight);
+/// - after a diagonal step, each perpendicular diagonal `q` when `c(v) + c(q) < √2·(c(x) +
+///   c(q))`, `v` the cell beside `x` on the parent's side (two straight steps from the parent).
+///
+/// With every cost equal these are [`JPS_MOVES`]'s rules.
+fn rough_moves(cells: &[u8], i: usize, stride: usize, dir: u32, legal: u32) -> u32 {
+    let mut keep = legal & NOT_BACK[dir as usize];
+    if dir == NO_DIR {
+        return keep;
+    }
+    let cost = |(dx, dy): (i32, i32)| {
+        let offset = dy as isize * stride.cast_signed() + dx as isize;
+        i64::from(cells[i.wrapping_add_signed(offset)] & 63)
+    };
+    let cx = i64::from(cells[i] & 63);
+    let k = |(dx, dy): (i32, i32)| DIRS.iter().position(|&o| o == (dx, dy)).unwrap_or(0);
+    let (dx, dy) = DIRS[dir as usize];
+    if dx == 0 || dy == 0 {
+        for (sx, sy) in [(dy, dx), (-dy, -dx)] {
+            let (side, back, ahead) = ((sx, sy), (sx - dx, sy - dy), (sx + dx, sy + dy));
+            if legal >> k(back) & 1 == 0 {
+                continue; // a forced side (or none): kept, as JPS keeps it
+            }
+            let (cs, ca) = (cost(side), cost(ahead));
+            if sqrt2_lt(cs, cx + cs) {
+                keep &= !(1 << k(side));
+            }
+            // √2·c(s) + c(s+d) ≤ c(x) + √2·c(s+d).
+            if sqrt2_le(cs - ca, cx - ca) {
+                keep &= !(1 << k(ahead));
+            }
+        }
+    } else {
+        for (q, via) in [((-dx, dy), (-dx, 0)), ((dx, -dy), (0, -dy))] {
+            let cq = cost(q);
+            // (c(v) + c(q)) < √2·(c(x) + c(q)), both sides positive.
+            if keep >> k(q) & 1 == 1 && !sqrt2_le(cx + cq, cost(via) + cq) {
+                keep &= !(1 << k(q));
+            }
+        }
+    }
+    keep
+}
+
+/// `a·√2 < b` for integers, exactly (√2 is irrational, so `a·√2 = b` only when both are 0).
+fn sqrt2_lt(a: i64, b: i64) -> bool {
+    match (a >= 0, b >= 0) {
+        (true, true) => 2 * a * a < b * b,
+        (true, false) => false,
+        (false, true) => true,
+        (false, false) => 2 * a * a > b * b,
+    }
+}
+
+/// `a·√2 ≤ b` for integers, exactly.
+fn sqrt2_le(a: i64, b: i64) -> bool {
+    (a == 0 && b == 0) || sqrt2_lt(a, b)
+}
 
 /// The pruned directions to jump in from a jump point entered by a jump in direction `dir` (an
 /// index into [`DIRS`], or [`NO_DIR`] at the start), for each mask of its legal moves
@@ -627,7 +805,7 @@ mod tests {
             if !open(nx, ny) {
                 return None;
             }
-            if (nx, ny) == (v.gx, v.gy) {
+            if (nx, ny) == (v.gx, v.gy) || v.planes.is_rough(nx, ny) {
                 return Some((nx, ny));
             }
             let (sx, sy) = (dy, dx); // perpendicular
@@ -681,8 +859,10 @@ mod tests {
                             (state >> 20 & 0xffff) as u32 % width,
                             (state >> 40 & 0xffff) as u32 % height,
                         );
+                        // Costs too: scans stop at rough cells, and the bits say so.
                         let tile =
-                            [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }][(state >> 60) as usize % 3];
+                            [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }, Tile::Ground { cost: 3 }]
+                                [(state >> 60) as usize % 4];
                         grid.set_tile(pos, tile).unwrap();
                     }
                 }
@@ -768,6 +948,67 @@ mod tests {
         assert_eq!(path.stats.expanded, 2);
     }
 
+    /// A 3 × 3 block of cell bytes (class 1) with the given costs, row by row, for
+    /// `rough_moves` at its centre (index 4, stride 3).
+    fn block(costs: [u8; 9]) -> [u8; 9] {
+        costs.map(|c| 1 << 6 | c)
+    }
+
+    #[test]
+    fn rough_moves_are_jps_moves_where_the_costs_are_equal() {
+        for cost in [1, 7] {
+            let cells = block([cost; 9]);
+            // Every mask a grid can give: a diagonal move only with both its components.
+            let possible = |legal: u32| {
+                (4..8).all(|k| {
+                    let (dx, dy) = DIRS[k];
+                    let part = |o| DIRS.iter().position(|&d| d == o).map_or(0, |j| legal >> j & 1);
+                    legal >> k & 1 == 0 || part((dx, 0)) & part((0, dy)) == 1
+                })
+            };
+            for dir in 0..=NO_DIR {
+                for legal in (0..256u32).filter(|&l| possible(l)) {
+                    assert_eq!(
+                        rough_moves(&cells, 4, 3, dir, legal),
+                        u32::from(JPS_MOVES[dir as usize][legal as usize]),
+                        "entered by {dir}, legal moves {legal:08b}, cost {cost}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rough_moves_keep_the_moves_that_costs_make_worth_trying() {
+        // Bits: N, E, S, W, NE, SE, SW, NW.
+        let (n, s, ne, se, nw, sw) = (1, 4, 16, 32, 128, 64);
+        // Entered eastward on cost 5, cheap ground (1) to the north, the same mud (5) south:
+        // the parent's diagonals reach N and NE (√2 < 6, √2 + 1 < 5 + √2) and S and SE (a
+        // tie, diagonal first) no worse: straight on only.
+        let cells = block([1, 1, 1, 5, 5, 5, 5, 5, 5]);
+        assert_eq!(rough_moves(&cells, 4, 3, 1, 0xff), 2, "E only");
+        // Entered eastward on cost 1 with deep mud (10) south: into the mud straight (1 + 10)
+        // beats the parent's diagonal (10·√2), and so does the diagonal ahead.
+        let cells = block([1, 1, 1, 1, 1, 1, 10, 10, 10]);
+        assert_eq!(rough_moves(&cells, 4, 3, 1, 0xff), 2 | s | se);
+        // A forced side (its back diagonal not legal) is kept whatever the costs.
+        assert_eq!(rough_moves(&block([1; 9]), 4, 3, 1, 0xff & !nw), 2 | n | ne);
+        // Entered north-east on cost 10 with floor west: the parent's two straight steps
+        // through the floor (1 + 10) beat √2·(10 + 10) for NW; SE stays pruned (10 + 10 < √2·20).
+        let cells = block([10, 10, 10, 1, 10, 10, 10, 10, 10]);
+        assert_eq!(rough_moves(&cells, 4, 3, 4, 0xff) & (nw | se), 0);
+        // But with mud (10) west of a floor cell, NW is worth trying: 10 + 1 > √2·(1 + 1).
+        let cells = block([1, 1, 1, 10, 1, 1, 1, 1, 1]);
+        assert_eq!(rough_moves(&cells, 4, 3, 4, 0xff) & (nw | se | sw), nw);
+    }
+
+    #[test]
+    fn exact_root_two_comparisons() {
+        assert!(sqrt2_lt(1, 2) && !sqrt2_lt(2, 2) && !sqrt2_lt(5, 7) && sqrt2_lt(5, 8));
+        assert!(sqrt2_lt(-1, 0) && sqrt2_lt(-2, -2) && !sqrt2_lt(-1, -2) && !sqrt2_lt(1, -1));
+        assert!(sqrt2_le(0, 0) && !sqrt2_lt(0, 0) && sqrt2_le(0, 1) && !sqrt2_le(1, 1));
+    }
+
     #[test]
     fn jump_nodes_forget_every_query_and_survive_the_last_generation() {
         let mut nodes = JumpNodes::default();
@@ -795,13 +1036,31 @@ mod tests {
         for _ in 0..3000 {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             let pos = Pos::new(((state >> 20) % 70) as u32, ((state >> 40) % 66) as u32);
-            let tile = match (state >> 60) % 4 {
+            let tile = match (state >> 59) % 6 {
                 0 => Tile::Wall,
                 1 => Tile::Water { cost: 1 },
                 2 => Tile::Trees { cost: 3 },
+                3 => Tile::Ground { cost: 4 },
                 _ => Tile::FLOOR,
             };
             grid.set_tile(pos, tile).unwrap();
+        }
+        // The rough cells (the stops of JPS on terrain costs) kept up by the edits are those of
+        // the definition: open, with a neighbour of the same class and another cost.
+        for p in grid.positions() {
+            let i = grid.index(p);
+            let byte = grid.cells()[i];
+            let want = byte >> 6 != 0
+                && [-1, 0, 1].iter().any(|&dy| {
+                    [-1, 0, 1].iter().any(|&dx| {
+                        let n = grid.cells()[i.wrapping_add_signed(grid.offset(dx, dy))];
+                        n >> 6 == byte >> 6 && n != byte
+                    })
+                });
+            let (x, y) = (p.x as usize + 1, p.y as usize + 1);
+            assert_eq!(grid.planes().is_rough(x, y), want, "rough bit at {p}");
+            let col = grid.planes().rough_cols[x * grid.planes().col_words + y / 64] >> (y % 64) & 1 == 1;
+            assert_eq!(col, want, "rough column bit at {p}");
         }
         // The forced-neighbour bits kept up by the edits equal freshly computed ones (and so do
         // the move masks).

@@ -33,7 +33,8 @@ pub enum Algorithm {
     Bfs,
     /// Greedy best-first: expands the node with the lowest `h`; fast, not optimal.
     Greedy,
-    /// Jump Point Search: 8-connected, [`Corners::Forbid`], uniform cost only.
+    /// Jump Point Search: 8-connected, [`Corners::Forbid`]; exact on terrain costs too (its
+    /// jumps stop where the cost changes nearby).
     Jps,
     /// Bidirectional A* (Dijkstra with the zero heuristic), balanced potentials.
     Bidirectional,
@@ -107,8 +108,6 @@ impl Algorithm {
                     Err("JPS needs 8-connected moves")
                 } else if settings.rules.corners != Corners::Forbid {
                     Err("JPS needs the no-corner-cutting rule")
-                } else if !grid.has_uniform_cost() {
-                    Err("JPS needs uniform terrain cost")
                 } else {
                     Ok(())
                 }

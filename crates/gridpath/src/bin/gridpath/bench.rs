@@ -260,7 +260,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
     let (astar, jps) =
         (Searcher::bytes_per_cell(Algorithm::AStar) as f64, Searcher::bytes_per_cell(Algorithm::Jps) as f64);
     println!(
-        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 1 B jump bits + 1 B clearance + 2.25 B bit planes); \
+        "memory per cell (padding excluded): grid {grid_bytes} B (1 B cell + 1 B move mask + 1 B jump bits + 1 B clearance + 2.5 B bit planes); \
          A* {} B total ({astar} B workspace); JPS {} B total ({jps} B workspace)",
         grid_bytes + astar,
         grid_bytes + jps
@@ -294,8 +294,8 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
 
 /// The grid's bytes per cell: 1 byte per cell, 1 byte of legal-move mask, 1 byte of jump
 /// bits, 1 byte of clearance, and for its 3 terrain classes the bit rows and columns (6 bits)
-/// and their forced-neighbour bits (12 bits).
-pub(crate) const GRID_BYTES_PER_CELL: f64 = 4.0 + 18.0 / 8.0;
+/// and their forced-neighbour bits (12 bits), and the rough bits (2 bits: rows and columns).
+pub(crate) const GRID_BYTES_PER_CELL: f64 = 4.0 + 20.0 / 8.0;
 
 /// Pushes the previous method's data out of the caches: writes a buffer twice the size of
 /// the largest last-level cache this bench has run on (32 MB), allocated on first use.

@@ -4,6 +4,7 @@
 mod any_angle;
 mod bench;
 mod route;
+mod terrain;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -116,6 +117,11 @@ enum Command {
         /// octile optimum, and the clearance maps of large agents.
         #[arg(long)]
         any_angle: bool,
+        /// Instead: paint each map with a seeded overlay of costly patches (costs 2, 5 and 10
+        /// on plain ground, the same for the same SEED) and time JPS on terrain costs against
+        /// A*, checking that every JPS cost is A*'s.
+        #[arg(long, value_name = "SEED")]
+        terrain: Option<u64>,
     },
     /// Convert a map between formats; the output format comes from OUT's extension: .map
     /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
@@ -239,8 +245,12 @@ fn main() -> ExitCode {
             };
             run_scenarios(&scen, settings, ScenOptions { runs, jump_bits: !no_jump_bits, smooth })
         }
-        Command::Bench { scen, peers, runs, max_queries, field, order, any_angle } => {
-            bench::run(&bench::BenchArgs { scen, peers, runs, max_queries, field, order, any_angle })
+        Command::Bench { scen, peers, runs, max_queries, field, order, any_angle, terrain } => {
+            let args = bench::BenchArgs { scen, peers, runs, max_queries, field, order, any_angle };
+            match terrain {
+                Some(seed) => terrain::run(&args, seed),
+                None => bench::run(&args),
+            }
         }
         Command::Convert { input, output } => convert(&input, &output),
         Command::Generate { kind, width, height, seed, density, corridor, output, scen } => {
