@@ -204,11 +204,11 @@ impl<'a> View<'a> {
     /// or column, towards higher (`FORWARD`) or lower indices, and offers the jump point found
     /// to `relax`. One copy per direction (fixed at compile time), like the diagonal rays.
     #[inline(always)]
-    fn straight<O: Observer, const BITS: bool, const ROW: bool, const FORWARD: bool>(
+    pub(crate) fn straight<R: Offer, const BITS: bool, const ROW: bool, const FORWARD: bool>(
         &self,
         i: usize,
         (x, y, ga, gb): (usize, usize, u64, u64),
-        relax: &mut Relax<'_, O>,
+        relax: &mut R,
     ) {
         let (lines, line, from, goal) =
             if ROW { (&self.rows, y, x, self.row_goal(y)) } else { (&self.cols, x, y, self.col_goal(x)) };
@@ -234,10 +234,10 @@ impl<'a> View<'a> {
     /// at the goal (offered as a diagonal jump point) or where the next diagonal step is not
     /// legal.
     #[inline(always)]
-    fn diagonal_ray_in<O: Observer, const BITS: bool, const EAST: bool, const SOUTH: bool>(
+    pub(crate) fn diagonal_ray_in<R: Offer, const BITS: bool, const EAST: bool, const SOUTH: bool>(
         &self,
         (mut x, mut y, ga, gb): (usize, usize, u64, u64),
-        relax: &mut Relax<'_, O>,
+        relax: &mut R,
     ) {
         let parent = y * self.stride + x;
         // The goal's row and column: a scan along them also stops at the goal.
@@ -291,6 +291,46 @@ impl<'a> View<'a> {
                 }
             }
             (x, y) = (nx, ny);
+        }
+    }
+    /// Jumps from the node `i` at padded `(x, y)` (cost `(ga, gb)`), entered by a jump in
+    /// direction `dir` (or [`NO_DIR`] at the start), in every direction JPS's pruning keeps,
+    /// offering each jump point found to `relax`.
+    #[inline(always)]
+    pub(crate) fn successors<R: Offer, const BITS: bool>(
+        &self,
+        i: usize,
+        dir: u32,
+        node: (usize, usize, u64, u64),
+        relax: &mut R,
+    ) {
+        let moves = u32::from(JPS_MOVES[dir as usize][usize::from(self.masks[i])]);
+        // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
+        // order of `DIRS`), instead of a loop over the set bits that dispatches on the
+        // direction: the dispatch's branches were among the search's most mispredicted.
+        if moves & 1 != 0 {
+            self.straight::<_, BITS, false, false>(i, node, relax);
+        }
+        if moves & 2 != 0 {
+            self.straight::<_, BITS, true, true>(i, node, relax);
+        }
+        if moves & 4 != 0 {
+            self.straight::<_, BITS, false, true>(i, node, relax);
+        }
+        if moves & 8 != 0 {
+            self.straight::<_, BITS, true, false>(i, node, relax);
+        }
+        if moves & 16 != 0 {
+            self.diagonal_ray_in::<_, BITS, true, false>(node, relax);
+        }
+        if moves & 32 != 0 {
+            self.diagonal_ray_in::<_, BITS, true, true>(node, relax);
+        }
+        if moves & 64 != 0 {
+            self.diagonal_ray_in::<_, BITS, false, true>(node, relax);
+        }
+        if moves & 128 != 0 {
+            self.diagonal_ray_in::<_, BITS, false, false>(node, relax);
         }
     }
 }
@@ -359,40 +399,26 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        let moves = u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])]);
         let (ga, gb) = r.nodes.lattice(i);
-        let (ga, gb) = (u64::from(ga), u64::from(gb));
-        // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
-        // order of `DIRS`), instead of a loop over the set bits that dispatches on the
-        // direction: the dispatch's branches were among the search's most mispredicted.
-        let node = (x, y, ga, gb);
-        if moves & 1 != 0 {
-            view.straight::<O, BITS, false, false>(i, node, &mut r);
-        }
-        if moves & 2 != 0 {
-            view.straight::<O, BITS, true, true>(i, node, &mut r);
-        }
-        if moves & 4 != 0 {
-            view.straight::<O, BITS, false, true>(i, node, &mut r);
-        }
-        if moves & 8 != 0 {
-            view.straight::<O, BITS, true, false>(i, node, &mut r);
-        }
-        if moves & 16 != 0 {
-            view.diagonal_ray_in::<O, BITS, true, false>(node, &mut r);
-        }
-        if moves & 32 != 0 {
-            view.diagonal_ray_in::<O, BITS, true, true>(node, &mut r);
-        }
-        if moves & 64 != 0 {
-            view.diagonal_ray_in::<O, BITS, false, true>(node, &mut r);
-        }
-        if moves & 128 != 0 {
-            view.diagonal_ray_in::<O, BITS, false, false>(node, &mut r);
-        }
+        view.successors::<_, BITS>(i, r.nodes.dir(i), (x, y, u64::from(ga), u64::from(gb)), &mut r);
     }
     r.stats.peak_open = r.open.peak() as u64;
     Err(r.stats)
+}
+
+/// Where the jumps of [`View`] deliver the jump points they find: JPS's relaxation, or the
+/// any-angle search over jump points (`lazy_jump.rs`).
+pub(crate) trait Offer {
+    /// The jump point `(jx, jy)` (padded), entered in direction `dir` (an index into [`DIRS`]) on
+    /// a jump from the node `from`, at the grid cost `a + b·√2` from the start.
+    fn relax(&mut self, from: usize, jx: usize, jy: usize, dir: u32, a: u64, b: u64);
+}
+
+impl<O: Observer> Offer for Relax<'_, O> {
+    #[inline(always)]
+    fn relax(&mut self, from: usize, jx: usize, jy: usize, dir: u32, a: u64, b: u64) {
+        Relax::relax(self, from, jx, jy, dir, a, b);
+    }
 }
 
 /// What relaxing a jump point touches.
