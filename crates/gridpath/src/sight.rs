@@ -308,11 +308,23 @@ pub fn segment_cells(grid: &Grid, a: Pos, b: Pos) -> Vec<Pos> {
 /// ```
 #[must_use]
 pub fn path_cells(grid: &Grid, vertices: &[Pos]) -> Vec<Pos> {
-    let mut cells: Vec<Pos> = vertices.first().copied().into_iter().collect();
-    for pair in vertices.windows(2) {
-        cells.extend(segment_cells(grid, pair[0], pair[1]).into_iter().skip(1));
-    }
+    let mut cells = Vec::new();
+    path_cells_into(grid, vertices, &mut cells);
     cells
+}
+
+/// [`path_cells`] into `cells` (cleared first), reusing its allocation. Every vertex must be
+/// on `grid`.
+pub(crate) fn path_cells_into(grid: &Grid, vertices: &[Pos], cells: &mut Vec<Pos>) {
+    cells.clear();
+    cells.extend(vertices.first().copied());
+    let mut collect = Collect { grid, out: std::mem::take(cells) };
+    for pair in vertices.windows(2) {
+        // The walk reports the segment's first cell, the previous segment's last.
+        collect.out.pop();
+        walk_cells(grid, pair[0], pair[1], &mut collect);
+    }
+    *cells = collect.out;
 }
 
 /// [`Grid::walk`]'s crossing order without any class test (for [`segment_cells`]).
@@ -354,8 +366,30 @@ fn walk_cells(grid: &Grid, a: Pos, b: Pos, visit: &mut impl Visit) {
 /// ```
 #[must_use]
 pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
+    let mut out = Vec::new();
+    smooth_into(grid, path, rules, &mut Smoothing::default(), &mut out);
+    out
+}
+
+/// [`smooth`]'s working buffers, kept between calls by callers that smooth often.
+#[derive(Default)]
+pub(crate) struct Smoothing {
+    along: Vec<f64>,
+    turns: Vec<bool>,
+}
+
+/// [`smooth`] into `out` (cleared first), with `scratch`'s buffers: no allocation once they
+/// have grown.
+pub(crate) fn smooth_into(
+    grid: &Grid,
+    path: &[Pos],
+    rules: Rules,
+    scratch: &mut Smoothing,
+    out: &mut Vec<Pos>,
+) {
+    out.clear();
     let Some(&first) = path.first() else {
-        return Vec::new();
+        return;
     };
     // On uniform cost a segment costs its length: no walk through its cells to sum costs, and
     // a straight segment is never longer than the path it replaces (the triangle inequality).
@@ -368,7 +402,8 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
         }
     };
     // Along-the-path cost up to each vertex, in the segment model.
-    let mut along = Vec::with_capacity(path.len());
+    let along = &mut scratch.along;
+    along.clear();
     let mut sum = 0.0;
     along.push(0.0);
     let moves = grid.octile_moves();
@@ -390,10 +425,14 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
     // The vertices where the path turns (and its last): a grid path's straight runs are
     // tried at their ends first, and cell by cell only up to where the sight first fails.
     let step = |a: Pos, b: Pos| (b.x.cmp(&a.x), b.y.cmp(&a.y));
-    let turns: Vec<bool> = (0..path.len())
-        .map(|j| j + 1 >= path.len() || j == 0 || step(path[j - 1], path[j]) != step(path[j], path[j + 1]))
-        .collect();
-    let mut out = vec![first];
+    let turns = &mut scratch.turns;
+    turns.clear();
+    turns.extend(
+        (0..path.len()).map(|j| {
+            j + 1 >= path.len() || j == 0 || step(path[j - 1], path[j]) != step(path[j], path[j + 1])
+        }),
+    );
+    out.push(first);
     let mut i = 0;
     while i + 1 < path.len() {
         let mut next = i + 1;
@@ -430,7 +469,6 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
         out.push(path[next]);
         i = next;
     }
-    out
 }
 
 #[cfg(test)]

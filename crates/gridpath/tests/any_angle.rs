@@ -334,3 +334,45 @@ fn shared_maps_any_angle_lengths_against_the_octile_optimum() {
     }
     println!("worst length against the published octile optimum: {:+.3}% ({})", 100.0 * worst.0, worst.1);
 }
+
+/// Lazy Theta* over jump points on the queries of the shared maps where a first version
+/// returned illegal routes or a wrong cost (a repaired route's turning cell was recomputed
+/// from a later, cheaper jump): every segment in sight, the reported cost the route's
+/// length, never longer than the published octile optimum.
+#[test]
+fn lazy_theta_over_jump_points_regressions_on_shared_maps() {
+    let dir = common::movingai_dir();
+    let cases = [
+        ("random/random512-25-0.map.scen", (445, 167), (36, 317)),
+        ("random/random512-25-0.map.scen", (487, 399), (32, 509)),
+        ("random/random512-10-0.map.scen", (180, 261), (189, 488)),
+        ("sc1/TheFrozenSea.map.scen", (56, 145), (101, 695)),
+    ];
+    let mut searcher = Searcher::new();
+    for (file, a, b) in cases {
+        let scen = dir.join(file);
+        let grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen)).unwrap()).unwrap().grid;
+        let scenarios = parse_scen(&std::fs::read_to_string(&scen).unwrap()).unwrap();
+        let (start, goal) = (Pos::new(a.0, a.1), Pos::new(b.0, b.1));
+        let optimal = scenarios.iter().find(|s| s.start == start && s.goal == goal).unwrap().optimal;
+        let path =
+            searcher.find_path(&grid, start, goal, &Settings::with_algorithm(Algorithm::LazyTheta)).unwrap();
+        for w in path.cells.windows(2) {
+            assert!(
+                sees(&grid, w[0], w[1], Corners::Forbid),
+                "{file} {start} -> {goal}: {} -> {} out of sight",
+                w[0],
+                w[1]
+            );
+        }
+        assert!(
+            (length(&path.cells) - path.cost).abs() < EPS,
+            "{file} {start} -> {goal}: the cost is the length"
+        );
+        assert!(
+            path.cost <= optimal + 0.01,
+            "{file} {start} -> {goal}: {} above the optimum {optimal}",
+            path.cost
+        );
+    }
+}

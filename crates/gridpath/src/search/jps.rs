@@ -269,11 +269,11 @@ impl<'a> View<'a> {
     /// `WEIGHTED` (terrain costs): the scan also stops at rough cells, and every step of the
     /// jump costs what its first one does (see the module doc).
     #[inline(always)]
-    fn straight<O: Observer, const BITS: bool, const WEIGHTED: bool, const ROW: bool, const FORWARD: bool>(
+    pub(crate) fn straight<R: Offer, const BITS: bool, const WEIGHTED: bool, const ROW: bool, const FORWARD: bool>(
         &self,
         i: usize,
         (x, y, ga, gb): (usize, usize, u64, u64),
-        relax: &mut Relax<'_, O>,
+        relax: &mut R,
     ) {
         let (lines, line, from, goal) =
             if ROW { (&self.rows, y, x, self.row_goal(y)) } else { (&self.cols, x, y, self.col_goal(x)) };
@@ -314,8 +314,8 @@ impl<'a> View<'a> {
     /// point), and its scans stop at rough cells. Every step of a ray and its scans costs what
     /// the ray's first step does (see the module doc).
     #[inline(always)]
-    fn diagonal_ray_in<
-        O: Observer,
+    pub(crate) fn diagonal_ray_in<
+        R: Offer,
         const BITS: bool,
         const WEIGHTED: bool,
         const EAST: bool,
@@ -323,7 +323,7 @@ impl<'a> View<'a> {
     >(
         &self,
         (mut x, mut y, ga, gb): (usize, usize, u64, u64),
-        relax: &mut Relax<'_, O>,
+        relax: &mut R,
     ) {
         let parent = y * self.stride + x;
         // The goal's row and column: a scan along them also stops at the goal.
@@ -379,6 +379,52 @@ impl<'a> View<'a> {
                 }
             }
             (x, y) = (nx, ny);
+        }
+    }
+    /// Jumps from the node `i` at padded `(x, y)` (cost `(ga, gb)`), entered by a jump in
+    /// direction `dir` (or [`NO_DIR`] at the start), in every direction JPS's pruning keeps,
+    /// offering each jump point found to `relax`.
+    #[inline(always)]
+    pub(crate) fn successors<R: Offer, const BITS: bool, const WEIGHTED: bool>(
+        &self,
+        i: usize,
+        dir: u32,
+        node: (usize, usize, u64, u64),
+        relax: &mut R,
+    ) {
+        // A rough jump point prunes by its neighbours' costs (`rough_moves`); the others as
+        // JPS does on uniform cost.
+        let moves = if WEIGHTED && self.planes.is_rough(node.0, node.1) {
+            rough_moves(self.cells, i, self.stride, dir, u32::from(self.masks[i]))
+        } else {
+            u32::from(JPS_MOVES[dir as usize][usize::from(self.masks[i])])
+        };
+        // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
+        // order of `DIRS`), instead of a loop over the set bits that dispatches on the
+        // direction: the dispatch's branches were among the search's most mispredicted.
+        if moves & 1 != 0 {
+            self.straight::<_, BITS, WEIGHTED, false, false>(i, node, relax);
+        }
+        if moves & 2 != 0 {
+            self.straight::<_, BITS, WEIGHTED, true, true>(i, node, relax);
+        }
+        if moves & 4 != 0 {
+            self.straight::<_, BITS, WEIGHTED, false, true>(i, node, relax);
+        }
+        if moves & 8 != 0 {
+            self.straight::<_, BITS, WEIGHTED, true, false>(i, node, relax);
+        }
+        if moves & 16 != 0 {
+            self.diagonal_ray_in::<_, BITS, WEIGHTED, true, false>(node, relax);
+        }
+        if moves & 32 != 0 {
+            self.diagonal_ray_in::<_, BITS, WEIGHTED, true, true>(node, relax);
+        }
+        if moves & 64 != 0 {
+            self.diagonal_ray_in::<_, BITS, WEIGHTED, false, true>(node, relax);
+        }
+        if moves & 128 != 0 {
+            self.diagonal_ray_in::<_, BITS, WEIGHTED, false, false>(node, relax);
         }
     }
 }
@@ -464,46 +510,26 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             let row = (i as u64 * magic) >> 40;
             ((i as u64 - row * stride64) as usize, row as usize)
         };
-        // A rough jump point prunes by its neighbours' costs (`rough_moves`); the others as
-        // JPS does on uniform cost.
-        let moves = if WEIGHTED && view.planes.is_rough(x, y) {
-            rough_moves(grid.cells(), i, stride, r.nodes.dir(i), u32::from(masks[i]))
-        } else {
-            u32::from(JPS_MOVES[r.nodes.dir(i) as usize][usize::from(masks[i])])
-        };
         let (ga, gb) = r.nodes.lattice(i);
-        let (ga, gb) = (u64::from(ga), u64::from(gb));
-        // One test per direction, each with its own code (N, E, S, W, then NE, SE, SW, NW: the
-        // order of `DIRS`), instead of a loop over the set bits that dispatches on the
-        // direction: the dispatch's branches were among the search's most mispredicted.
-        let node = (x, y, ga, gb);
-        if moves & 1 != 0 {
-            view.straight::<O, BITS, WEIGHTED, false, false>(i, node, &mut r);
-        }
-        if moves & 2 != 0 {
-            view.straight::<O, BITS, WEIGHTED, true, true>(i, node, &mut r);
-        }
-        if moves & 4 != 0 {
-            view.straight::<O, BITS, WEIGHTED, false, true>(i, node, &mut r);
-        }
-        if moves & 8 != 0 {
-            view.straight::<O, BITS, WEIGHTED, true, false>(i, node, &mut r);
-        }
-        if moves & 16 != 0 {
-            view.diagonal_ray_in::<O, BITS, WEIGHTED, true, false>(node, &mut r);
-        }
-        if moves & 32 != 0 {
-            view.diagonal_ray_in::<O, BITS, WEIGHTED, true, true>(node, &mut r);
-        }
-        if moves & 64 != 0 {
-            view.diagonal_ray_in::<O, BITS, WEIGHTED, false, true>(node, &mut r);
-        }
-        if moves & 128 != 0 {
-            view.diagonal_ray_in::<O, BITS, WEIGHTED, false, false>(node, &mut r);
-        }
+        view.successors::<_, BITS, WEIGHTED>(i, r.nodes.dir(i), (x, y, u64::from(ga), u64::from(gb)), &mut r);
     }
     r.stats.peak_open = r.open.peak() as u64;
     Err(r.stats)
+}
+
+/// Where the jumps of [`View`] deliver the jump points they find: JPS's relaxation, or the
+/// any-angle search over jump points (`lazy_jump.rs`).
+pub(crate) trait Offer {
+    /// The jump point `(jx, jy)` (padded), entered in direction `dir` (an index into [`DIRS`]) on
+    /// a jump from the node `from`, at the grid cost `a + b·√2` from the start.
+    fn relax(&mut self, from: usize, jx: usize, jy: usize, dir: u32, a: u64, b: u64);
+}
+
+impl<O: Observer> Offer for Relax<'_, O> {
+    #[inline(always)]
+    fn relax(&mut self, from: usize, jx: usize, jy: usize, dir: u32, a: u64, b: u64) {
+        Relax::relax(self, from, jx, jy, dir, a, b);
+    }
 }
 
 /// What relaxing a jump point touches.

@@ -85,7 +85,7 @@ impl Workspace {
 }
 
 /// Where cells are and which moves they have, for one search.
-struct Layout<'a> {
+pub(super) struct Layout<'a> {
     grid: &'a crate::Grid,
     rules: Rules,
     class: u8,
@@ -97,7 +97,7 @@ struct Layout<'a> {
 }
 
 impl<'a> Layout<'a> {
-    fn new(grid: &'a crate::Grid, rules: Rules, class: u8) -> Self {
+    pub(super) fn new(grid: &'a crate::Grid, rules: Rules, class: u8) -> Self {
         let stride = grid.stride() as u64;
         let masks = (rules == Rules::OCTILE).then(|| grid.octile_moves());
         Layout { grid, rules, class, masks, stride, magic: (1u64 << 40).div_ceil(stride) }
@@ -106,9 +106,27 @@ impl<'a> Layout<'a> {
     /// The real coordinates of padded index `i`.
     #[inline(always)]
     #[expect(clippy::cast_possible_wrap, reason = "padded indices are below 2^27")]
-    fn coords(&self, i: usize) -> (i64, i64) {
+    pub(super) fn coords(&self, i: usize) -> (i64, i64) {
         let row = (i as u64 * self.magic) >> 40;
         ((i as u64 - row * self.stride) as i64 - 1, row as i64 - 1)
+    }
+
+    /// The padded index of the real coordinates `(x, y)`.
+    #[inline(always)]
+    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "coordinates on the grid")]
+    pub(super) fn index(&self, (x, y): (i64, i64)) -> usize {
+        (y + 1) as usize * self.stride as usize + (x + 1) as usize
+    }
+
+    /// The padded row length.
+    #[expect(clippy::cast_possible_truncation, reason = "it came from a usize")]
+    pub(super) fn stride(&self) -> usize {
+        self.stride as usize
+    }
+
+    /// The grid searched.
+    pub(super) fn grid(&self) -> &'a crate::Grid {
+        self.grid
     }
 
     /// The legal moves from padded index `i`, bit `k` for `DIRS[k]`.
@@ -123,7 +141,7 @@ impl<'a> Layout<'a> {
 
     /// Line of sight from padded index `p` to `s`; a neighbouring `p` sees `s` exactly when
     /// the step is legal (its move bit).
-    fn sees(&self, p: usize, s: usize, nb: &Neighbours) -> bool {
+    pub(super) fn sees(&self, p: usize, s: usize, nb: &Neighbours) -> bool {
         let ((px, py), (sx, sy)) = (self.coords(p), self.coords(s));
         if (px - sx).abs() <= 1 && (py - sy).abs() <= 1 {
             p == s || self.moves(p, nb) & 1 << direction(sx - px, sy - py) != 0
@@ -163,7 +181,7 @@ fn theta_candidate(
 /// Euclidean distance between two points given as signed coordinates: the square root of an
 /// exact integer, as [`crate::sight::distance`] computes it.
 #[inline(always)]
-fn length(dx: i64, dy: i64) -> f64 {
+pub(super) fn length(dx: i64, dy: i64) -> f64 {
     #[expect(clippy::cast_precision_loss, reason = "below 2^27: exact")]
     let squared = (dx * dx + dy * dy) as f64;
     squared.sqrt()
@@ -295,7 +313,7 @@ pub(crate) fn run<O: Observer, const LAZY: bool>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::grid::{Corners, Grid, Pos, Rules, Tile};
     use crate::{Algorithm, SearchError, Searcher, Settings};
     use proptest::prelude::*;
@@ -355,7 +373,7 @@ mod tests {
     /// The exact reference for paths whose vertices are cell centres: Dijkstra on the
     /// visibility graph of every pair of cells in line of sight, each edge its
     /// [`Grid::segment_cost`]. Quadratic in the cells: small grids only.
-    fn visibility_graph_cost(grid: &Grid, start: Pos, goal: Pos, rules: Rules) -> Option<f64> {
+    pub(crate) fn visibility_graph_cost(grid: &Grid, start: Pos, goal: Pos, rules: Rules) -> Option<f64> {
         let cells: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
         let at = |p: Pos| cells.iter().position(|&c| c == p);
         let (s, g) = (at(start)?, at(goal)?);

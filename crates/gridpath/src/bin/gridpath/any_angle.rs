@@ -1,5 +1,6 @@
 //! `gridpath bench --any-angle`: the straight-line routes of issue 21 on the benchmark's
-//! queries (A*, JPS, JPS + smoothing, Theta*, Lazy Theta*, and with `--peers` the
+//! queries (A*, JPS, JPS + smoothing, Theta*, Lazy Theta* over jump points and cell by cell,
+//! and with `--peers` the
 //! `condor-pathfinding-grid` crate's two), their times and lengths against the published
 //! octile optima, and what the clearance maps of large agents cost to build.
 
@@ -13,7 +14,11 @@ use crate::Failure;
 use crate::bench::{BenchArgs, evict_caches, load, median, sample};
 
 /// The methods, in the order they run (method by method over a map's queries).
-const NAMES: [&str; 7] = ["A*", "JPS", "JPS+smooth", "Theta*", "Lazy Theta*", "condor Θ*", "condor lazy Θ*"];
+const NAMES: [&str; 8] =
+    ["A*", "JPS", "JPS+smooth", "Theta*", "Lazy Theta*", "LΘ* cells", "condor Θ*", "condor lazy Θ*"];
+
+/// gridpath's own methods (the first of [`NAMES`]); the peers follow.
+const OURS: usize = 6;
 
 /// One method's results on one map.
 #[derive(Clone, Default)]
@@ -23,7 +28,8 @@ struct Tally {
     /// Sum and count of (length / optimum − 1).
     excess: f64,
     measured: usize,
-    /// Illegal, or (grid searches and smoothing) longer than the optimum.
+    /// Illegal, or (grid searches, smoothing, Lazy Theta* over jump points) longer than the
+    /// optimum.
     wrong: usize,
     /// Queries a peer cannot take (off its ground cells).
     skipped: usize,
@@ -68,8 +74,10 @@ impl Run<'_> {
             3 => Algorithm::Theta,
             _ => Algorithm::LazyTheta,
         };
+        // Lazy Theta* over jump points (its default on these maps), then cell by cell.
+        self.searcher.set_lazy_theta_jumps(m != 5);
         let began = Instant::now();
-        let (length, legal) = if m >= 5 {
+        let (length, legal) = if m >= OURS {
             match self.peer(m, s) {
                 Some(Some(length)) => (length, true),
                 Some(None) => (f64::NAN, false),
@@ -101,7 +109,8 @@ impl Run<'_> {
                     let exact = m == 2 || (length - cost).abs() < 1e-6;
                     let bound = match m {
                         0 | 1 => (length - s.optimal).abs() <= 0.01,
-                        2 => length <= s.optimal + 0.01,
+                        // Smoothing and Lazy Theta* over jump points are never longer.
+                        2 | 4 => length <= s.optimal + 0.01,
                         _ => true,
                     };
                     (length, exact && bound)
@@ -109,7 +118,7 @@ impl Run<'_> {
                 _ => (f64::NAN, false),
             }
         };
-        if m >= 5 && timed {
+        if m >= OURS && timed {
             t.micros += began.elapsed().as_secs_f64() * 1e6;
             t.timed += 1;
         }
@@ -128,7 +137,7 @@ impl Run<'_> {
     fn peer(&self, m: usize, s: &Scenario) -> Option<Option<f64>> {
         let ground = |p| matches!(self.grid.tile(p), Some(gridpath::Tile::Ground { .. }));
         let peer = self.peer.as_ref().filter(|_| ground(s.start) && ground(s.goal))?;
-        Some(peer.any_angle(s.start, s.goal, m == 6).map(|(length, _)| length))
+        Some(peer.any_angle(s.start, s.goal, m == OURS + 1).map(|(length, _)| length))
     }
 
     #[cfg(not(feature = "peers"))]
@@ -142,22 +151,24 @@ impl Run<'_> {
 /// of gridpath's own methods (illegal routes, wrong grid costs, smoothed routes longer than
 /// the optimum).
 pub(crate) fn table(args: &BenchArgs) -> Result<usize, Failure> {
-    let methods = if args.peers { 7 } else { 5 };
+    let methods = if args.peers { NAMES.len() } else { OURS };
     println!();
     print!("{:<20} {:>6} |", "any-angle (mean us)", "n");
     for name in &NAMES[..methods] {
         print!(" {name:>11}");
     }
     println!(
-        " | {:>7} {:>7} | {:>9} {:>9} {:>9}{}",
+        " | {:>7} {:>7} | {:>9} {:>9} {:>9} {:>9}{}",
         "LΘ*/A*",
         "sm/JPS",
         "len sm",
         "len Θ*",
         "len LΘ*",
+        "cells",
         if args.peers { "  len condor Θ* / lazy" } else { "" }
     );
     let (mut lazy_ratios, mut smooth_ratios, mut theta_ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cell_ratios = Vec::new();
     let mut dao = vec![Tally::default(); methods];
     let mut wrong = 0;
     let mut eviction = Vec::new();
@@ -183,11 +194,12 @@ pub(crate) fn table(args: &BenchArgs) -> Result<usize, Failure> {
                 run.measure(m, s, t, true);
             }
         }
-        wrong += tallies[..5].iter().map(|t| t.wrong).sum::<usize>();
+        wrong += tallies[..OURS].iter().map(|t| t.wrong).sum::<usize>();
         let ratio = |a: usize, b: usize| tallies[a].mean_us() / tallies[b].mean_us();
         lazy_ratios.push(ratio(4, 0));
         smooth_ratios.push(ratio(2, 1));
         theta_ratios.push(ratio(3, 0));
+        cell_ratios.push(ratio(5, 0));
         if is_dao(file) {
             for (d, t) in dao.iter_mut().zip(&tallies) {
                 d.excess += t.excess;
@@ -197,24 +209,27 @@ pub(crate) fn table(args: &BenchArgs) -> Result<usize, Failure> {
         print_row(&name, picked.len(), &tallies, (ratio(4, 0), ratio(2, 1)));
     }
     println!(
-        "any-angle medians over {} maps: Lazy Theta* / A* {:.2}x (target <= 1.5x), JPS + smoothing / JPS {:.2}x \
-         (target <= 1.3x), Theta* / A* {:.2}x",
+        "any-angle medians over {} maps: Lazy Theta* / A* {:.2}x (target <= 1.5x; slowest map {:.2}x), \
+         JPS + smoothing / JPS {:.2}x (target <= 1.3x), Theta* / A* {:.2}x, Lazy Theta* cell by cell / A* {:.2}x",
         lazy_ratios.len(),
         median(&mut lazy_ratios),
+        lazy_ratios.iter().copied().fold(0.0, f64::max),
         median(&mut smooth_ratios),
-        median(&mut theta_ratios)
+        median(&mut theta_ratios),
+        median(&mut cell_ratios)
     );
     if dao.iter().any(|t| t.measured > 0) {
         let pct = |k: usize| 100.0 * dao[k].mean_excess();
         print!(
             "mean length vs octile on the DAO maps: JPS + smoothing {:+.2}%, Theta* {:+.2}%, Lazy Theta* {:+.2}% \
-             (target <= -3%)",
+             (target <= -3%), Lazy Theta* cell by cell {:+.2}%",
             pct(2),
             pct(3),
-            pct(4)
+            pct(4),
+            pct(5)
         );
-        if methods > 5 {
-            print!("; condor (corner vertices) Theta* {:+.2}%, Lazy Theta* {:+.2}%", pct(5), pct(6));
+        if methods > OURS {
+            print!("; condor (corner vertices) Theta* {:+.2}%, Lazy Theta* {:+.2}%", pct(6), pct(7));
         }
         println!();
     }
@@ -233,13 +248,14 @@ fn print_row(name: &str, n: usize, tallies: &[Tally], (lazy, smooth): (f64, f64)
     }
     let pct = |t: &Tally| format!("{:+.2}%", 100.0 * t.mean_excess());
     print!(
-        " | {lazy:>7.2} {smooth:>7.2} | {:>9} {:>9} {:>9}",
+        " | {lazy:>7.2} {smooth:>7.2} | {:>9} {:>9} {:>9} {:>9}",
         pct(&tallies[2]),
         pct(&tallies[3]),
-        pct(&tallies[4])
+        pct(&tallies[4]),
+        pct(&tallies[5])
     );
-    if tallies.len() > 5 {
-        print!("  {} / {} (skipped {})", pct(&tallies[5]), pct(&tallies[6]), tallies[5].skipped);
+    if tallies.len() > OURS {
+        print!("  {} / {} (skipped {})", pct(&tallies[6]), pct(&tallies[7]), tallies[6].skipped);
     }
     let wrong: Vec<String> = tallies
         .iter()
