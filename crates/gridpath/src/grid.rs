@@ -1229,6 +1229,12 @@ impl Grid {
         self.cells[index] >> 6
     }
 
+    /// The [`Grid::clearance`] of the cell at a padded index.
+    #[inline]
+    pub(crate) fn clearance_at(&self, index: usize) -> u8 {
+        self.clearance[index]
+    }
+
     /// The cost of the cell at a padded index (0 for walls).
     #[inline]
     pub(crate) fn cost_at(&self, index: usize) -> u8 {

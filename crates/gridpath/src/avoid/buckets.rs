@@ -2,6 +2,8 @@
 //! small for the crowd, a sort of the points by cell when it is big (the cost then follows the
 //! crowd, not the map). No hashing; the buffers are kept between frames.
 
+use std::ops::Range;
+
 use glam::Vec2;
 
 /// Points (bodies' centres, one per index) bucketed by the cell they lie in, clamped onto the map.
@@ -98,18 +100,88 @@ impl Buckets {
     pub fn near(&self, p: Vec2, reach: f32) -> impl Iterator<Item = usize> + '_ {
         let (x0, y0) = self.clamped_cell(p - reach);
         let (x1, y1) = self.clamped_cell(p + reach);
-        let width = self.width as usize;
-        (y0..=y1).flat_map(move |y| {
-            let row = y as usize * width;
-            let (first, last) = (row + x0 as usize, row + x1 as usize);
-            let range = if self.cell_start.is_empty() {
-                let from = self.sorted_cells.partition_point(|&c| (c as usize) < first);
-                let to = from + self.sorted_cells[from..].partition_point(|&c| (c as usize) <= last);
-                from..to
-            } else {
-                self.cell_start[first] as usize..self.cell_start[last + 1] as usize
-            };
-            self.order[range].iter().map(|&i| i as usize)
-        })
+        (y0..=y1).flat_map(move |y| self.order[self.row_slots(y, x0, x1)].iter().map(|&i| i as usize))
+    }
+
+    /// The points in bucket order: slot `s` holds point `order()[s]`; a row's run of cells is a
+    /// run of slots ([`square_rows`](Self::square_rows), [`disc_rows`](Self::disc_rows)).
+    pub(crate) fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The slots of the points in cells `x0..=x1` of row `y`.
+    fn row_slots(&self, y: u32, x0: u32, x1: u32) -> Range<usize> {
+        let row = y as usize * self.width as usize;
+        let (first, last) = (row + x0 as usize, row + x1 as usize);
+        if self.cell_start.is_empty() {
+            let from = self.sorted_cells.partition_point(|&c| (c as usize) < first);
+            let to = from + self.sorted_cells[from..].partition_point(|&c| (c as usize) <= last);
+            from..to
+        } else {
+            self.cell_start[first] as usize..self.cell_start[last + 1] as usize
+        }
+    }
+
+    /// Per row, the slots of the points in the cells a square of half-side `reach` around `p`
+    /// touches (the points [`near`](Self::near) yields, in the same order).
+    pub(crate) fn square_rows(&self, p: Vec2, reach: f32, mut each: impl FnMut(Range<usize>)) {
+        let (x0, y0) = self.clamped_cell(p - reach);
+        let (x1, y1) = self.clamped_cell(p + reach);
+        for y in y0..=y1 {
+            each(self.row_slots(y, x0, x1));
+        }
+    }
+
+    /// The cell `p` lies in, clamped onto the map.
+    pub(crate) fn cell_of(&self, p: Vec2) -> (u32, u32) {
+        self.clamped_cell(p)
+    }
+
+    /// Per row, the slots of the points in the cells within `reach` of `p` (a disc, not a
+    /// square: about a fifth fewer cells) that overlap the box `clip` (low and high corners),
+    /// leaving out the cells `x0..=x1` × `y0..=y1` of `skip` (an inner block already scanned).
+    #[expect(clippy::cast_precision_loss, reason = "map sides (at most MAX_SIDE) are exact in f32")]
+    pub(crate) fn disc_rows(
+        &self,
+        (p, reach): (Vec2, f32),
+        clip: (Vec2, Vec2),
+        skip: [u32; 4],
+        mut each: impl FnMut(Range<usize>),
+    ) {
+        let [left, top_row, right, bottom_row] = skip;
+        let (_, y0) = self.clamped_cell(Vec2::new(p.x, clip.0.y.max(p.y - reach)));
+        let (_, y1) = self.clamped_cell(Vec2::new(p.x, clip.1.y.min(p.y + reach)));
+        for y in y0..=y1 {
+            // The first and last rows hold the points clamped onto the map too.
+            let top = if y == 0 { f32::NEG_INFINITY } else { y as f32 };
+            let bottom = if y + 1 >= self.height { f32::INFINITY } else { (y + 1) as f32 };
+            let dy = (top - p.y).max(p.y - bottom).max(0.0);
+            if dy >= reach {
+                continue;
+            }
+            let half = (reach * reach - dy * dy).sqrt();
+            let (x0, _) = self.clamped_cell(Vec2::new(clip.0.x.max(p.x - half), p.y));
+            let (x1, _) = self.clamped_cell(Vec2::new(clip.1.x.min(p.x + half), p.y));
+            if x0 > x1 {
+                continue;
+            }
+            if y < top_row || y > bottom_row {
+                each(self.row_slots(y, x0, x1));
+                continue;
+            }
+            if x0 < left {
+                each(self.row_slots(y, x0, x1.min(left - 1)));
+            }
+            if x1 > right {
+                each(self.row_slots(y, x0.max(right + 1), x1));
+            }
+        }
+    }
+
+    /// Per row, the slots of the points in the cells `x0..=x1` × `y0..=y1`.
+    pub(crate) fn block_rows(&self, [x0, y0, x1, y1]: [u32; 4], mut each: impl FnMut(Range<usize>)) {
+        for y in y0..=y1 {
+            each(self.row_slots(y, x0, x1));
+        }
     }
 }

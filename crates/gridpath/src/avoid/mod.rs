@@ -30,12 +30,14 @@
 mod buckets;
 mod quality;
 
+use std::ops::Range;
+
 use glam::Vec2;
 
 pub use buckets::Buckets;
 pub use quality::Quality;
 
-use crate::grid::{Grid, Pos};
+use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};
 
 /// One body as avoidance sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -126,11 +128,119 @@ struct Line {
     direction: Vec2,
 }
 
+/// What the neighbour scan reads of one body, kept in bucket order: a row of cells is one run
+/// of memory instead of a jump per body.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    position: Vec2,
+    velocity: Vec2,
+    preferred: Vec2,
+    /// `-0.3 × |preferred|` for a moving body: its preferred velocity against a heading below
+    /// this comes the other way. Minus infinity for a body that is not moving.
+    against: f32,
+    radius: f32,
+    /// The body's index.
+    index: u32,
+    moving: bool,
+}
+
+/// The nearest neighbours found so far, sorted by squared distance.
+#[derive(Clone, Copy, Debug)]
+struct Nearest {
+    k: usize,
+    found: usize,
+    /// Squared distance and slot.
+    pairs: [(f32, u32); MAX_NEIGHBOURS],
+}
+
+impl Nearest {
+    fn nearest(&self) -> &[(f32, u32)] {
+        &self.pairs[..self.found]
+    }
+
+    /// Whether no body at a squared distance of `d2` or more could join.
+    fn is_settled(&self, d2: f32) -> bool {
+        self.k == 0 || (self.found == self.k && self.pairs[self.k - 1].0 <= d2)
+    }
+
+    fn offer(&mut self, d2: f32, index: u32) {
+        let k = self.k;
+        if k == 0 || (self.found == k && d2 >= self.pairs[k - 1].0) {
+            return;
+        }
+        let mut at = self.found.min(k - 1);
+        while at > 0 && self.pairs[at - 1].0 > d2 {
+            self.pairs[at] = self.pairs[at - 1];
+            at -= 1;
+        }
+        self.pairs[at] = (d2, index);
+        self.found = (self.found + 1).min(k);
+    }
+}
+
+/// One body's neighbour scan.
+struct Scan {
+    me: Body,
+    me_index: u32,
+    heading: Vec2,
+    nearest: Nearest,
+    oncoming: bool,
+}
+
+impl Scan {
+    /// Takes the bodies of a run of slots: as neighbours (with `nearest`) and as bodies in the
+    /// way coming the other way.
+    #[inline]
+    fn visit(&mut self, all: &[Slot], slots: Range<usize>, nearest: bool) {
+        let (me, heading) = (self.me, self.heading);
+        let first = slots.start;
+        if heading == Vec2::ZERO {
+            // Standing still: nobody comes its way, only the nearest count.
+            if nearest {
+                for (s, other) in all[slots].iter().enumerate() {
+                    let range = me.radius + other.radius + LOOKAHEAD;
+                    let d2 = (other.position - me.position).length_squared();
+                    if d2 < range * range && other.index != self.me_index {
+                        #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+                        self.nearest.offer(d2, (first + s) as u32);
+                    }
+                }
+            }
+            return;
+        }
+        for (s, other) in all[slots].iter().enumerate() {
+            if other.index == self.me_index {
+                continue;
+            }
+            let range = me.radius + other.radius + LOOKAHEAD;
+            let ahead = other.position - me.position;
+            let d2 = ahead.length_squared();
+            if d2 >= range * range {
+                continue;
+            }
+            // A body in the way, coming the other way: step aside rather than push on.
+            self.oncoming |= other.preferred.dot(heading) < other.against
+                && ahead.dot(heading) > 0.0
+                && det(heading, ahead).abs() < me.radius + other.radius;
+            if nearest {
+                #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+                self.nearest.offer(d2, (first + s) as u32);
+            }
+        }
+    }
+}
+
+/// Share of its speed a body's preferred velocity must have against a heading to come the
+/// other way.
+const ONCOMING: f32 = 0.3;
+
 /// The bodies bucketed by cell, and the settings: reusable, allocation-free in the steady state.
 #[derive(Clone, Debug, Default)]
 pub struct Avoidance {
     settings: AvoidanceSettings,
     buckets: Buckets,
+    /// The prepared bodies in bucket order (slot `s` is body `buckets.order()[s]`).
+    slots: Vec<Slot>,
     max_radius: f32,
     /// The positional pass's bodies still overlapping, this round and the next.
     active: Vec<u32>,
@@ -178,6 +288,20 @@ impl Avoidance {
     /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
     pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
         self.max_radius = bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
+        self.slots.clear();
+        self.slots.extend(self.buckets.order().iter().map(|&index| {
+            let body = &bodies[index as usize];
+            let against = if body.moving { -ONCOMING * body.preferred.length() } else { f32::NEG_INFINITY };
+            Slot {
+                position: body.position,
+                velocity: body.velocity,
+                preferred: body.preferred,
+                against,
+                radius: body.radius,
+                index,
+                moving: body.moving,
+            }
+        }));
         self.intent.clear();
         self.walkers.clear();
         if !self.buckets.is_dense() {
@@ -209,51 +333,22 @@ impl Avoidance {
         if !me.moving {
             return me.velocity;
         }
+        let (nearest, oncoming) = self.neighbours(me, i);
         let mut lines = [Line::default(); MAX_WALLS + MAX_NEIGHBOURS];
+        let mut others = [Line::default(); MAX_NEIGHBOURS];
+        for (line, &(_, s)) in others.iter_mut().zip(nearest.nearest()) {
+            *line = body_line(me, &self.slots[s as usize], self.settings.time_horizon, dt);
+        }
+        let others = &others[..nearest.found];
+        // A body that wants to stand still and may (a packed crowd at rest): the linear program
+        // would start at zero and keep it, as every wall allows standing still.
+        if me.preferred == Vec2::ZERO && others.iter().all(|line| det(line.direction, line.point) <= 0.0) {
+            return Vec2::ZERO;
+        }
         let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
-        // The nearest neighbours, sorted by distance.
-        let k = self.settings.max_neighbours.min(MAX_NEIGHBOURS);
-        let mut nearest = [(0.0_f32, 0_u32); MAX_NEIGHBOURS];
-        let mut found = 0;
-        let reach = me.radius + self.max_radius + LOOKAHEAD;
-        let mut oncoming = false;
-        let heading = me.preferred.normalize_or_zero();
-        for j in self.near(me.position, reach) {
-            if j == i {
-                continue;
-            }
-            let other = &bodies[j];
-            let range = me.radius + other.radius + LOOKAHEAD;
-            let d2 = me.position.distance_squared(other.position);
-            if d2 >= range * range {
-                continue;
-            }
-            // A body in the way, coming the other way: step aside rather than push on.
-            let ahead = other.position - me.position;
-            oncoming |= other.moving
-                && other.preferred.dot(heading) < -0.3 * other.preferred.length()
-                && ahead.dot(heading) > 0.0
-                && det(heading, ahead).abs() < me.radius + other.radius;
-            if k == 0 || (found == k && d2 >= nearest[k - 1].0) {
-                continue;
-            }
-            let mut at = found.min(k - 1);
-            while at > 0 && nearest[at - 1].0 > d2 {
-                nearest[at] = nearest[at - 1];
-                at -= 1;
-            }
-            #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
-            {
-                nearest[at] = (d2, j as u32);
-            }
-            found = (found + 1).min(k);
-        }
         let preferred = self.keep_to_side(me, oncoming, self.stream_ahead(me));
-        let mut count = walls;
-        for &(_, j) in &nearest[..found] {
-            lines[count] = body_line(me, &bodies[j as usize], self.settings.time_horizon, dt);
-            count += 1;
-        }
+        let count = walls + others.len();
+        lines[walls..count].copy_from_slice(others);
         let lines = &lines[..count];
         let mut v = Vec2::ZERO;
         let failed = linear_program2(lines, me.max_speed, preferred, false, &mut v);
@@ -261,6 +356,57 @@ impl Avoidance {
             linear_program3(lines, walls, failed, me.max_speed, &mut v);
         }
         v
+    }
+
+    /// Body `i`'s nearest neighbours within reach, and whether one in its way comes the other
+    /// way. Scans the 3 × 3 cells around it first; the cells farther out (up to
+    /// [`LOOKAHEAD`] beyond touching) only when a nearer neighbour could still lie there, and
+    /// then only those ahead of it when all it still needs to know is whether one comes its way.
+    fn neighbours(&self, me: Body, i: usize) -> (Nearest, bool) {
+        let k = self.settings.max_neighbours.min(MAX_NEIGHBOURS);
+        #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+        let mut scan = Scan {
+            me,
+            me_index: i as u32,
+            heading: me.preferred.normalize_or_zero(),
+            nearest: Nearest { k, found: 0, pairs: [(0.0, 0); MAX_NEIGHBOURS] },
+            oncoming: false,
+        };
+        let p = me.position;
+        let reach = me.radius + self.max_radius + LOOKAHEAD;
+        let (width, height) = self.buckets.size();
+        let (cx, cy) = self.buckets.cell_of(p);
+        let block =
+            [cx.saturating_sub(1), cy.saturating_sub(1), (cx + 1).min(width - 1), (cy + 1).min(height - 1)];
+        self.buckets.block_rows(block, |slots| scan.visit(&self.slots, slots, true));
+        // Every body outside the block is at least this far (no cells beyond the map's edge).
+        let gap = |has_cells: bool, d: f32| if has_cells { d } else { f32::INFINITY };
+        let (fx, fy) = (cx as f32, cy as f32);
+        let outside = gap(cx >= 2, p.x - (fx - 1.0))
+            .min(gap(cx + 2 < width, fx + 2.0 - p.x))
+            .min(gap(cy >= 2, p.y - (fy - 1.0)))
+            .min(gap(cy + 2 < height, fy + 2.0 - p.y));
+        if outside >= reach {
+            return (scan.nearest, scan.oncoming);
+        }
+        let settled = scan.nearest.is_settled(outside * outside);
+        if !settled {
+            self.buckets.disc_rows((p, reach), (p - reach, p + reach), block, |slots| {
+                scan.visit(&self.slots, slots, true);
+            });
+        } else if !scan.oncoming && scan.heading != Vec2::ZERO {
+            // Only bodies in the band ahead, as wide as two bodies, can come our way.
+            let side = Vec2::new(-scan.heading.y, scan.heading.x) * (me.radius + self.max_radius);
+            let far = p + scan.heading * reach;
+            let low = (p - side).min(p + side).min(far - side).min(far + side);
+            let high = (p - side).max(p + side).max(far - side).max(far + side);
+            self.buckets.disc_rows((p, reach), (low, high), block, |slots| {
+                if !scan.oncoming {
+                    scan.visit(&self.slots, slots, false);
+                }
+            });
+        }
+        (scan.nearest, scan.oncoming)
     }
 
     /// `me`'s preferred velocity, turned towards its right while a stream ahead comes the other
@@ -301,8 +447,21 @@ impl Avoidance {
 
     /// [`velocity`](Self::velocity) for bodies `first..first + out.len()`, into `out`.
     pub fn velocities(&self, bodies: &[Body], grid: &Grid, dt: f32, first: usize, out: &mut [Vec2]) {
-        for (k, v) in out.iter_mut().enumerate() {
-            *v = self.velocity(bodies, grid, first + k, dt);
+        let last = first + out.len();
+        if self.slots.len() != bodies.len() {
+            for (k, v) in out.iter_mut().enumerate() {
+                *v = self.velocity(bodies, grid, first + k, dt);
+            }
+            return;
+        }
+        // In bucket order, not index order: consecutive bodies are neighbours, so their cells,
+        // slots and lookups are already in the cache (a game's bodies come in spawn order,
+        // scattered over the map).
+        for slot in &self.slots {
+            let i = slot.index as usize;
+            if (first..last).contains(&i) {
+                out[i - first] = self.velocity(bodies, grid, i, dt);
+            }
         }
     }
 
@@ -330,20 +489,24 @@ impl Avoidance {
                 let body = &bodies[i];
                 // Bodies moved since they were bucketed: look a little farther.
                 let reach = body.radius + self.max_radius + SEPARATION_SLACK;
-                for j in self.near(positions[i], reach) {
-                    if j != i && push_apart(bodies, positions, i, j) {
-                        for k in [i, j] {
-                            if bodies[k].moving && marks[k] != pass {
-                                marks[k] = pass;
-                                #[expect(
-                                    clippy::cast_possible_truncation,
-                                    reason = "fewer than 2^32 bodies"
-                                )]
-                                next.push(k as u32);
+                let order = self.buckets.order();
+                self.buckets.square_rows(positions[i], reach, |slots| {
+                    for &j in &order[slots] {
+                        let j = j as usize;
+                        if j != i && push_apart(bodies, positions, i, j) {
+                            for k in [i, j] {
+                                if bodies[k].moving && marks[k] != pass {
+                                    marks[k] = pass;
+                                    #[expect(
+                                        clippy::cast_possible_truncation,
+                                        reason = "fewer than 2^32 bodies"
+                                    )]
+                                    next.push(k as u32);
+                                }
                             }
                         }
                     }
-                }
+                });
                 positions[i] = out_of_walls(grid, body, positions[i]);
             }
             std::mem::swap(&mut active, &mut next);
@@ -459,34 +622,75 @@ pub fn split_direction(i: usize, j: usize) -> Vec2 {
     if i < j { direction } else { -direction }
 }
 
-/// The terrain class a body standing at `p` has (0 off the map or in a wall).
-fn class_at(grid: &Grid, p: Vec2) -> u8 {
-    cell_class(grid, p.x.floor(), p.y.floor())
+/// `v` rounded down to a cell coordinate: integer arithmetic instead of a call to libm's
+/// `floorf` (x86-64 without SSE4.1 has no rounding instruction).
+#[expect(clippy::cast_possible_truncation, reason = "saturates far off the map, which is off the map still")]
+fn floor(v: f32) -> i32 {
+    let t = v as i32;
+    if t as f32 > v { t - 1 } else { t }
 }
 
-#[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "range-checked")]
-fn cell_class(grid: &Grid, x: f32, y: f32) -> u8 {
-    if x < 0.0 || y < 0.0 || x >= grid.width() as f32 || y >= grid.height() as f32 {
+/// The terrain class a body standing at `p` has (0 off the map or in a wall).
+fn class_at(grid: &Grid, p: Vec2) -> u8 {
+    cell_class(grid, floor(p.x), floor(p.y))
+}
+
+/// The class of cell `(x, y)`, 0 off the map.
+#[expect(clippy::cast_sign_loss, reason = "range-checked")]
+fn cell_class(grid: &Grid, x: i32, y: i32) -> u8 {
+    if x < 0 || y < 0 || x >= grid.width().cast_signed() || y >= grid.height().cast_signed() {
         return 0;
     }
     grid.class_at(grid.index(Pos::new(x as u32, y as u32)))
 }
 
+/// Whether every cell of `x0..=x1` × `y0..=y1` is on the map and of class `class`, read from
+/// the grid's clearance (squares of one class) in a few lookups instead of one per cell.
+#[expect(clippy::cast_sign_loss, reason = "range-checked")]
+fn all_of_class(grid: &Grid, (x0, y0): (i32, i32), (x1, y1): (i32, i32), class: u8) -> bool {
+    if x0 < 0 || y0 < 0 || x1 >= grid.width().cast_signed() || y1 >= grid.height().cast_signed() {
+        return false;
+    }
+    // Squares of this side tile the rectangle (the last of a row or column overlapping).
+    let side = (x1 - x0 + 1).min(y1 - y0 + 1).min(i32::from(MAX_AGENT_SIZE));
+    let mut y = y0;
+    loop {
+        let top = y.min(y1 + 1 - side);
+        let mut x = x0;
+        loop {
+            let left = x.min(x1 + 1 - side);
+            let at = grid.index(Pos::new(left as u32, top as u32));
+            if i32::from(grid.clearance_at(at)) < side || grid.class_at(at) != class {
+                return false;
+            }
+            if left + side > x1 {
+                break;
+            }
+            x += side;
+        }
+        if top + side > y1 {
+            return true;
+        }
+        y += side;
+    }
+}
+
 /// The cells a square of half-side `reach` around `p` touches that a body of class `class`
 /// cannot enter, each as its top-left corner.
+#[expect(clippy::cast_precision_loss, reason = "cell coordinates near the map are exact in f32")]
 fn blocked_cells(grid: &Grid, p: Vec2, reach: f32, class: u8, mut each: impl FnMut(Vec2)) {
-    let (x0, x1) = ((p.x - reach).floor(), (p.x + reach).floor());
-    let (y0, y1) = ((p.y - reach).floor(), (p.y + reach).floor());
-    let mut y = y0;
-    while y <= y1 {
-        let mut x = x0;
-        while x <= x1 {
+    let (x0, x1) = (floor(p.x - reach), floor(p.x + reach));
+    let (y0, y1) = (floor(p.y - reach), floor(p.y + reach));
+    // Open ground (most of a map, most of the time): nothing to walk.
+    if all_of_class(grid, (x0, y0), (x1, y1), class) {
+        return;
+    }
+    for y in y0..=y1 {
+        for x in x0..=x1 {
             if cell_class(grid, x, y) != class {
-                each(Vec2::new(x, y));
+                each(Vec2::new(x as f32, y as f32));
             }
-            x += 1.0;
         }
-        y += 1.0;
     }
 }
 
@@ -551,12 +755,12 @@ fn out_of_walls(grid: &Grid, body: &Body, p: Vec2) -> Vec2 {
 /// Whether a centre moving from `from` to `to` stays in its cell or enters a neighbouring cell
 /// of its class without cutting a corner.
 fn crossing_is_legal(grid: &Grid, from: Vec2, to: Vec2) -> bool {
-    let (fx, fy, tx, ty) = (from.x.floor(), from.y.floor(), to.x.floor(), to.y.floor());
+    let (fx, fy, tx, ty) = (floor(from.x), floor(from.y), floor(to.x), floor(to.y));
     if fx == tx && fy == ty {
         return true;
     }
     let class = cell_class(grid, fx, fy);
-    if (tx - fx).abs() > 1.0 || (ty - fy).abs() > 1.0 || cell_class(grid, tx, ty) != class {
+    if tx.abs_diff(fx) > 1 || ty.abs_diff(fy) > 1 || cell_class(grid, tx, ty) != class {
         return false;
     }
     fx == tx || fy == ty || (cell_class(grid, tx, fy) == class && cell_class(grid, fx, ty) == class)
@@ -569,7 +773,7 @@ fn det(a: Vec2, b: Vec2) -> f32 {
 /// The ORCA half-plane of velocities that keep `me` clear of `other` for `horizon` seconds
 /// (RVO2's construction). A moving neighbour takes half of the avoiding; one that is not
 /// moving none of it.
-fn body_line(me: Body, other: &Body, horizon: f32, dt: f32) -> Line {
+fn body_line(me: Body, other: &Slot, horizon: f32, dt: f32) -> Line {
     let relative_position = other.position - me.position;
     let relative_velocity = me.velocity - other.velocity;
     let dist_sq = relative_position.length_squared();

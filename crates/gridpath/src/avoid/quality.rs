@@ -4,7 +4,7 @@
 
 use glam::Vec2;
 
-use super::{Body, blocked_near, cell_class};
+use super::{Body, blocked_near, class_at};
 use crate::grid::Grid;
 
 /// Quality figures gathered over the frames [`observe`](Quality::observe)d.
@@ -122,7 +122,7 @@ fn ratio(a: &Body, b: &Body) -> f32 {
 /// Whether `body` overlaps a cell it cannot enter (a wall, off the map, another terrain class).
 fn overlaps_wall(grid: &Grid, body: &Body) -> bool {
     let p = body.position;
-    let class = cell_class(grid, p.x.floor(), p.y.floor());
+    let class = class_at(grid, p);
     if class == 0 {
         return true;
     }

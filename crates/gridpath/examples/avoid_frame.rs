@@ -1,0 +1,165 @@
+//! Times local avoidance (`gridpath::avoid`) phase by phase on the converge scene of
+//! `tests/avoid.rs`: 10,000 units on a 256 × 256 map with scattered walls, one flow field to
+//! the middle, run frame by frame (1/60 s) until every unit arrived or `--frames` frames.
+//!
+//! ```sh
+//! cargo run --release -p gridpath --example avoid_frame               # the whole run
+//! cargo run --release -p gridpath --example avoid_frame -- --frames 600 --shuffled
+//! ```
+//!
+//! Per frame: `prepare` (bucketing), `velocities` on one thread and again split over two
+//! `std::thread::scope` threads in chunks of at least 512 bodies (as the game splits them on
+//! its compute pool; both must agree), `advance` (integrate and the positional pass), and
+//! `frame`, their sum with the two-thread velocities. Printed: median, 95th percentile and
+//! mean per phase in milliseconds, of the thread's CPU time (for two threads the busier
+//! thread's: what the wall clock shows on two idle cores) and of the wall clock, and when the
+//! last unit arrived. `--shuffled` puts the units in a scattered order, as the game's spawn
+//! order is (neighbours far apart in memory). The machine may be shared: compare builds by
+//! the CPU columns and by alternating runs.
+
+#[path = "../tests/crowd/mod.rs"]
+mod crowd;
+
+use std::time::{Duration, Instant};
+
+use glam::Vec2;
+use gridpath::avoid::{Avoidance, AvoidanceSettings};
+
+/// Bodies each thread of the velocity pass takes, at least (the game's `AVOID_CHUNK`).
+const CHUNK: usize = 512;
+/// Threads the velocity pass is split over (the game's compute pool on 2 cores).
+const THREADS: usize = 2;
+/// Frames per line of the cost's course over the run.
+const WINDOW: usize = 300;
+
+/// CPU time of the calling thread: unlike the wall clock, it does not count the time other
+/// processes on a shared machine held the core.
+#[expect(unsafe_code, reason = "std has no thread CPU clock; clock_gettime is the POSIX one")]
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec for the call's duration.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut t) };
+    Duration::new(u64::try_from(t.tv_sec).unwrap_or(0), u32::try_from(t.tv_nsec).unwrap_or(0))
+}
+
+/// Wall and CPU time of one phase.
+fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration, Duration) {
+    let (wall, cpu) = (Instant::now(), thread_cpu());
+    let out = work();
+    (out, wall.elapsed(), thread_cpu() - cpu)
+}
+
+/// A fixed pseudo-random permutation of `items` (Fisher-Yates on a 64-bit LCG).
+fn shuffle<T>(items: &mut [T]) {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for i in (1..items.len()).rev() {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        items.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
+    }
+}
+
+fn main() {
+    let mut frames = usize::MAX;
+    let mut shuffled = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--frames" => frames = args.next().and_then(|v| v.parse().ok()).unwrap_or(frames),
+            "--shuffled" => shuffled = true,
+            _ => {
+                eprintln!("usage: avoid_frame [--frames N] [--shuffled]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let (grid, mut groups) = crowd::converge();
+    if shuffled {
+        // The game's units come in spawn order, scattered over the map, not row by row.
+        shuffle(&mut groups[0].0);
+    }
+    let mut crowd = crowd::Crowd::new(&grid, &groups);
+    let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+    let n = crowd.bodies.len();
+    let (mut single, mut split, mut positions) = (vec![Vec2::ZERO; n], vec![Vec2::ZERO; n], Vec::new());
+    let names = ["prepare", "velocities 1 thread", "velocities 2 threads", "advance", "frame (2 threads)"];
+    // Per phase: wall times, CPU times (for two threads, the busier thread's).
+    let mut wall: [Vec<Duration>; 5] = Default::default();
+    let mut cpu: [Vec<Duration>; 5] = Default::default();
+    let dt = crowd::DT;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut frame = 0;
+    while frame < frames && !crowd.all_arrived() {
+        crowd.wish(&grid);
+        let bodies = &crowd.bodies;
+        let ((), prepare_wall, prepare_cpu) = timed(|| avoidance.prepare(bodies, &grid));
+        let ((), single_wall, single_cpu) = timed(|| avoidance.velocities(bodies, &grid, dt, 0, &mut single));
+        let chunk = n.div_ceil(THREADS).max(CHUNK);
+        let avoidance_ref = &avoidance;
+        let wall_split = Instant::now();
+        let split_cpu = std::thread::scope(|scope| {
+            let tasks: Vec<_> = split
+                .chunks_mut(chunk)
+                .enumerate()
+                .map(|(k, out)| {
+                    let grid = &grid;
+                    scope
+                        .spawn(move || timed(|| avoidance_ref.velocities(bodies, grid, dt, k * chunk, out)).2)
+                })
+                .collect();
+            tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
+        });
+        let split_wall = wall_split.elapsed();
+        let ((), advance_wall, advance_cpu) =
+            timed(|| avoidance.advance(bodies, &grid, dt, &split, &mut positions));
+        assert_eq!(single, split, "frame {frame}: the split velocities differ");
+        let walls =
+            [prepare_wall, single_wall, split_wall, advance_wall, prepare_wall + split_wall + advance_wall];
+        let cpus = [prepare_cpu, single_cpu, split_cpu, advance_cpu, prepare_cpu + split_cpu + advance_cpu];
+        for k in 0..names.len() {
+            wall[k].push(walls[k]);
+            cpu[k].push(cpus[k]);
+        }
+        for ((body, p), v) in crowd.bodies.iter_mut().zip(&positions).zip(&split) {
+            if body.moving {
+                body.velocity = if dt > 0.0 { (*p - body.position) / dt } else { *v };
+                body.position = *p;
+            }
+        }
+        crowd.time += dt;
+        frame += 1;
+        if frame % WINDOW == 0 {
+            // How the cost moves as the crowd packs round the goal.
+            let mean =
+                |phase: &[Duration]| ms(phase[frame - WINDOW..].iter().sum::<Duration>()) / WINDOW as f64;
+            println!(
+                "  frames {:>4}..{frame:<4} arrived {:>5}: cpu mean ms velocities 1 thread {:.3}, advance {:.3}",
+                frame - WINDOW,
+                crowd.arrived,
+                mean(&cpu[1]),
+                mean(&cpu[3])
+            );
+        }
+    }
+    println!(
+        "avoid_frame converge{}: units={n} frames={frame} arrived={} last_arrival_s={:.1}",
+        if shuffled { " (shuffled)" } else { "" },
+        crowd.arrived,
+        crowd.last_arrival
+    );
+    println!(
+        "{:<22} {:>8} {:>8} {:>8}   {:>8} {:>8} {:>8}",
+        "ms", "cpu med", "p95", "mean", "wall med", "p95", "mean"
+    );
+    let stats = |phase: &mut Vec<Duration>| {
+        phase.sort_unstable();
+        let at = |q: f64| ms(phase[((phase.len() - 1) as f64 * q).round() as usize]);
+        (at(0.5), at(0.95), ms(phase.iter().sum::<Duration>()) / phase.len() as f64)
+    };
+    for (k, name) in names.iter().enumerate() {
+        let (c, w) = (stats(&mut cpu[k]), stats(&mut wall[k]));
+        println!(
+            "{name:<22} {:>8.3} {:>8.3} {:>8.3}   {:>8.3} {:>8.3} {:>8.3}",
+            c.0, c.1, c.2, w.0, w.1, w.2
+        );
+    }
+}

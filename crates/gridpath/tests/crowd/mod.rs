@@ -1,0 +1,172 @@
+//! Crowd scenes for local avoidance, shared by `tests/avoid.rs` and the timing harness
+//! `examples/avoid_frame.rs`: groups of units following flow fields, arriving on their goal or
+//! on touching an arrived unit of their group, as the game's steering does.
+#![allow(dead_code, reason = "the test and the example use different parts")]
+
+use std::collections::HashMap;
+
+use glam::Vec2;
+use gridpath::avoid::{Body, step_aim};
+use gridpath::{FlowField, Grid, Pos, Rules, formats};
+
+/// Radius of a unit, in tiles.
+pub const RADIUS: f32 = 0.3;
+/// Speed of a unit, in tiles per second.
+pub const SPEED: f32 = 5.0;
+/// Seconds per frame.
+pub const DT: f32 = 1.0 / 60.0;
+/// A unit this close to its goal cell's centre has arrived.
+const ARRIVE: f32 = 0.3;
+/// Touching an arrived unit of its group (centre distance / sum of radii).
+const TOUCH: f32 = 1.15;
+/// Tiles a unit may walk without getting closer before a touch makes it arrive.
+const STALL: f32 = 1.5;
+
+/// The centre of cell `p`.
+pub fn center(p: Pos) -> Vec2 {
+    Vec2::new(p.x as f32 + 0.5, p.y as f32 + 0.5)
+}
+
+fn cell(p: Vec2) -> Pos {
+    Pos::new(p.x as u32, p.y as u32)
+}
+
+/// Groups of units, each following its goal's flow field, and who has arrived.
+pub struct Crowd {
+    /// The bodies avoidance moves; arrived units stand still but keep avoiding (they give way
+    /// to units passing through).
+    pub bodies: Vec<Body>,
+    /// Units arrived so far.
+    pub arrived: usize,
+    /// Time of the last arrival, in seconds.
+    pub last_arrival: f32,
+    /// Seconds since the start.
+    pub time: f32,
+    fields: Vec<FlowField>,
+    goals: Vec<Pos>,
+    group: Vec<usize>,
+    best: Vec<f32>,
+    stalled: Vec<f32>,
+    done: Vec<bool>,
+    arrived_cells: HashMap<Pos, Vec<usize>>,
+}
+
+impl Crowd {
+    /// Units on the start cells of each group (start cells, goal), at rest.
+    pub fn new(grid: &Grid, groups: &[(Vec<Pos>, Pos)]) -> Self {
+        let fields =
+            groups.iter().map(|(_, goal)| FlowField::dijkstra(grid, *goal, Rules::OCTILE).unwrap()).collect();
+        let mut bodies = Vec::new();
+        let mut group = Vec::new();
+        for (g, (starts, _)) in groups.iter().enumerate() {
+            for &s in starts {
+                bodies.push(Body::new(center(s), RADIUS, SPEED));
+                group.push(g);
+            }
+        }
+        let n = bodies.len();
+        Self {
+            bodies,
+            arrived: 0,
+            last_arrival: 0.0,
+            time: 0.0,
+            fields,
+            goals: groups.iter().map(|(_, goal)| *goal).collect(),
+            group,
+            best: vec![f32::INFINITY; n],
+            stalled: vec![0.0; n],
+            done: vec![false; n],
+            arrived_cells: HashMap::new(),
+        }
+    }
+
+    /// Whether every unit has arrived.
+    pub fn all_arrived(&self) -> bool {
+        self.arrived == self.bodies.len()
+    }
+
+    /// Where a few units that did not arrive stand.
+    pub fn stuck(&self) -> Vec<Vec2> {
+        (0..self.bodies.len()).filter(|&i| !self.done[i]).take(5).map(|i| self.bodies[i].position).collect()
+    }
+
+    /// Sets every unit's preferred velocity for the coming frame (and lets units arrive).
+    pub fn wish(&mut self, grid: &Grid) {
+        let n = self.bodies.len();
+        // Arrived units are pushed about by passers: where they stand now.
+        self.arrived_cells.clear();
+        for i in (0..n).filter(|&i| self.done[i]) {
+            self.arrived_cells.entry(cell(self.bodies[i].position)).or_default().push(i);
+        }
+        for i in 0..n {
+            if self.done[i] {
+                self.bodies[i].preferred = Vec2::ZERO;
+                continue;
+            }
+            let g = self.group[i];
+            let (field, goal) = (&self.fields[g], self.goals[g]);
+            let here = cell(self.bodies[i].position);
+            let distance = field.distance(here).unwrap_or(f64::INFINITY) as f32;
+            if distance < self.best[i] {
+                self.best[i] = distance;
+                self.stalled[i] = 0.0;
+            } else {
+                self.stalled[i] += SPEED * DT;
+            }
+            // Along the field's step, wherever in its cell the unit stands: a stream spreads over
+            // the passage's width instead of queuing on cell centres.
+            let target = if here == goal {
+                center(goal)
+            } else {
+                step_aim(grid, self.bodies[i].position, RADIUS, here, field.next_step(here).unwrap())
+            };
+            let (bodies, group) = (&self.bodies, &self.group);
+            let touches = self.stalled[i] >= STALL
+                && (here.y.saturating_sub(1)..=here.y + 1)
+                    .flat_map(|y| (here.x.saturating_sub(1)..=here.x + 1).map(move |x| Pos::new(x, y)))
+                    .filter_map(|c| self.arrived_cells.get(&c))
+                    .flatten()
+                    .any(|&j| {
+                        group[j] == g
+                            && bodies[i].position.distance(bodies[j].position) <= 2.0 * RADIUS * TOUCH
+                            && field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32 + 1.5
+                                >= distance
+                    });
+            if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
+                self.done[i] = true;
+                self.bodies[i].preferred = Vec2::ZERO;
+                self.arrived += 1;
+                self.last_arrival = self.time;
+                continue;
+            }
+            let towards = target - self.bodies[i].position;
+            self.bodies[i].preferred = towards.normalize_or_zero() * SPEED.min(towards.length() / DT);
+        }
+    }
+}
+
+/// The converge scene: a 256 × 256 map with scattered walls (none within 60 steps of the
+/// middle), 10,000 units spread over it, all heading for the middle.
+pub fn converge() -> (Grid, Vec<(Vec<Pos>, Pos)>) {
+    let text: String = (0..256)
+        .map(|y: u32| {
+            (0..256)
+                .map(|x: u32| {
+                    let h = (x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) % 100;
+                    if h < 8 && (x as i32 - 128).abs() + (y as i32 - 128).abs() > 60 { '#' } else { '.' }
+                })
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    let grid = formats::parse_ascii(&text).unwrap().grid;
+    let goal = Pos::new(128, 128);
+    let field = FlowField::dijkstra(&grid, goal, Rules::OCTILE).unwrap();
+    let starts: Vec<Pos> = grid
+        .positions()
+        .filter(|&p| field.distance(p).is_some() && (p.x * 7 + p.y * 13) % 5 == 0)
+        .take(10_000)
+        .collect();
+    assert_eq!(starts.len(), 10_000);
+    (grid, vec![(starts, goal)])
+}
