@@ -269,7 +269,13 @@ impl<'a> View<'a> {
     /// `WEIGHTED` (terrain costs): the scan also stops at rough cells, and every step of the
     /// jump costs what its first one does (see the module doc).
     #[inline(always)]
-    pub(crate) fn straight<R: Offer, const BITS: bool, const WEIGHTED: bool, const ROW: bool, const FORWARD: bool>(
+    pub(crate) fn straight<
+        R: Offer,
+        const BITS: bool,
+        const WEIGHTED: bool,
+        const ROW: bool,
+        const FORWARD: bool,
+    >(
         &self,
         i: usize,
         (x, y, ga, gb): (usize, usize, u64, u64),
