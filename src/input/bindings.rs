@@ -88,6 +88,8 @@ pub enum Control {
     ToggleSmoothing,
     /// When the goal cannot be reached, go as close as possible (or stop).
     TogglePartial,
+    /// Re-plan incrementally (D* Lite repairs the last search) or with a fresh search.
+    ToggleIncremental,
     /// Heuristic weight down one step.
     WeightDown,
     /// Heuristic weight up one step.
@@ -533,6 +535,12 @@ pub const KEY_TABLE: &[KeyRow] = &[
         &[key(KeyCode::KeyL, Control::TogglePartial)],
         "unreachable goal: stop / go as close as possible",
         "partial routes end on the reachable cell nearest the goal",
+    ),
+    row(
+        Section::Search,
+        &[key(KeyCode::KeyI, Control::ToggleIncremental)],
+        "re-planning: fresh / incremental",
+        "D* Lite repairs the last search after an edit (A*'s costs); the replay shows the repair",
     ),
     row(
         Section::Search,

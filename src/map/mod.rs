@@ -11,5 +11,6 @@ pub mod terrain;
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<problem::SearchSettings>();
     app.init_resource::<problem::SmoothRoutes>();
+    app.init_resource::<problem::IncrementalReplanning>();
     app.add_plugins(level::plugin);
 }

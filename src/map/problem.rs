@@ -27,6 +27,11 @@ pub struct SearchSettings(pub Settings);
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default, Deref, DerefMut)]
 pub struct SmoothRoutes(pub bool);
 
+/// Whether routes are re-planned incrementally (D* Lite, `gridpath::Incremental`): the main
+/// search and the lab's unit repair their last search after an edit instead of starting over.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default, Deref, DerefMut)]
+pub struct IncrementalReplanning(pub bool);
+
 /// The read side of the search problem, for [`SearchProblem`] and [`SearchProblemMut`].
 macro_rules! read_problem {
     ($param:ident) => {

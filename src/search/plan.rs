@@ -13,13 +13,15 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy_gridpath::NavGrid;
 use gridpath::{
-    Algorithm, Corners, Grid, Heuristic, Moves, Path, Pos, Rules, SearchError, Searcher, Settings, TraceEvent,
+    Algorithm, Corners, Grid, Heuristic, Incremental, Moves, Path, Pos, Rules, SearchError, Searcher,
+    Settings, TraceEvent,
 };
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems, control_sent};
 use crate::map::problem::{
-    Endpoints, SearchProblem, SearchSettings, SmoothRoutes, cost_blind, problem_changed,
+    Endpoints, IncrementalReplanning, SearchProblem, SearchSettings, SmoothRoutes, cost_blind,
+    problem_changed,
 };
 use crate::notice::Notice;
 
@@ -38,6 +40,7 @@ pub(super) fn plugin(app: &mut App) {
             change_settings.run_if(on_message::<Control>),
             toggle_smoothing.run_if(control_sent(Control::ToggleSmoothing)),
             toggle_partial.run_if(control_sent(Control::TogglePartial)),
+            toggle_incremental.run_if(control_sent(Control::ToggleIncremental)),
         )
             .in_set(AppSystems::RecordInput)
             .after(ControlSystems),
@@ -93,6 +96,22 @@ pub struct PlanReport {
     /// Every cell the latest route passes through, start to goal: its cells, or for an
     /// any-angle route (whose cells are its corners) the cells its straight segments cross.
     pub route: Vec<Pos>,
+    /// With incremental re-planning: what the latest plan cost D* Lite, against a fresh A*.
+    pub repair: Option<Repair>,
+}
+
+/// The work of an incremental plan (D* Lite repairing its last search, or its first full search)
+/// next to a fresh A* on the same problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repair {
+    /// Cells D* Lite expanded (made consistent or raised).
+    pub expanded: u64,
+    /// Its open-list updates (the edited cells' neighbours included).
+    pub generated: u64,
+    /// Cells a fresh A* expands on the same problem.
+    pub fresh_expanded: u64,
+    /// Whether this was a repair (`false`: the planner's first, full search).
+    pub repaired: bool,
 }
 
 /// What the latest main search found.
@@ -123,14 +142,24 @@ impl PlanOutcome {
 }
 
 /// Searches the main route, start to goal, recording every step for the replay. The HUD
-/// reports the time of an untraced run: the algorithm's speed, not the tracing's.
+/// reports the time of an untraced run: the algorithm's speed, not the tracing's. With
+/// incremental re-planning on (and settings it applies to), D* Lite repairs its last search
+/// instead, and the replay shows what the repair touched.
 pub(crate) fn plan_main_route(
     problem: SearchProblem,
+    incremental: Res<IncrementalReplanning>,
     mut searcher: Local<Searcher>,
+    mut planner: Local<Option<Incremental>>,
     mut report: ResMut<PlanReport>,
 ) {
     let (start, goal, settings) = (problem.start(), problem.goal(), problem.settings());
     report.plans += 1;
+    if incremental.0 && incremental_applies(settings) {
+        plan_incrementally(&problem, &mut searcher, &mut planner, &mut report);
+        return;
+    }
+    *planner = None;
+    report.repair = None;
     let started = Instant::now();
     let result = searcher.find_path(problem.grid(), start, goal, settings);
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -145,6 +174,91 @@ pub(crate) fn plan_main_route(
         Ok(path) => PlanOutcome::Found { path, micros },
         Err(error) => PlanOutcome::Failed(error),
     };
+}
+
+/// Whether incremental re-planning serves `settings`: one-cell agents, complete routes (D* Lite
+/// finds A*'s costs, whatever the algorithm chosen).
+pub fn incremental_applies(settings: &Settings) -> bool {
+    bevy_gridpath::ReplanIncrementally::applies(settings)
+}
+
+/// The main route by D* Lite: a repair of the kept search when the goal and the rules are the
+/// same (the start may have moved), else a new planner's full search.
+fn plan_incrementally(
+    problem: &SearchProblem,
+    searcher: &mut Searcher,
+    planner: &mut Option<Incremental>,
+    report: &mut PlanReport,
+) {
+    let (start, goal, settings) = (problem.start(), problem.goal(), problem.settings());
+    let grid = problem.grid();
+    let rules = settings.rules;
+    let kept = planner
+        .take()
+        .filter(|p| p.goal() == goal && p.rules() == rules)
+        .and_then(|mut p| p.set_start(start).is_ok().then_some(p));
+    let repaired = kept.is_some();
+    let planner = match kept {
+        Some(kept) => planner.insert(kept),
+        None => match Incremental::new(grid, start, goal, rules) {
+            Ok(fresh) => planner.insert(fresh),
+            Err(error) => {
+                report.outcome = PlanOutcome::Failed(error);
+                report.trace.clear();
+                report.explored = Explored::default();
+                report.route.clear();
+                report.repair = None;
+                return;
+            }
+        },
+    };
+    planner.set_recording(true);
+    let started = Instant::now();
+    let result = planner.plan(grid);
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let trace = planner.take_events();
+    // What a fresh search costs on the same problem, for comparison.
+    let fresh =
+        Settings { algorithm: Algorithm::AStar, heuristic: Heuristic::Octile, weight: 1.0, ..*settings };
+    let fresh_expanded = match searcher.find_path(grid, start, goal, &fresh) {
+        Ok(path) => path.stats.expanded,
+        Err(SearchError::NoPath { stats, .. }) => stats.expanded,
+        Err(_) => 0,
+    };
+    let stats = match &result {
+        Ok(path) => path.stats,
+        Err(SearchError::NoPath { stats, .. }) => *stats,
+        Err(_) => gridpath::Stats::default(),
+    };
+    report.repair =
+        Some(Repair { expanded: stats.expanded, generated: stats.generated, fresh_expanded, repaired });
+    report.explored = Explored::from_trace(&trace);
+    report.trace = trace;
+    report.route =
+        result.as_ref().map_or_else(|_| Vec::new(), |path| gridpath::sight::path_cells(grid, &path.cells));
+    report.outcome = match result {
+        Ok(path) => PlanOutcome::Found { path, micros },
+        Err(error) => PlanOutcome::Failed(error),
+    };
+}
+
+fn toggle_incremental(
+    mut incremental: ResMut<IncrementalReplanning>,
+    mut settings: ResMut<SearchSettings>,
+    mut notices: MessageWriter<Notice>,
+) {
+    incremental.0 = !incremental.0;
+    // How the problem is searched changed: plan it again (the settings stand for the problem).
+    settings.set_changed();
+    notices.write(if !incremental.0 {
+        Notice::info("re-planning: a fresh search after every change")
+    } else if incremental_applies(&settings) {
+        Notice::info("re-planning: incremental (D* Lite repairs the last search after an edit)")
+    } else {
+        Notice::warning(
+            "re-planning: incremental, but not with partial routes or large units: those search afresh",
+        )
+    });
 }
 
 /// A search option a key or a panel button chooses.

@@ -16,7 +16,7 @@ use crate::edit::files::{AUTOSAVES_KEPT, SaveDir, UnsavedEdits};
 use crate::input::bindings::{Control, ControlSystems, KEY_TABLE, Section, control_sent};
 use crate::input::pointer::Selected;
 use crate::map::level::MapInfo;
-use crate::map::problem::{SearchProblem, SmoothRoutes};
+use crate::map::problem::{IncrementalReplanning, SearchProblem, SmoothRoutes};
 use crate::notice::{Notice, Severity};
 use crate::search::plan::{PlanOutcome, PlanReport};
 use crate::search::replay::{AnimationSpeed, SearchAnimation};
@@ -382,6 +382,7 @@ fn set_text(target: &mut String, value: String) {
 fn update_search_line(
     problem: SearchProblem,
     report: Res<PlanReport>,
+    incremental: Res<IncrementalReplanning>,
     smooth: Res<SmoothRoutes>,
     mut smoothed: Local<Option<f64>>,
     mut settings_text: Single<&mut Text, With<SettingsText>>,
@@ -393,9 +394,16 @@ fn update_search_line(
         gridpath::Moves::Four => String::new(),
         gridpath::Moves::Eight => format!(", {}", rules.corners),
     };
+    let algorithm = if report.repair.is_some() {
+        "D* Lite (incremental)".to_owned()
+    } else if incremental.0 {
+        format!("{} (incremental: not with partial routes)", settings.algorithm)
+    } else {
+        settings.algorithm.to_string()
+    };
     let line = format!(
         "{} | {} moves{} | {} x{:.1}{}     ",
-        settings.algorithm,
+        algorithm,
         rules.moves.name(),
         corners,
         settings.heuristic.name(),
@@ -423,12 +431,21 @@ fn update_search_line(
         PlanOutcome::Pending => ("planning...".to_owned(), DIM_COLOR),
         PlanOutcome::Found { path, micros } => (
             format!(
-                "{}cost {:.2}{} | {} cells | {} expanded | peak open {} | {} us",
+                "{}cost {:.2}{} | {} cells | {} | peak open {} | {} us",
                 if path.outcome.is_partial() { "goal unreachable, to the nearest cell: " } else { "" },
                 path.cost,
                 smoothed.map_or_else(String::new, |length| format!(" (smoothed {length:.2})")),
                 path.cells.len(),
-                path.stats.expanded,
+                match report.repair {
+                    Some(repair) => format!(
+                        "{} {} expanded, {} updates (fresh A*: {} expanded)",
+                        if repair.repaired { "repair:" } else { "first search:" },
+                        repair.expanded,
+                        repair.generated,
+                        repair.fresh_expanded
+                    ),
+                    None => format!("{} expanded", path.stats.expanded),
+                },
                 path.stats.peak_open,
                 micros
             ),

@@ -16,9 +16,9 @@ use crate::edit::brushes::CurrentBrush;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::input::pointer::BlocksMap;
 use crate::input::pointer::Selected;
-use crate::map::problem::{SearchProblem, SmoothRoutes, problem_changed};
+use crate::map::problem::{IncrementalReplanning, SearchProblem, SmoothRoutes, problem_changed};
 use crate::map::terrain::{Brush, brush_problem};
-use crate::search::plan::{CORNERS, SearchOption, option_problem};
+use crate::search::plan::{CORNERS, PlanOutcome, PlanReport, SearchOption, option_problem};
 use crate::search::race::{RaceOutcome, RaceRow, RaceTable};
 use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
@@ -60,7 +60,11 @@ pub fn plugin(app: &mut App) {
             style_panel_buttons,
             update_panel_text,
             update_play_label.run_if(resource_changed::<SearchAnimation>),
-            fill_race_table.run_if(resource_changed::<RaceTable>.or_else(problem_changed)),
+            fill_race_table.run_if(
+                resource_changed::<RaceTable>
+                    .or_else(problem_changed)
+                    .or_else(resource_changed::<PlanReport>),
+            ),
         )
             .chain()
             .in_set(AppSystems::Present),
@@ -237,6 +241,8 @@ fn search_section(panel: &mut ChildSpawnerCommands) {
         for algorithm in Algorithm::ALL {
             row.spawn(button(Control::SelectAlgorithm(algorithm), algorithm_label(algorithm)));
         }
+        // How routes are re-planned, after the algorithms that plan them.
+        row.spawn(button(Control::ToggleIncremental, "incremental"));
     });
     panel.spawn(reasons(PanelText::AlgorithmReasons));
     labelled_row(panel, "Moves", |row| {
@@ -376,6 +382,7 @@ struct PanelState<'a> {
     problem: &'a SearchProblem<'a>,
     smooth: bool,
     avoid: bool,
+    incremental: bool,
     brush: Brush,
     speed: AnimationSpeed,
     race: bool,
@@ -412,6 +419,7 @@ impl PanelState<'_> {
             Control::ToggleSmoothing => (self.smooth, None),
             Control::ToggleAvoidance => (self.avoid, None),
             Control::TogglePartial => (settings.partial, None),
+            Control::ToggleIncremental => (self.incremental, None),
             Control::ToggleRace => (self.race, None),
             Control::ToggleFlowField => (self.flow, None),
             Control::ToggleSearchCells => (self.search_cells, None),
@@ -433,7 +441,7 @@ impl PanelState<'_> {
 /// Colours every button by its look (selected, enabled, disabled) and the pointer.
 fn style_panel_buttons(
     problem: SearchProblem,
-    (smooth, avoid): (Res<SmoothRoutes>, Res<CrowdAvoidance>),
+    (smooth, avoid, incremental): (Res<SmoothRoutes>, Res<CrowdAvoidance>, Res<IncrementalReplanning>),
     brush: Res<CurrentBrush>,
     speed: Res<AnimationSpeed>,
     race: Res<RaceTable>,
@@ -447,6 +455,7 @@ fn style_panel_buttons(
         problem: &problem,
         smooth: smooth.0,
         avoid: avoid.0,
+        incremental: incremental.0,
         brush: brush.0,
         speed: *speed,
         race: race.shown,
@@ -518,7 +527,7 @@ fn gist(reason: &str) -> &str {
 /// Writes the reasons, the weight, the replay speed and progress.
 fn update_panel_text(
     problem: SearchProblem,
-    (smooth, avoid): (Res<SmoothRoutes>, Res<CrowdAvoidance>),
+    (smooth, avoid, incremental): (Res<SmoothRoutes>, Res<CrowdAvoidance>, Res<IncrementalReplanning>),
     brush: Res<CurrentBrush>,
     crowd: Query<(&PathStatus, Has<Selected>), With<CrowdUnit>>,
     speed: Res<AnimationSpeed>,
@@ -529,6 +538,7 @@ fn update_panel_text(
         problem: &problem,
         smooth: smooth.0,
         avoid: avoid.0,
+        incremental: incremental.0,
         brush: brush.0,
         speed: *speed,
         race: false,
@@ -636,10 +646,24 @@ fn race_line(row: &RaceRow) -> (String, Color) {
     }
 }
 
+/// With incremental re-planning, a row for D* Lite's latest plan: its cost, the cells it
+/// expanded (a repair's, or its first full search's) and time, against a fresh A*'s expansions.
+fn repair_line(report: &PlanReport) -> Option<(String, Color)> {
+    let repair = report.repair?;
+    let PlanOutcome::Found { path, micros } = &report.outcome else { return None };
+    let what = if repair.repaired { "repair" } else { "first" };
+    let line = format!(
+        "{:<11}{:>7.2}{:>7}{:>7}  {what}, A* {}",
+        "D* Lite", path.cost, repair.expanded, micros, repair.fresh_expanded
+    );
+    Some((line, GOOD_COLOR))
+}
+
 /// Shows or hides the race section and writes its rows.
 fn fill_race_table(
     mut commands: Commands,
     table: Res<RaceTable>,
+    report: Res<PlanReport>,
     mut section: Single<&mut Node, With<RaceSection>>,
     rows: Single<Entity, With<RaceRows>>,
 ) {
@@ -651,6 +675,7 @@ fn fill_race_table(
         let footer = ("^ optimal here, not guaranteed; -%: any-angle, shorter".to_owned(), DIM_COLOR);
         std::iter::once((header, TITLE_COLOR))
             .chain(table.rows.iter().map(race_line))
+            .chain(repair_line(&report))
             .chain([footer])
             .collect()
     } else {

@@ -8,13 +8,15 @@
 //! [`Unit`] part. The view half animates every unit's sprite.
 
 use bevy::prelude::*;
-use bevy_gridpath::{GridPathSystems, Mover, PathFailure, PathRequest, PathStatus, Waypoints};
+use bevy_gridpath::{
+    GridPathSystems, Mover, PathFailure, PathRequest, PathStatus, ReplanIncrementally, Waypoints,
+};
 use gridpath::Pos;
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::map::level::MapLoaded;
-use crate::map::problem::{SearchProblem, SmoothRoutes};
+use crate::map::problem::{IncrementalReplanning, SearchProblem, SmoothRoutes};
 use crate::notice::Notice;
 use crate::search::replay::SearchAnimation;
 
@@ -36,7 +38,7 @@ pub(super) fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
-        (respawn_lab_unit.run_if(on_message::<MapLoaded>), request_lab_route)
+        (respawn_lab_unit.run_if(on_message::<MapLoaded>), request_lab_route, replan_lab_unit_incrementally)
             .chain()
             .in_set(AppSystems::Plan)
             .before(GridPathSystems::Request),
@@ -186,6 +188,22 @@ fn request_lab_route(
             *request = wanted;
         } else {
             request.set_if_neq(wanted);
+        }
+    }
+}
+
+/// With incremental re-planning on, the lab's unit re-plans with D* Lite (the plugin's
+/// [`ReplanIncrementally`]): an edit across its route is repaired from its kept search.
+fn replan_lab_unit_incrementally(
+    incremental: Res<IncrementalReplanning>,
+    mut commands: Commands,
+    units: Query<(Entity, Has<ReplanIncrementally>), With<LabUnit>>,
+) {
+    for (entity, has) in &units {
+        if incremental.0 && !has {
+            commands.entity(entity).insert(ReplanIncrementally::default());
+        } else if !incremental.0 && has {
+            commands.entity(entity).remove::<ReplanIncrementally>();
         }
     }
 }

@@ -99,3 +99,56 @@ fn the_search_records_visited_and_frontier_cells() {
     assert!(explored.visited.contains(&pathfinder(&app).start()));
     assert!(explored.frontier.is_disjoint(&explored.visited));
 }
+
+/// `I` turns incremental re-planning on: the main search becomes D* Lite, whose first search is
+/// full and whose re-plans after an edit repair it — A*'s cost for far fewer expansions than a
+/// fresh A* — the replay shows the repair, the HUD and the race table count both, and the lab's
+/// unit re-plans the same way (the plugin's `ReplanIncrementally`). `I` again turns it off.
+#[test]
+fn incremental_replanning_repairs_the_last_search_after_an_edit() {
+    use bevy_gridpath::ReplanIncrementally;
+    use gridpath::{Searcher, TraceEvent};
+    use tilepath::units::lab::LabUnit;
+    let mut app = test_app_with_hud(MapSource::BuiltIn);
+    tap_key(&mut app, KeyCode::KeyI);
+    app.update();
+    let first = report(&app).repair.expect("D* Lite planned the main route");
+    assert!(!first.repaired, "the first incremental plan is a full search");
+    let PlanOutcome::Found { path, .. } = &report(&app).outcome else { panic!("a route") };
+    // A wall on the route, two thirds of the way: the unit is far from it.
+    let blocked = path.cells[path.cells.len() * 2 / 3];
+    drag(&mut app, MouseButton::Left, &[blocked]);
+    app.update();
+    let repair = report(&app).repair.expect("a repair");
+    assert!(repair.repaired, "an edit is repaired, not searched afresh");
+    let PlanOutcome::Found { path, .. } = &report(&app).outcome else { panic!("a detour") };
+    assert!(!path.cells.contains(&blocked));
+    let pf = pathfinder(&app);
+    let fresh =
+        Searcher::new().find_path(pf.grid(), pf.start(), pf.goal(), &Settings::default()).expect("A*");
+    assert!(
+        (path.cost - fresh.cost).abs() < 1e-9,
+        "the repair finds A*'s cost: {} vs {}",
+        path.cost,
+        fresh.cost
+    );
+    assert_eq!(repair.fresh_expanded, fresh.stats.expanded);
+    assert!(
+        repair.expanded < repair.fresh_expanded,
+        "the repair expands fewer cells than a fresh A*: {} vs {}",
+        repair.expanded,
+        repair.fresh_expanded
+    );
+    let closed = report(&app).trace.iter().filter(|e| matches!(e, TraceEvent::Closed { .. })).count();
+    assert_eq!(closed as u64, repair.expanded, "the replay is the repair's expansions");
+    let text = ui_text(&mut app);
+    assert!(text.contains("D* Lite (incremental)") && text.contains("repair:"), "the HUD says so: {text}");
+    let lab =
+        app.world_mut().query_filtered::<Entity, With<LabUnit>>().single(app.world()).expect("the lab unit");
+    let replan = app.world().get::<ReplanIncrementally>(lab).expect("the lab unit re-plans incrementally");
+    assert!(replan.last_plan().is_some(), "its route across the new wall was re-planned by D* Lite");
+    tap_key(&mut app, KeyCode::KeyI);
+    app.update();
+    assert_eq!(report(&app).repair, None, "off again: a fresh search");
+    assert!(app.world().get::<ReplanIncrementally>(lab).is_none());
+}

@@ -48,14 +48,15 @@ pub use gridpath;
 pub use mover::Mover;
 pub use nav::{GridChanged, GridLayout, NavGrid, NavVersion};
 pub use plan::{
-    PathFailure, PathRequest, PathStatus, PlanBudget, PlanCounts, PlanQueue, Waypoint, Waypoints,
+    PathFailure, PathRequest, PathStatus, PlanBudget, PlanCounts, PlanQueue, ReplanIncrementally, Waypoint,
+    Waypoints,
 };
 
 /// What a game needs in one `use`.
 pub mod prelude {
     pub use crate::{
         FlowFields, FollowFlowField, GridChanged, GridPathPlugin, GridPathSystems, Mover, NavGrid,
-        PathFailure, PathRequest, PathStatus, PlanBudget, Waypoint, Waypoints,
+        PathFailure, PathRequest, PathStatus, PlanBudget, ReplanIncrementally, Waypoint, Waypoints,
     };
     #[cfg(feature = "debug")]
     pub use crate::{GridPathDebug, GridPathDebugPlugin};

@@ -260,3 +260,36 @@ fn another_terrain_class_is_reported_as_the_searcher_does() {
     let path = planner.plan(&grid).expect("a ground bridge");
     assert_eq!(path.cells.last(), Some(&goal));
 }
+
+#[test]
+fn a_recorded_repair_replays_what_it_touched() {
+    use gridpath::TraceEvent;
+    let mut map = parse_ascii("S.........\n.########.\n..........\n.########.\n.........G").expect("a map");
+    let (start, goal) = (map.start.expect("S"), map.goal.expect("G"));
+    let mut planner = Incremental::new(&map.grid, start, goal, Rules::OCTILE).expect("a planner");
+    let _ = planner.plan(&map.grid).expect("a route");
+    assert!(planner.take_events().is_empty(), "nothing is recorded unless asked");
+    planner.set_recording(true);
+    // Wall off the route's first step down the right-hand side: the repair goes round.
+    let first = planner.plan(&map.grid).expect("the same route");
+    assert!(planner.take_events().is_empty(), "an unchanged grid touches nothing");
+    let blocked = first.cells[first.cells.len() / 2];
+    map.grid.set_wall(blocked, true).expect("in bounds");
+    planner.update_cells(&map.grid, &[blocked]);
+    let repaired = planner.plan(&map.grid).expect("a detour");
+    let events = planner.take_events();
+    let closed: Vec<Pos> = events
+        .iter()
+        .filter_map(|e| if let TraceEvent::Closed { pos } = e { Some(*pos) } else { None })
+        .collect();
+    let opened =
+        events.iter().filter(|e| matches!(e, TraceEvent::Opened { .. } | TraceEvent::Updated { .. }));
+    assert_eq!(closed.len() as u64, repaired.stats.expanded, "one Closed event per expansion");
+    assert_eq!(opened.count() as u64, repaired.stats.generated, "one open event per queue push");
+    assert!(closed.iter().all(|&p| map.grid.in_bounds(p)), "expanded cells are on the map");
+    assert!(closed.contains(&blocked), "the new wall is raised: its cost to the goal is gone");
+    assert!(!repaired.cells.contains(&blocked));
+    planner.set_recording(false);
+    let _ = planner.plan(&map.grid);
+    assert!(planner.take_events().is_empty());
+}

@@ -17,8 +17,8 @@ use std::collections::BinaryHeap;
 
 use super::octile::value;
 use super::{Endpoint, Path, SearchError, Stats, check_endpoint, class_name};
-use crate::Outcome;
 use crate::grid::{DIRS, Grid, Moves, Neighbours, Pos, Rules};
+use crate::{Outcome, TraceEvent};
 
 /// An exact cost `a + b·√2` (`a`: cardinal steps times their terrain costs, `b`: diagonal
 /// ones); `a == INF` is "unreachable".
@@ -171,6 +171,9 @@ pub struct Incremental {
     last_start: Pos,
     /// Work since the last plan.
     stats: Stats,
+    /// The open-list pushes and expansions since the last [`Incremental::take_events`], while
+    /// recording ([`Incremental::set_recording`]).
+    events: Option<Vec<TraceEvent>>,
 }
 
 impl Incremental {
@@ -202,11 +205,29 @@ impl Incremental {
             km: ZERO,
             last_start: start,
             stats: Stats::default(),
+            events: None,
         };
         let goal = planner.index(goal);
         planner.rhs[goal] = ZERO;
         planner.update_vertex(goal);
         Ok(planner)
+    }
+
+    /// Records (or with `false`, stops recording) every cell the planner touches from now on —
+    /// put on the open list with a new estimate ([`TraceEvent::Opened`], or
+    /// [`TraceEvent::Updated`] when it was on it already; `g` is its cost to the goal, as the
+    /// search runs backwards) and expanded ([`TraceEvent::Closed`]) — by
+    /// [`Incremental::update_cells`] and [`Incremental::plan`] alike: what a repair touched, for
+    /// a replay. Recording costs a push per event; it is off by default.
+    pub fn set_recording(&mut self, on: bool) {
+        if on != self.events.is_some() {
+            self.events = on.then(Vec::new);
+        }
+    }
+
+    /// The events recorded since the last call (empty when not recording).
+    pub fn take_events(&mut self) -> Vec<TraceEvent> {
+        self.events.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// The start the next plan leaves from.
@@ -365,8 +386,13 @@ impl Incremental {
 
     #[inline]
     fn pos_of(&self, i: usize) -> Pos {
+        Self::pos_in(self.stride, i)
+    }
+
+    #[inline]
+    fn pos_in(stride: usize, i: usize) -> Pos {
         #[expect(clippy::cast_possible_truncation, reason = "sides are at most 8192")]
-        Pos::new((i % self.stride) as u32 - 1, (i / self.stride) as u32 - 1)
+        Pos::new((i % stride) as u32 - 1, (i / stride) as u32 - 1)
     }
 
     /// The heuristic distance between two padded cells (a lower bound of any path's cost:
@@ -435,6 +461,18 @@ impl Incremental {
                 self.live += 1;
             }
             let (k1, k2) = self.key(i);
+            if self.events.is_some() {
+                let start = self.index(self.start);
+                let (pos, g, h) = (self.pos_of(i), k2, self.h(start, i).value());
+                let event = if on {
+                    TraceEvent::Updated { pos, g, h, f: k1 }
+                } else {
+                    TraceEvent::Opened { pos, g, h, f: k1 }
+                };
+                if let Some(events) = self.events.as_mut() {
+                    events.push(event);
+                }
+            }
             #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
             self.open.push(Entry { k1, k2, cell: i as u32, stamp: self.stamp[i] });
             self.stats.generated += 1;
@@ -500,6 +538,9 @@ impl Incremental {
                 continue;
             }
             self.stats.expanded += 1;
+            if let Some(events) = self.events.as_mut() {
+                events.push(TraceEvent::Closed { pos: Self::pos_in(self.stride, u) });
+            }
             if self.rhs[u].lt(self.g[u]) {
                 self.g[u] = self.rhs[u];
                 self.update_vertex(u); // consistent: off the list
