@@ -123,7 +123,8 @@ impl Buckets {
     }
 
     /// Per row, the slots of the points in the cells a square of half-side `reach` around `p`
-    /// touches (the points [`near`](Self::near) yields, in the same order).
+    /// touches (the points [`near`](Self::near) yields, in the same order). Cheaper per row
+    /// than [`disc_rows`](Self::disc_rows) where the reach is short.
     pub(crate) fn square_rows(&self, p: Vec2, reach: f32, mut each: impl FnMut(Range<usize>)) {
         let (x0, y0) = self.clamped_cell(p - reach);
         let (x1, y1) = self.clamped_cell(p + reach);
@@ -140,15 +141,17 @@ impl Buckets {
     /// Per row, the slots of the points in the cells within `reach` of `p` (a disc, not a
     /// square: about a fifth fewer cells) that overlap the box `clip` (low and high corners),
     /// leaving out the cells `x0..=x1` × `y0..=y1` of `skip` (an inner block already scanned).
+    /// Every point closer than `reach` to `p` inside `clip` and outside `skip` is in them.
     #[expect(clippy::cast_precision_loss, reason = "map sides (at most MAX_SIDE) are exact in f32")]
     pub(crate) fn disc_rows(
         &self,
         (p, reach): (Vec2, f32),
         clip: (Vec2, Vec2),
-        skip: [u32; 4],
+        skip: Option<[u32; 4]>,
         mut each: impl FnMut(Range<usize>),
     ) {
-        let [left, top_row, right, bottom_row] = skip;
+        // No block: one that no row reaches.
+        let [left, top_row, right, bottom_row] = skip.unwrap_or([0, u32::MAX, 0, 0]);
         let (_, y0) = self.clamped_cell(Vec2::new(p.x, clip.0.y.max(p.y - reach)));
         let (_, y1) = self.clamped_cell(Vec2::new(p.x, clip.1.y.min(p.y + reach)));
         for y in y0..=y1 {

@@ -149,6 +149,8 @@ struct Slot {
 struct Nearest {
     k: usize,
     found: usize,
+    /// The squared distance a body must be below to join: the farthest kept once full.
+    limit: f32,
     /// Squared distance and slot.
     pairs: [(f32, u32); MAX_NEIGHBOURS],
 }
@@ -163,18 +165,20 @@ impl Nearest {
         self.k == 0 || (self.found == self.k && self.pairs[self.k - 1].0 <= d2)
     }
 
-    fn offer(&mut self, d2: f32, index: u32) {
+    /// Keeps the body at squared distance `d2` (below [`limit`](Self::limit)), in slot `slot`.
+    #[inline]
+    fn offer(&mut self, d2: f32, slot: u32) {
         let k = self.k;
-        if k == 0 || (self.found == k && d2 >= self.pairs[k - 1].0) {
-            return;
-        }
         let mut at = self.found.min(k - 1);
         while at > 0 && self.pairs[at - 1].0 > d2 {
             self.pairs[at] = self.pairs[at - 1];
             at -= 1;
         }
-        self.pairs[at] = (d2, index);
+        self.pairs[at] = (d2, slot);
         self.found = (self.found + 1).min(k);
+        if self.found == k {
+            self.limit = self.pairs[k - 1].0;
+        }
     }
 }
 
@@ -200,7 +204,7 @@ impl Scan {
                 for (s, other) in all[slots].iter().enumerate() {
                     let range = me.radius + other.radius + LOOKAHEAD;
                     let d2 = (other.position - me.position).length_squared();
-                    if d2 < range * range && other.index != self.me_index {
+                    if d2 < range * range && d2 < self.nearest.limit && other.index != self.me_index {
                         #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
                         self.nearest.offer(d2, (first + s) as u32);
                     }
@@ -222,7 +226,7 @@ impl Scan {
             self.oncoming |= other.preferred.dot(heading) < other.against
                 && ahead.dot(heading) > 0.0
                 && det(heading, ahead).abs() < me.radius + other.radius;
-            if nearest {
+            if nearest && d2 < self.nearest.limit {
                 #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
                 self.nearest.offer(d2, (first + s) as u32);
             }
@@ -369,7 +373,13 @@ impl Avoidance {
             me,
             me_index: i as u32,
             heading: me.preferred.normalize_or_zero(),
-            nearest: Nearest { k, found: 0, pairs: [(0.0, 0); MAX_NEIGHBOURS] },
+            // Nobody joins an empty list: the limit stays below every distance.
+            nearest: Nearest {
+                k,
+                found: 0,
+                limit: if k == 0 { f32::NEG_INFINITY } else { f32::INFINITY },
+                pairs: [(0.0, 0); MAX_NEIGHBOURS],
+            },
             oncoming: false,
         };
         let p = me.position;
@@ -391,7 +401,7 @@ impl Avoidance {
         }
         let settled = scan.nearest.is_settled(outside * outside);
         if !settled {
-            self.buckets.disc_rows((p, reach), (p - reach, p + reach), block, |slots| {
+            self.buckets.disc_rows((p, reach), (p - reach, p + reach), Some(block), |slots| {
                 scan.visit(&self.slots, slots, true);
             });
         } else if !scan.oncoming && scan.heading != Vec2::ZERO {
@@ -400,7 +410,7 @@ impl Avoidance {
             let far = p + scan.heading * reach;
             let low = (p - side).min(p + side).min(far - side).min(far + side);
             let high = (p - side).max(p + side).max(far - side).max(far + side);
-            self.buckets.disc_rows((p, reach), (low, high), block, |slots| {
+            self.buckets.disc_rows((p, reach), (low, high), Some(block), |slots| {
                 if !scan.oncoming {
                     scan.visit(&self.slots, slots, false);
                 }
