@@ -13,8 +13,10 @@
 //!    frames until every route arrived, and the longest frame on the main thread.
 //! 4. `flood`: 100,000 path requests in one frame, then all asking again: frame times, the
 //!    queue's peak length, memory.
-//! 6. `avoid`: 10,000 units on distinct cells converging on the goal with local avoidance
-//!    (ORCA, on by default): frame times and the quality figures of `gridpath::avoid::Quality`.
+//! 6. `avoid`: local avoidance (ORCA, on by default) in three jam scenarios, one line each with
+//!    frame times and the quality figures of `gridpath::avoid::Quality`: `corridor` (200 against
+//!    200 head-on through a corridor 3 tiles wide and 40 long), `door` (1,000 units through a
+//!    one-tile door) and `converge` (10,000 units on distinct cells converging on the goal).
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
 
@@ -81,10 +83,14 @@ fn bench_map(seed: u64) -> MapSource {
 }
 
 fn bench_app() -> App {
+    bench_app_on(bench_map(1))
+}
+
+fn bench_app_on(map: MapSource) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, InputPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(FRAME)))
-        .insert_resource(bench_map(1))
+        .insert_resource(map)
         .insert_resource(AnimationSpeed::Instant)
         .add_plugins(LogicPlugin);
     app.update();
@@ -184,36 +190,87 @@ fn flow() {
     );
 }
 
+/// An ASCII map from rows of `.` and `#`, the lab's start and goal side by side in the top-left
+/// corner (out of the crowd's way).
+fn ascii_map(name: &str, width: usize, height: usize, wall: impl Fn(usize, usize) -> bool) -> MapSource {
+    let rows: Vec<String> = (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| match (x, y) {
+                    (0, 0) => 'S',
+                    (1, 0) => 'G',
+                    _ if wall(x, y) => '#',
+                    _ => '.',
+                })
+                .collect()
+        })
+        .collect();
+    MapSource::Text { name: name.into(), text: rows.join("\n") }
+}
+
 fn avoid() {
+    // Corridor: rooms of 20 x 13 at both ends of a corridor 3 tiles wide (rows 5-7) and 40 long.
+    let corridor = ascii_map("corridor", 80, 13, |x, y| (20..60).contains(&x) && !(5..=7).contains(&y));
+    let left: Vec<Pos> = (0..20).flat_map(|x| (1..13).map(move |y| Pos::new(x, y))).collect();
+    let right: Vec<Pos> = (60..80).flat_map(|x| (1..13).map(move |y| Pos::new(x, y))).collect();
+    let mut groups = Vec::new();
+    groups.extend(left.iter().rev().take(200).map(|&cell| (cell, Some(Pos::new(75, 6)))));
+    groups.extend(right.iter().take(200).map(|&cell| (cell, Some(Pos::new(4, 6)))));
+    avoid_scenario("corridor", corridor, &groups, 600.0);
+    // Door: a wall down column 32 with a one-tile door at row 20; 1,000 units left of it.
+    let door = ascii_map("door", 64, 40, |x, y| x == 32 && y != 20);
+    let cells: Vec<(Pos, Option<Pos>)> = (0..32u32)
+        .rev()
+        .flat_map(|x| (1..40u32).map(move |y| Pos::new(x, y)))
+        .take(1000)
+        .map(|cell| (cell, Some(Pos::new(56, 20))))
+        .collect();
+    avoid_scenario("door", door, &cells, 600.0);
+    // Converge: 10,000 units on distinct cells of the bench map, on the main goal.
+    let app = bench_app();
+    let mut cells = reachable_cells(&app);
+    drop(app);
+    {
+        use rand::seq::SliceRandom;
+        cells.shuffle(&mut StdRng::seed_from_u64(4));
+    }
+    let units: Vec<(Pos, Option<Pos>)> = cells.iter().take(UNITS).map(|&cell| (cell, None)).collect();
+    avoid_scenario("converge", bench_map(1), &units, 120.0);
+}
+
+/// Runs the crowd `units` (each on its cell, heading for its own goal along that goal's shared
+/// flow field, or for the main goal) on `map` until every one arrived or `seconds` of play
+/// passed, and prints the scenario's line.
+fn avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seconds: f64) {
     use gridpath::avoid::{Body, Quality};
-    use rand::seq::SliceRandom;
     use tilepath::map::geometry::TILE_SIZE;
     use tilepath::units::UNIT_RADIUS;
 
-    let mut app = bench_app();
-    let mut cells = reachable_cells(&app);
-    cells.shuffle(&mut StdRng::seed_from_u64(4));
+    let mut app = bench_app_on(map);
     let grid = app.world().resource::<NavGrid>().grid().clone();
     let geometry = Geometry::of(&grid);
-    for &cell in cells.iter().take(UNITS) {
-        app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED));
+    for &(cell, goal) in units {
+        let mut unit = app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED));
+        if let Some(goal) = goal {
+            unit.insert((Target::Cell(goal), FollowFlowField::new(goal)));
+        }
     }
     let half = geometry.world_size() / 2.0;
     let mut quality = Quality::default();
     let mut bodies = Vec::new();
     let mut times = Vec::new();
     let (mut arrived, mut last_arrival) = (0, 0.0);
-    let mut units = app.world_mut().query::<(&Transform, &CrowdUnit, &PathStatus)>();
-    for frame in 0..(120.0 / FRAME) as usize {
+    let mut query = app.world_mut().query::<(&Transform, &CrowdUnit, &PathStatus)>();
+    for frame in 0..(seconds / FRAME) as usize {
         times.push(timed_update(&mut app));
         bodies.clear();
-        bodies.extend(units.iter(app.world()).map(|(transform, crowd, _)| {
+        bodies.extend(query.iter(app.world()).map(|(transform, crowd, _)| {
             let world = transform.translation.truncate();
             let position = Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
             Body { velocity: crowd.velocity(), ..Body::new(position, UNIT_RADIUS, DEFAULT_SPEED) }
         }));
         quality.observe(&bodies, &grid);
-        let now = units.iter(app.world()).filter(|(_, _, s)| **s == PathStatus::Arrived).count();
+        let now = query.iter(app.world()).filter(|(_, _, s)| **s == PathStatus::Arrived).count();
         if now > arrived {
             arrived = now;
             last_arrival = frame as f64 * FRAME;
@@ -223,7 +280,7 @@ fn avoid() {
         }
     }
     println!(
-        "avoid converge: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
+        "avoid {name}: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
          oscillation={:.2}% median_ms={:.3} p95_ms={:.3}",
         bodies.len(),
         quality.gap_ratio,

@@ -36,7 +36,7 @@ use crate::input::bindings::{Control, control_sent};
 use crate::map::geometry::TILE_SIZE;
 use crate::map::problem::SearchProblem;
 use crate::notice::Notice;
-use crate::units::big::BigUnit;
+use crate::units::big::{BigUnit, body_over};
 use crate::units::crowd::CrowdUnit;
 use crate::units::lab::{Speed, Unit};
 
@@ -150,8 +150,7 @@ type WalkerQuery<'w, 's> = Query<
 /// arrived on the crowd's goal arrives too, as it would on touching an arrived crowd unit.
 fn walker_bodies(
     walkers: &WalkerQuery,
-    grid: &Grid,
-    space: GridSpace,
+    (grid, space, fields): (&Grid, GridSpace, &FlowFields),
     (out, agents): (&mut Vec<Body>, &mut Vec<Agent>),
 ) {
     out.clear();
@@ -177,31 +176,47 @@ fn walker_bodies(
         });
         let cell = cell_of(position, grid).unwrap_or(Pos::new(0, 0));
         let arrived = *status == PathStatus::Arrived;
+        let goal = request.map_or(cell, |r| r.goal);
+        // How far from the goal it stopped, on the crowd's field for that goal (a walker that
+        // arrived in the jam before the goal lets the units behind it arrive too).
+        let follow = FollowFlowField { goal, rules: request.map_or(Rules::OCTILE, |r| r.settings.rules) };
+        let distance = fields.field(&follow).and_then(|f| f.distance(cell)).map_or(0.0, |d| d as f32);
         agents.push(Agent {
             pos: position,
             cell,
-            goal: request.map_or(cell, |r| r.goal),
+            goal,
             arrived,
-            // On its goal: no farther from it than any crowd unit.
-            distance: if arrived { 0.0 } else { f32::INFINITY },
+            distance: if arrived { distance } else { f32::INFINITY },
         });
     }
 }
 
-/// Every walker stops short of the bodies in its way this frame (crowd units on their way and
-/// the other walkers, where they stand before anyone moves): its [`Mover::limit`] is how far it
-/// can go towards its next waypoint before it would touch one it is not already moving away
-/// from. Arrived crowd units do not stop it: they see it coming and step aside (else a unit
-/// sent to a goal the crowd already reached would queue behind it for ever).
+/// Every walker stops short of the bodies in its way this frame (crowd units and the other
+/// walkers, where they stand before anyone moves): its [`Mover::limit`] is how far it can go
+/// towards its next waypoint before it would touch one it is not already moving away from. A
+/// walker held up by an arrived crowd unit on its own goal has arrived too — the jam at the
+/// goal that crowd units end in the same way — so it never pushes through an arrived crowd
+/// and never blocks the units queueing behind it.
 fn yield_walkers(
     problem: SearchProblem,
-    mut walkers: Query<(Entity, &Transform, &mut Mover, &Waypoints, Option<&BigUnit>), Without<CrowdUnit>>,
-    crowd: Query<(&Transform, &PathStatus), With<CrowdUnit>>,
+    mut walkers: Query<
+        (
+            Entity,
+            &Transform,
+            &mut Mover,
+            &mut Waypoints,
+            &mut PathStatus,
+            Option<&PathRequest>,
+            Option<&BigUnit>,
+        ),
+        Without<CrowdUnit>,
+    >,
+    crowd: Query<(&Transform, &PathStatus, &CrowdUnit)>,
 ) {
     let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
     let others: Vec<(Entity, Vec2, f32)> = walkers
         .iter()
-        .map(|(entity, transform, _, _, big)| {
+        .map(|(entity, transform, .., big)| {
             (
                 entity,
                 space.to_grid(transform.translation.truncate()),
@@ -209,28 +224,45 @@ fn yield_walkers(
             )
         })
         .collect();
-    for (entity, transform, mut mover, waypoints, big) in &mut walkers {
+    let size = (problem.grid().width(), problem.grid().height());
+    for (entity, transform, mut mover, mut waypoints, mut status, request, big) in &mut walkers {
         let Some(next) = waypoints.front() else { continue };
         let at = space.to_grid(transform.translation.truncate());
-        let radius = walker_radius(big.map_or(1, |b| b.size));
+        let body = big.map_or(1, |b| b.size);
+        let radius = walker_radius(body);
         let direction = (space.to_grid(next.point) - at).normalize_or_zero();
         if mover.hold || direction == Vec2::ZERO {
             continue;
         }
+        // A crowd unit's goal is this walker's when the walker's body would stand over it.
+        let its_goal = |goal: Pos| request.is_some_and(|r| body_over(goal, body, size) == r.goal);
         let bodies = crowd
             .iter()
-            .filter(|(_, status)| **status != PathStatus::Arrived)
-            .map(|(t, _)| (space.to_grid(t.translation.truncate()), UNIT_RADIUS))
-            .chain(others.iter().filter(|o| o.0 != entity).map(|o| (o.1, o.2)));
-        let limit = bodies.fold(f32::INFINITY, |limit, (centre, other)| {
-            limit.min(free_run(at, direction, centre, radius + other))
-        });
+            .map(|(t, status, unit)| {
+                let arrived_here = *status == PathStatus::Arrived && its_goal(unit.goal());
+                (space.to_grid(t.translation.truncate()), UNIT_RADIUS, arrived_here)
+            })
+            .chain(others.iter().filter(|o| o.0 != entity).map(|o| (o.1, o.2, false)));
+        let (limit, jammed) =
+            bodies.fold((f32::INFINITY, false), |(limit, jammed), (centre, other, arrived)| {
+                let run = free_run(at, direction, centre, radius + other);
+                if run < limit { (run, arrived) } else { (limit, jammed) }
+            });
+        if jammed && limit <= JAM_RUN {
+            waypoints.clear();
+            *status = PathStatus::Arrived;
+            mover.limit = None;
+            continue;
+        }
         let limit = limit.is_finite().then_some(limit);
         if mover.limit != limit {
             mover.limit = limit;
         }
     }
 }
+
+/// A walker this close (tiles of free run) to an arrived crowd unit on its goal has arrived.
+const JAM_RUN: f32 = 0.05;
 
 /// How far a body at `at` can go along `direction` (unit length) before its centre comes
 /// within `reach` of `centre`: infinite when it passes clear or moves away, zero when it is
@@ -369,7 +401,7 @@ fn steer_crowd(
     sight.on(problem.nav().version());
     if avoidance.0 {
         let AvoidScratch { walkers: bodies, walker_agents, .. } = &mut *avoid;
-        walker_bodies(&walkers, grid, space, (bodies, walker_agents));
+        walker_bodies(&walkers, (grid, space, &fields), (bodies, walker_agents));
     } else {
         avoid.walkers.clear();
         avoid.walker_agents.clear();

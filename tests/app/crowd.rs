@@ -521,12 +521,11 @@ fn a_flow_follower_that_sees_the_goal_walks_straight_at_it() {
 }
 
 /// Crowd units avoid the units the plugin's `Mover` walks (the lab's unit and a 3x3 unit) with
-/// their real radii, and the walkers stop short of units on their way: over a run where the 3x3
-/// unit walks through a crowd heading for the same goal (the map's corner), no crowd unit on its
-/// way ever overlaps a walker's body by more than the 2 % avoidance allows. Arrived units step
-/// aside for a walker; boxed into the goal's corner by the walls and each other they cannot
-/// entirely, and the walker presses into them (bounded below). Without walkers as bodies the
-/// crowd stood 0.31 of the radii's sum from the 3x3 unit's centre.
+/// their real radii, and the walkers stop short of crowd units: over a run where the 3x3 unit
+/// walks through a crowd heading for the same goal (the map's corner), no crowd body ever
+/// overlaps a walker's by more than the 2 % avoidance allows, whether the unit is on its way or
+/// arrived (the walker arrives on touching the arrived crowd at the goal, as crowd units do).
+/// Without walkers as bodies the crowd stood 0.31 of the radii's sum from the 3x3 unit's centre.
 #[test]
 fn crowd_units_keep_clear_of_the_units_the_plugin_walks() {
     use tilepath::units::big::BigUnit;
@@ -567,5 +566,5 @@ fn crowd_units_keep_clear_of_the_units_the_plugin_walks() {
         on_the_way >= 0.98,
         "units on their way overlap a walker: closest {on_the_way:.3} of the radii's sum"
     );
-    assert!(arrived >= 0.5, "arrived units are walked over: closest {arrived:.3} of the radii's sum");
+    assert!(arrived >= 0.98, "arrived units are walked over: closest {arrived:.3} of the radii's sum");
 }
