@@ -349,7 +349,9 @@ fn walk_cells(grid: &Grid, a: Pos, b: Pos, visit: &mut impl Visit) {
 
 /// Pulls a path taut with line of sight (string pulling): from each kept vertex, the farthest
 /// later vertex of `path` that it sees under `rules` and that is not costlier to reach
-/// straight than along `path` becomes the next kept vertex. The result starts and ends where
+/// straight than along `path`, up to where the sight is first found to fail (the path's turns
+/// are tried one by one, then 2, 4, 8, … ahead; between the last seen and the first hidden by
+/// halving), becomes the next kept vertex. The result starts and ends where
 /// `path` does, consecutive vertices are in [`Grid::line_of_sight`] of each other, and its
 /// [`Grid::any_angle_cost`] is never above that of `path` (so never above the path's own cost on
 /// a grid of uniform cost). Works on the output of any search (A*, JPS, Dijkstra, …); a pair
