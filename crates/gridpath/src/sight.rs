@@ -406,40 +406,37 @@ pub(crate) fn smooth_into(
             grid.segment_cost(a, b, rules)
         }
     };
-    // In one pass: the along-the-path cost up to each vertex (in the segment model), and the
-    // vertices where the path turns (and its first and last), in order: a grid path's straight
-    // runs are tried at their ends first, and cell by cell only up to where the sight first
-    // fails.
+    // The vertices where the path turns (and its first and last), in order: a grid path's
+    // straight runs are tried at their ends first, and cell by cell only up to where the sight
+    // first fails. Off uniform cost, in the same pass, the along-the-path cost up to each
+    // vertex (in the segment model).
     let (along, turns) = (&mut scratch.along, &mut scratch.turns);
     along.clear();
     turns.clear();
     along.push(0.0);
     turns.push(0);
-    let mut sum = 0.0;
-    let moves = grid.octile_moves();
-    let octile_steps = uniform && rules == Rules::OCTILE;
-    let mut previous = (0, 0);
-    for (j, w) in path.windows(2).enumerate() {
-        let (dx, dy) = (i64::from(w[1].x) - i64::from(w[0].x), i64::from(w[1].y) - i64::from(w[0].y));
-        // A grid path's step under the Moving AI rules: the move mask says whether it is legal
-        // (for neighbours, the same as the line of sight), with no walk.
-        let cost = if octile_steps && dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0) {
-            // (dx + 1) + 3·(dy + 1) → the index in `DIRS`.
-            const DIRECTION: [u8; 9] = [7, 0, 4, 3, 0, 1, 6, 2, 5];
-            #[expect(clippy::cast_sign_loss, clippy::cast_possible_truncation, reason = "0..9")]
-            let k = DIRECTION[((dx + 1) + 3 * (dy + 1)) as usize];
-            let legal = moves[grid.index(w[0])] & 1 << k != 0;
-            legal.then_some(if k < 4 { 1.0 } else { crate::grid::SQRT2 })
-        } else {
-            segment(w[0], w[1])
-        };
-        sum += cost.unwrap_or(f64::INFINITY);
-        along.push(sum);
-        let step = (dx.signum(), dy.signum());
-        if j > 0 && step != previous {
-            turns.push(j);
+    let mut previous = (std::cmp::Ordering::Equal, std::cmp::Ordering::Equal);
+    if uniform {
+        // A straight segment is never longer than the path it replaces (the triangle
+        // inequality): only the turns are needed.
+        for (j, w) in path.windows(2).enumerate() {
+            let step = (w[1].x.cmp(&w[0].x), w[1].y.cmp(&w[0].y));
+            if j > 0 && step != previous {
+                turns.push(j);
+            }
+            previous = step;
         }
-        previous = step;
+    } else {
+        let mut sum = 0.0;
+        for (j, w) in path.windows(2).enumerate() {
+            sum += segment(w[0], w[1]).unwrap_or(f64::INFINITY);
+            along.push(sum);
+            let step = (w[1].x.cmp(&w[0].x), w[1].y.cmp(&w[0].y));
+            if j > 0 && step != previous {
+                turns.push(j);
+            }
+            previous = step;
+        }
     }
     if path.len() > 1 {
         turns.push(path.len() - 1);
@@ -449,7 +446,7 @@ pub(crate) fn smooth_into(
     let mut i = 0;
     while i < last {
         let mut next = i + 1;
-        let better = |j: usize, straight: f64| straight <= along[j] - along[i] + 1e-9;
+        let better = |j: usize, straight: f64| uniform || straight <= along[j] - along[i] + 1e-9;
         // Turn by turn for the first few turns after `i` (most kept segments end there), then
         // galloping: 2, 4, 8, … turns ahead of the last one seen, until one is out of sight (or
         // the end is seen); then halving between the last seen and it. (Long runs of turns in
