@@ -7,11 +7,18 @@
 //! longer (docs/BENCHMARKS.md).
 //!
 //! A jump point `j` found from the expanded node `s` is offered at the cost through `s`'s
-//! parent `p`, assumed in sight (Lazy Theta*). When `j` is expanded and `p` does not see it,
-//! its route is repaired from `s`, whose own route is known: straight from `s` when `s` sees
-//! `j`, else along the jump itself (`s`, the turning cell of a diagonal ray, `j`: two segments
-//! in sight by construction), the turning cell reached from `p` when `p` sees it. The repaired
-//! cell goes back onto the open list with its true cost, as in `theta.rs`.
+//! parent `p`, assumed in sight (Lazy Theta*), and keeps the cheapest jump that reached it as its
+//! safe route (node, turning cell of a diagonal ray, `j`: in sight by construction). When `j` is
+//! expanded and its parent does not see it, its route is repaired from the safe route's node,
+//! whose own route is known: straight when that node sees `j`, else along the jump, the turning
+//! cell reached from the node's parent when that sees it; the repaired cell goes back onto the
+//! open list with its true cost, as in `theta.rs`. Every jump point jumps in all 8 directions
+//! (JPS prunes by the direction a cell was entered, which Lazy Theta*'s order does not make the
+//! octile-optimal one); with the safe routes, this keeps the route never longer than the octile
+//! optimum (A*'s argument on the octile chain of jumps; checked by the property tests and the
+//! bench, not a published result). The route found is finally pulled taut along the cells it
+//! crosses. Should the search ever miss a reachable goal, the dispatch (`search/mod.rs`) falls
+//! back to the cell-by-cell search; the property test here checks it never does.
 
 use super::heap::{BucketQueue, Entry};
 use super::jps::{Offer, View};
