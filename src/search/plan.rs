@@ -11,10 +11,9 @@ use std::time::Instant;
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
-use bevy_gridpath::NavGrid;
+use bevy_gridpath::{NavGrid, ReplanIncrementally};
 use gridpath::{
-    Algorithm, Corners, Grid, Heuristic, Incremental, Moves, Path, Pos, Rules, SearchError, Searcher,
-    Settings, TraceEvent,
+    Algorithm, Corners, Grid, Heuristic, Moves, Path, Pos, Rules, SearchError, Searcher, Settings, TraceEvent,
 };
 
 use crate::AppSystems;
@@ -149,16 +148,16 @@ pub(crate) fn plan_main_route(
     problem: SearchProblem,
     incremental: Res<IncrementalReplanning>,
     mut searcher: Local<Searcher>,
-    mut planner: Local<Option<Incremental>>,
+    mut replan: Local<ReplanIncrementally>,
     mut report: ResMut<PlanReport>,
 ) {
     let (start, goal, settings) = (problem.start(), problem.goal(), problem.settings());
     report.plans += 1;
     if incremental.0 && incremental_applies(settings) {
-        plan_incrementally(&problem, &mut searcher, &mut planner, &mut report);
+        plan_incrementally(&problem, &mut searcher, &mut replan, &mut report);
         return;
     }
-    *planner = None;
+    *replan = ReplanIncrementally::default();
     report.repair = None;
     let started = Instant::now();
     let result = searcher.find_path(problem.grid(), start, goal, settings);
@@ -179,44 +178,24 @@ pub(crate) fn plan_main_route(
 /// Whether incremental re-planning serves `settings`: one-cell agents, complete routes (D* Lite
 /// finds A*'s costs, whatever the algorithm chosen).
 pub fn incremental_applies(settings: &Settings) -> bool {
-    bevy_gridpath::ReplanIncrementally::applies(settings)
+    ReplanIncrementally::applies(settings)
 }
 
-/// The main route by D* Lite: a repair of the kept search when the goal and the rules are the
-/// same (the start may have moved), else a new planner's full search.
+/// The main route by D* Lite (the plugin's [`ReplanIncrementally`], recording for the replay),
+/// next to what a fresh A* expands on the same problem.
 fn plan_incrementally(
     problem: &SearchProblem,
     searcher: &mut Searcher,
-    planner: &mut Option<Incremental>,
+    replan: &mut ReplanIncrementally,
     report: &mut PlanReport,
 ) {
     let (start, goal, settings) = (problem.start(), problem.goal(), problem.settings());
     let grid = problem.grid();
-    let rules = settings.rules;
-    let kept = planner
-        .take()
-        .filter(|p| p.goal() == goal && p.rules() == rules)
-        .and_then(|mut p| p.set_start(start).is_ok().then_some(p));
-    let repaired = kept.is_some();
-    let planner = match kept {
-        Some(kept) => planner.insert(kept),
-        None => match Incremental::new(grid, start, goal, rules) {
-            Ok(fresh) => planner.insert(fresh),
-            Err(error) => {
-                report.outcome = PlanOutcome::Failed(error);
-                report.trace.clear();
-                report.explored = Explored::default();
-                report.route.clear();
-                report.repair = None;
-                return;
-            }
-        },
-    };
-    planner.set_recording(true);
+    replan.set_recording(true);
     let started = Instant::now();
-    let result = planner.plan(grid);
+    let result = replan.plan_path(grid, start, goal, settings.rules);
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-    let trace = planner.take_events();
+    let trace = replan.take_events();
     // What a fresh search costs on the same problem, for comparison.
     let fresh =
         Settings { algorithm: Algorithm::AStar, heuristic: Heuristic::Octile, weight: 1.0, ..*settings };
@@ -225,11 +204,8 @@ fn plan_incrementally(
         Err(SearchError::NoPath { stats, .. }) => stats.expanded,
         Err(_) => 0,
     };
-    let stats = match &result {
-        Ok(path) => path.stats,
-        Err(SearchError::NoPath { stats, .. }) => *stats,
-        Err(_) => gridpath::Stats::default(),
-    };
+    let stats = replan.last_plan().unwrap_or_default();
+    let repaired = replan.last_was_repair();
     report.repair =
         Some(Repair { expanded: stats.expanded, generated: stats.generated, fresh_expanded, repaired });
     report.explored = Explored::from_trace(&trace);

@@ -88,6 +88,8 @@ impl PathRequest {
 pub struct ReplanIncrementally {
     planner: Option<Incremental>,
     last: Option<Stats>,
+    repaired: bool,
+    recording: bool,
 }
 
 impl ReplanIncrementally {
@@ -102,22 +104,63 @@ impl ReplanIncrementally {
         settings.agent_size <= 1 && !settings.partial
     }
 
-    /// The route for `job`, repairing the kept search when it is for the same goal and rules.
-    fn plan(&mut self, grid: &Grid, job: &Job) -> Result<Route, SearchError> {
-        let (goal, rules) = (job.request.goal, job.request.settings.rules);
+    /// A least-cost path from `from` to `goal` under `rules` by D* Lite: a repair of the kept
+    /// search when it is for the same goal and rules (the start may have moved, the grid may
+    /// have been edited), else a new planner's full search. Its work is then
+    /// [`last_plan`](Self::last_plan); [`last_was_repair`](Self::last_was_repair) tells which.
+    ///
+    /// # Errors
+    /// As [`Incremental::plan`]; an endpoint off the grid.
+    pub fn plan_path(
+        &mut self,
+        grid: &Grid,
+        from: Pos,
+        goal: Pos,
+        rules: Rules,
+    ) -> Result<gridpath::Path, SearchError> {
         let kept = self.planner.take().filter(|p| p.goal() == goal && p.rules() == rules);
+        self.repaired = kept.is_some();
+        self.last = None;
+        let recording = self.recording;
         let planner = match kept {
             Some(planner) => self.planner.insert(planner),
-            None => self.planner.insert(Incremental::new(grid, job.from, goal, rules)?),
+            None => self.planner.insert(Incremental::new(grid, from, goal, rules)?),
         };
-        planner.set_start(job.from)?;
+        planner.set_recording(recording);
+        planner.set_start(from)?;
         let path = planner.plan(grid);
         self.last = Some(match &path {
             Ok(path) => path.stats,
             Err(SearchError::NoPath { stats, .. }) => *stats,
             Err(_) => Stats::default(),
         });
-        let path = path?;
+        path
+    }
+
+    /// Whether the last [`plan_path`](Self::plan_path) repaired a kept search (`false`: a new
+    /// planner's full search).
+    pub fn last_was_repair(&self) -> bool {
+        self.repaired
+    }
+
+    /// Records what every plan touches from now on (see [`Incremental::set_recording`]), for a
+    /// replay; [`take_events`](Self::take_events) hands the events over.
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+        if let Some(planner) = &mut self.planner {
+            planner.set_recording(on);
+        }
+    }
+
+    /// The events recorded since the last call (empty when not recording).
+    pub fn take_events(&mut self) -> Vec<gridpath::TraceEvent> {
+        self.planner.as_mut().map(Incremental::take_events).unwrap_or_default()
+    }
+
+    /// The route for `job`, pulled taut when the request says so.
+    fn plan(&mut self, grid: &Grid, job: &Job) -> Result<Route, SearchError> {
+        let rules = job.request.settings.rules;
+        let path = self.plan_path(grid, job.from, job.request.goal, rules)?;
         let cells = if job.request.smooth { gridpath::smooth(grid, &path.cells, rules) } else { path.cells };
         Ok(Route { cells, partial: false })
     }
