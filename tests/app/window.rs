@@ -179,6 +179,14 @@ impl Shot {
         mean(&self.pixels_in(x0, y0, x0 + size, y0 + size))
     }
 
+    /// Whether a crowd unit's blue sprite shows within `reach` pixels of `pixel`.
+    fn sprite_near(&self, pixel: [f32; 2], reach: f32) -> bool {
+        let (cx, cy) = (pixel[0].round(), pixel[1].round());
+        self.pixels_in(cx - reach, cy - reach, cx + reach + 1.0, cy + reach + 1.0)
+            .iter()
+            .any(|p| p[2] > p[0] + 60.0 && p[2] > p[1] + 60.0)
+    }
+
     /// The named UI boxes whose name starts with `prefix`.
     fn ui(&self, prefix: &str) -> Vec<(String, [f32; 4])> {
         self.layout
@@ -351,13 +359,7 @@ fn check_crowd(checks: &mut Checks, out: &Path) {
         format!("shallows painted at (5, 24), pale: {water:?}"),
     );
     // Crowded units overlap and the lab unit may cover one: look a few pixels around the centre.
-    let sprite_near = |pixel: [f32; 2]| {
-        let (cx, cy) = (pixel[0].round(), pixel[1].round());
-        shot.pixels_in(cx - 4.0, cy - 4.0, cx + 5.0, cy + 5.0)
-            .iter()
-            .any(|p| p[2] > p[0] + 60.0 && p[2] > p[1] + 60.0)
-    };
-    let drawn = units[1..].iter().filter(|u| sprite_near(u.pixel)).count();
+    let drawn = units[1..].iter().filter(|u| shot.sprite_near(u.pixel, 4.0)).count();
     let enough = drawn as f32 >= 0.75 * (units.len() - 1) as f32;
     checks.check(enough, format!("crowd sprites are drawn where the units are: {drawn}/{}", units.len() - 1));
 }
@@ -466,14 +468,7 @@ fn check_door(checks: &mut Checks, out: &Path) {
     );
     // The image is rendered a frame after the layout is taken: a walking unit has moved a few
     // pixels by then, so look within a third of a tile of where the layout has it.
-    let reach = layout.cell_pixels / 3.0;
-    let sprite_near = |pixel: [f32; 2]| {
-        let (cx, cy) = (pixel[0].round(), pixel[1].round());
-        shot.pixels_in(cx - reach, cy - reach, cx + reach + 1.0, cy + reach + 1.0)
-            .iter()
-            .any(|p| p[2] > p[0] + 60.0 && p[2] > p[1] + 60.0)
-    };
-    let drawn = crowd.iter().filter(|u| sprite_near(u.pixel)).count();
+    let drawn = crowd.iter().filter(|u| shot.sprite_near(u.pixel, layout.cell_pixels / 3.0)).count();
     checks.check(
         drawn == crowd.len(),
         format!("every crowd unit is drawn where it is: {drawn}/{}", crowd.len()),
