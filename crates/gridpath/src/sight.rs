@@ -373,11 +373,44 @@ pub fn smooth(grid: &Grid, path: &[Pos], rules: Rules) -> Vec<Pos> {
     out
 }
 
+/// [`smooth`] with its buffers kept between calls: for callers that smooth often (a game
+/// smoothing every route it plans, a benchmark), no allocation once the buffers have grown.
+///
+/// ```
+/// use gridpath::{formats, sight::Smoother, Pos, Searcher, Settings};
+/// let map = formats::parse_ascii("S.......\n........\n.......G").unwrap();
+/// let path = Searcher::new()
+///     .find_path(&map.grid, Pos::new(0, 0), Pos::new(7, 2), &Settings::default())
+///     .unwrap();
+/// let mut smoother = Smoother::new();
+/// let taut = smoother.smooth(&map.grid, &path.cells, Settings::default().rules);
+/// assert_eq!(taut, [Pos::new(0, 0), Pos::new(7, 2)]);
+/// ```
+#[derive(Default, Debug)]
+pub struct Smoother {
+    scratch: Smoothing,
+    out: Vec<Pos>,
+}
+
+impl Smoother {
+    /// A smoother with empty buffers.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`smooth`]'s answer for `path`, valid until the next call.
+    pub fn smooth(&mut self, grid: &Grid, path: &[Pos], rules: Rules) -> &[Pos] {
+        smooth_into(grid, path, rules, &mut self.scratch, &mut self.out);
+        &self.out
+    }
+}
+
 /// Turns checked one by one from a kept vertex before [`smooth_into`] starts galloping.
 const GALLOP_AFTER: usize = 4;
 
 /// [`smooth`]'s working buffers, kept between calls by callers that smooth often.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub(crate) struct Smoothing {
     along: Vec<f64>,
     turns: Vec<usize>,

@@ -61,6 +61,7 @@ struct Run<'a> {
     grid: &'a Grid,
     searcher: Searcher,
     cells: Vec<gridpath::Pos>,
+    smoother: gridpath::sight::Smoother,
     #[cfg(feature = "peers")]
     peer: Option<gridpath::peers::CondorGrid>,
 }
@@ -89,13 +90,13 @@ impl Run<'_> {
         } else {
             let settings = Settings::with_algorithm(algorithm);
             let found = self.searcher.find_path_into(self.grid, s.start, s.goal, &settings, &mut self.cells);
-            let taut = (m == 2).then(|| gridpath::smooth(self.grid, &self.cells, Rules::OCTILE));
+            let taut = (m == 2).then(|| self.smoother.smooth(self.grid, &self.cells, Rules::OCTILE));
             let elapsed = began.elapsed().as_secs_f64();
             if timed {
                 t.micros += elapsed * 1e6;
                 t.timed += 1;
             }
-            let route = taut.as_deref().unwrap_or(&self.cells);
+            let route = taut.unwrap_or(&self.cells);
             let ends = route.first() == Some(&s.start) && route.last() == Some(&s.goal);
             let measured = if m <= 1 {
                 self.grid.path_cost(route, Rules::OCTILE)
@@ -181,6 +182,7 @@ pub(crate) fn table(args: &BenchArgs) -> Result<usize, Failure> {
             grid: &grid,
             searcher: Searcher::new(),
             cells: Vec::new(),
+            smoother: gridpath::sight::Smoother::new(),
             #[cfg(feature = "peers")]
             peer: if args.peers { gridpath::peers::CondorGrid::new(&grid).ok() } else { None },
         };
