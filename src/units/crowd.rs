@@ -250,7 +250,7 @@ fn resolve_goals(
             }
         }
         if let Some(mut follow) = follow {
-            follow.set_if_neq(FollowFlowField { goal, rules: settings.rules });
+            follow.set_if_neq(FollowFlowField { rules: settings.rules, ..FollowFlowField::new(goal) });
         }
         if let Some(mut request) = request {
             request.set_if_neq(PathRequest { goal, settings, smooth: smooth.0 });

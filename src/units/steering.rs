@@ -179,7 +179,10 @@ fn walker_bodies(
         let goal = request.map_or(cell, |r| r.goal);
         // How far from the goal it stopped, on the crowd's field for that goal (a walker that
         // arrived in the jam before the goal lets the units behind it arrive too).
-        let follow = FollowFlowField { goal, rules: request.map_or(Rules::OCTILE, |r| r.settings.rules) };
+        let follow = FollowFlowField {
+            rules: request.map_or(Rules::OCTILE, |r| r.settings.rules),
+            ..FollowFlowField::new(goal)
+        };
         let distance = fields.field(&follow).and_then(|f| f.distance(cell)).map_or(0.0, |d| d as f32);
         agents.push(Agent {
             pos: position,

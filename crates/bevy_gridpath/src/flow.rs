@@ -1,11 +1,12 @@
 //! Shared flow fields: every entity with a [`FollowFlowField`] to the same goal (under the same
-//! movement rules) reads one [`gridpath::FlowField`] instead of searching a route of its own.
+//! movement rules, for the same body size) reads one [`gridpath::FlowField`] instead of
+//! searching a route of its own.
 //! A field is built when its first follower appears, rebuilt in place when the grid changes,
 //! and dropped when nobody follows it any more.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use gridpath::{FlowField, Pos, Rules, SearchError};
+use gridpath::{FieldKind, FlowField, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
 use crate::nav::{NavGrid, NavVersion};
@@ -22,19 +23,40 @@ pub(crate) fn plugin(app: &mut App) {
 /// Follow the shared flow field to `goal`: the cheapest way from any cell (Dijkstra, terrain
 /// costs honoured). With a [`Mover`](crate::Mover) the plugin walks it; without one, read the
 /// field from [`FlowFields`] and steer it yourself.
+///
+/// Followers of one goal, rules and body size share one field; a large body (`agent_size`
+/// 2 to 4, anchored at its top-left cell as every gridpath search anchors it) gets a field on
+/// the grid's clearance, so every step it takes fits the whole body, round corners too.
+///
+/// ```
+/// use bevy_gridpath::prelude::*;
+/// use bevy_gridpath::gridpath::Pos;
+///
+/// let follow = FollowFlowField::new(Pos::new(9, 4)).with_agent_size(2);
+/// assert_eq!((follow.goal, follow.agent_size), (Pos::new(9, 4), 2));
+/// ```
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[require(Transform, PathStatus)]
 pub struct FollowFlowField {
-    /// Where to go.
+    /// Where to go: for a large body, the cell its top-left corner ends on.
     pub goal: Pos,
     /// The movement rules (moves and corner rule) the field is built with.
     pub rules: Rules,
+    /// The body's size in cells (1 to 4; 1 for a unit of one cell).
+    pub agent_size: u8,
 }
 
 impl FollowFlowField {
-    /// To `goal` with the default rules (8 moves without corner cutting).
+    /// To `goal` with the default rules (8 moves without corner cutting), for a body of one
+    /// cell.
     pub fn new(goal: Pos) -> Self {
-        Self { goal, rules: Rules::OCTILE }
+        Self { goal, rules: Rules::OCTILE, agent_size: 1 }
+    }
+
+    /// The same for a body of `agent_size` × `agent_size` cells.
+    #[must_use]
+    pub fn with_agent_size(self, agent_size: u8) -> Self {
+        Self { agent_size, ..self }
     }
 }
 
@@ -67,10 +89,11 @@ impl SharedField {
     }
 }
 
-/// Every flow field in use, one per goal and rules.
+/// Every flow field in use, one per goal, rules and body size (keyed by the
+/// [`FollowFlowField`] its followers carry).
 #[derive(Resource, Debug, Default)]
 pub struct FlowFields {
-    fields: HashMap<(Pos, Rules), SharedField>,
+    fields: HashMap<FollowFlowField, SharedField>,
     /// Fields built or rebuilt since start-up.
     pub builds: u64,
     /// Followers whose field was rebuilt under them (they re-route by reading it) since
@@ -86,11 +109,11 @@ impl FlowFields {
 
     /// The field `follow` leads along, with its followers and its problem.
     pub fn shared(&self, follow: &FollowFlowField) -> Option<&SharedField> {
-        self.fields.get(&(follow.goal, follow.rules))
+        self.fields.get(follow)
     }
 
-    /// Every field in use, by goal and rules.
-    pub fn iter(&self) -> impl Iterator<Item = (&(Pos, Rules), &SharedField)> {
+    /// Every field in use, by goal, rules and body size.
+    pub fn iter(&self) -> impl Iterator<Item = (&FollowFlowField, &SharedField)> {
         self.fields.iter()
     }
 
@@ -116,9 +139,8 @@ fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: 
         shared.followers = 0;
     }
     // Most followers share one goal: count runs of the same key without hashing each one.
-    let mut run: Option<((Pos, Rules), usize)> = None;
-    for follow in &units {
-        let key = (follow.goal, follow.rules);
+    let mut run: Option<(FollowFlowField, usize)> = None;
+    for &key in &units {
         match &mut run {
             Some((k, n)) if *k == key => *n += 1,
             _ => {
@@ -133,7 +155,7 @@ fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: 
     }
     fields.fields.retain(|_, shared| shared.followers > 0);
     let version = nav.version();
-    for (&(goal, rules), shared) in &mut fields.fields {
+    for (follow, shared) in &mut fields.fields {
         if shared.built == Some(version) {
             continue;
         }
@@ -145,7 +167,14 @@ fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: 
                 fields.rerouted += shared.followers as u64;
                 field.rebuild(nav.grid())
             }
-            _ => FlowField::dijkstra(nav.grid(), goal, rules).map(|field| shared.field = Some(field)),
+            _ => FlowField::for_agent(
+                FieldKind::Cost,
+                nav.grid(),
+                follow.goal,
+                follow.rules,
+                follow.agent_size,
+            )
+            .map(|field| shared.field = Some(field)),
         };
         if result.is_err() {
             shared.field = None;
@@ -154,7 +183,7 @@ fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: 
     }
 }
 
-fn count_followers(fields: &mut FlowFields, key: (Pos, Rules), followers: usize) {
+fn count_followers(fields: &mut FlowFields, key: FollowFlowField, followers: usize) {
     fields
         .fields
         .entry(key)

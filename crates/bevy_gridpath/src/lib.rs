@@ -5,7 +5,9 @@
 //! [`Waypoints`] (world positions, next first) and a [`PathStatus`]. Add a [`Mover`] and the
 //! plugin walks the entity along its waypoints too, re-planning from where it stands when an
 //! edit of the grid crosses its remaining route. Units that share a goal can share one flow
-//! field instead of one search each: give them [`FollowFlowField`].
+//! field instead of one search each: give them [`FollowFlowField`]. Large units (2×2 to 4×4
+//! cells: `Settings::agent_size` on a request, [`FollowFlowField::with_agent_size`] on a field)
+//! plan on the grid's clearance, so their whole body fits every step.
 //!
 //! One request is planned at once, in the frame it was made; many are batched on Bevy's
 //! `AsyncComputeTaskPool` within a per-frame [`PlanBudget`], and a result computed for a grid

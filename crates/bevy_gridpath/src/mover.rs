@@ -172,8 +172,9 @@ fn follow_waypoints(
     }
 }
 
-/// Walks movers down their shared flow field, one next step at a time; a mover on a cell the
-/// field cannot lead from (no field, unreachable goal) stops with the reason.
+/// Walks movers down their shared flow field, one next step at a time (a large body by its
+/// top-left cell, centred on its body); a mover on a cell the field cannot lead from (no
+/// field, unreachable goal) stops with the reason.
 fn follow_flow_fields(
     time: Res<Time>,
     nav: Res<NavGrid>,
@@ -190,17 +191,19 @@ fn follow_flow_fields(
         let mut budget =
             (mover.speed * time.delta_secs()).min(limit.unwrap_or(f32::INFINITY)) * nav.tile_size();
         let mut at = transform.translation.truncate();
+        // A large body stands on its top-left cell, as its field was built.
+        let size = follow.agent_size;
         while budget > 0.0 {
             let target = match mover.next {
                 Some(next) => next,
                 None => {
-                    let Some(cell) = nav.cell_at(at) else {
+                    let Some(cell) = nav.anchor_at(at, size) else {
                         status.set_if_neq(PathStatus::Failed(PathFailure::OffGrid));
                         break;
                     };
                     if cell == follow.goal {
                         // Walk onto the goal's centre, then stay.
-                        if at == nav.cell_center(cell) {
+                        if at == nav.body_center(cell, size) {
                             status.set_if_neq(PathStatus::Arrived);
                             break;
                         }
@@ -217,7 +220,7 @@ fn follow_flow_fields(
                 }
             };
             status.set_if_neq(PathStatus::Following);
-            if !mover.step(&nav, &mut at, (target, nav.cell_center(target)), &mut budget) {
+            if !mover.step(&nav, &mut at, (target, nav.body_center(target, size)), &mut budget) {
                 break;
             }
         }

@@ -57,3 +57,113 @@ fn a_follower_that_cannot_reach_the_goal_fails_with_the_reason() {
     assert!(reason.to_string().contains("no path"), "{reason}");
     assert_eq!(cell_of(&app, unit), Some(Pos::new(0, 0)), "it stays where it is");
 }
+
+/// A wall down the middle with gaps of one cell (row 1), two (rows 4-5) and three (rows 8-10).
+const GAPS: &str = "\
+......#.......
+..............
+......#.......
+......#.......
+..............
+..............
+......#.......
+......#.......
+..............
+..............
+..............
+......#.......";
+
+/// Runs until every unit arrived, checking every frame that each body (its size) covers only
+/// free cells.
+fn walk_bodies(app: &mut App, units: &[(Entity, u8)], frames: usize) {
+    let grid = nav(app).grid().clone();
+    for frame in 0..frames {
+        if units.iter().all(|&(u, _)| status(app, u) == PathStatus::Arrived) {
+            return;
+        }
+        app.update();
+        for &(unit, size) in units {
+            let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+            let half = f32::from(size) * TILE / 2.0 - 0.01;
+            for corner in
+                [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(-1.0, 1.0), Vec2::new(1.0, 1.0)]
+            {
+                let cell = nav(app).cell_at(at + corner * half).expect("on the grid");
+                assert!(
+                    grid.is_passable(cell),
+                    "frame {frame}: the {size}x{size} body overlaps the wall at {cell}"
+                );
+            }
+        }
+    }
+    panic!(
+        "not all arrived in {frames} frames: {:?}",
+        units.iter().map(|&(u, _)| status(app, u)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn large_followers_share_a_field_per_size_and_their_bodies_never_overlap_a_wall() {
+    let mut app = app_on(GAPS);
+    let goal = Pos::new(10, 0);
+    let mut units = Vec::new();
+    for (size, anchor) in [(1, Pos::new(0, 0)), (2, Pos::new(0, 2)), (2, Pos::new(2, 2)), (3, Pos::new(0, 5))]
+    {
+        let at = nav(&app).body_center(anchor, size).extend(0.0);
+        let follow = FollowFlowField::new(goal).with_agent_size(size);
+        units.push((
+            app.world_mut().spawn((Transform::from_translation(at), follow, Mover::new(8.0))).id(),
+            size,
+        ));
+    }
+    app.update();
+    let fields = app.world().resource::<FlowFields>();
+    assert_eq!(fields.len(), 3, "one field per body size");
+    let two = FollowFlowField::new(goal).with_agent_size(2);
+    assert_eq!(fields.shared(&two).map(|s| s.followers), Some(2));
+    // The fields lead each size through the first gap its body fits: 1, 2 and 3 cells wide.
+    let through = |size: u8, from: Pos| {
+        let follow = FollowFlowField::new(goal).with_agent_size(size);
+        let path = fields.field(&follow).and_then(|f| f.path_from(from)).expect("a way to the goal");
+        path.iter().find(|p| p.x == 6).map(|p| p.y).expect("it crosses the wall's column")
+    };
+    assert_eq!(through(1, Pos::new(0, 0)), 1);
+    assert_eq!(through(2, Pos::new(0, 2)), 4, "the 2x2 body takes the two-cell gap (rows 4-5)");
+    assert_eq!(through(3, Pos::new(0, 5)), 8, "the 3x3 body takes the three-cell gap (rows 8-10)");
+    walk_bodies(&mut app, &units, 600);
+    for &(unit, size) in &units {
+        let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+        assert_eq!(at, nav(&app).body_center(goal, size), "the {size}x{size} body stands on the goal");
+    }
+}
+
+#[test]
+fn an_edit_that_closes_the_gap_of_a_large_follower_re_routes_it_and_a_goal_without_room_fails() {
+    let mut app = app_on(GAPS);
+    let goal = Pos::new(10, 0);
+    let at = nav(&app).body_center(Pos::new(0, 2), 2).extend(0.0);
+    let unit = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(at),
+            FollowFlowField::new(goal).with_agent_size(2),
+            Mover::new(8.0),
+        ))
+        .id();
+    app.update();
+    // Narrow the two-cell gap to one: only the three-cell gap is left for the 2x2 body.
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(6, 5), true).unwrap();
+    walk_bodies(&mut app, &[(unit, 2)], 600);
+    // A goal where a 3x3 body does not fit (against the wall's gap of one row).
+    let too_tight = Pos::new(5, 0);
+    app.world_mut().entity_mut(unit).insert(FollowFlowField::new(too_tight).with_agent_size(3));
+    app.update();
+    app.update();
+    let PathStatus::Failed(reason) = status(&app, unit) else {
+        panic!("a goal the body cannot stand on must fail")
+    };
+    assert!(
+        reason.to_string().contains("no room for an agent of 3x3"),
+        "the reason names the body size: {reason}"
+    );
+}
