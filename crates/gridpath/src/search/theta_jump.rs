@@ -363,13 +363,16 @@ fn pull_taut(
 ) -> f64 {
     crate::sight::path_cells_into(grid, out, &mut ws.cells_crossed);
     crate::sight::smooth_into(grid, &ws.cells_crossed, rules, &mut ws.smoothing, &mut ws.taut);
-    match grid.any_angle_cost(&ws.taut, rules) {
-        Ok(shorter) if shorter < cost => {
-            out.clear();
-            out.extend_from_slice(&ws.taut);
-            shorter
-        }
-        _ => cost,
+    // Lazy Theta* runs on uniform cost only (`Algorithm::check`), where the smoother's
+    // segments are in sight by construction and cost their length: no second walk to measure.
+    debug_assert!(grid.has_uniform_cost());
+    let shorter: f64 = ws.taut.windows(2).map(|w| crate::sight::distance(w[0], w[1])).sum();
+    if shorter < cost {
+        out.clear();
+        out.extend_from_slice(&ws.taut);
+        shorter
+    } else {
+        cost
     }
 }
 
