@@ -418,8 +418,13 @@ fn steer_crowd(
         units.iter_mut().enumerate()
     {
         let me = scratch_ref.agents[i];
-        // With avoidance on, only the touch is needed: avoidance keeps the units apart.
-        let (push, touches_arrived) = separation(scratch_ref, i, grid, !avoidance.0);
+        // With avoidance on, only the touch is needed (avoidance keeps the units apart), and an
+        // arrived unit needs neither: no neighbour scan for the thousands already in the ring.
+        let (push, touches_arrived) = if avoidance.0 && me.arrived {
+            (Vec2::ZERO, false)
+        } else {
+            separation(scratch_ref, i, grid, !avoidance.0)
+        };
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
         let mut target = None;
