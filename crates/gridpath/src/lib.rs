@@ -51,6 +51,7 @@ pub mod peers;
 pub mod scenarios;
 mod search;
 pub mod sight;
+mod subgoal;
 pub mod trace;
 
 pub use field::{FieldKind, FlowField};
@@ -61,4 +62,5 @@ pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Incremental, Outcome, Path, SearchError, Searcher, Settings, Stats};
 pub use sight::smooth;
+pub use subgoal::SubgoalGraph;
 pub use trace::{NoTrace, Observer, TraceEvent};
