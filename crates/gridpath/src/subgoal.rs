@@ -34,13 +34,12 @@
 //! Costs are kept as exact `a + b·√2` pairs, as in the octile A*, so a route costs exactly
 //! what [`Searcher`] finds.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
 use crate::grid::{DIRS, Grid, Moves, Pos};
 use crate::search::{
-    Endpoint, Outcome, Path, SearchError, Searcher, Settings, Stats, check_endpoint, class_name,
+    Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats, check_endpoint,
+    class_name,
 };
 use crate::{Corners, SQRT2};
 
@@ -67,22 +66,41 @@ struct Subgoal {
     y: u16,
     /// Padded coordinates `[min x, min y, max x, max y]` of every cell its scan read.
     read: [u16; 4],
-    /// Targets (slot indices) with [`FOUND_HERE`] / [`FOUND_THERE`] flags.
-    adj: Vec<u32>,
+    /// Edges to other subgoals.
+    adj: Vec<Edge>,
+}
+
+/// A graph node's search state (16 bytes).
+#[derive(Clone, Copy, Default, Debug)]
+struct Node {
+    /// Cost from the start as the exact pair `(straight, diagonal)`.
+    g: [u32; 2],
+    parent: u32,
+    /// `generation` when seen this query, `generation + 1` when closed too.
+    stamp: u32,
+    /// Padded coordinates (for the refinement).
+    x: u16,
+    y: u16,
+}
+
+/// An edge: its target slot with the [`FOUND_HERE`] / [`FOUND_THERE`] flags, and the target's
+/// padded coordinates (so a search relaxing it reads no other subgoal).
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    to: u32,
+    x: u16,
+    y: u16,
 }
 
 /// Per-query buffers of the graph search.
 #[derive(Default, Debug)]
 struct Workspace {
-    /// Cost from the start as the exact pair `(straight, diagonal)`.
-    g: Vec<[u32; 2]>,
-    parent: Vec<u32>,
-    /// `generation` when seen this query, `generation + 1` when closed too.
-    stamp: Vec<u32>,
+    /// Per slot (subgoals, then the start and the goal).
+    nodes: Vec<Node>,
     /// `generation` when the slot has an edge to the goal this query.
     to_goal: Vec<u32>,
     generation: u32,
-    heap: BinaryHeap<(Reverse<u64>, u64, u32)>,
+    heap: OpenList,
     found: Vec<usize>,
     start_edges: Vec<usize>,
     chain: Vec<u32>,
@@ -318,8 +336,8 @@ impl SubgoalGraph {
             .iter()
             .filter(|s| s.cell != NONE)
             .flat_map(|s| {
-                s.adj.iter().map(move |&e| {
-                    let (a, b) = (cell(s), cell(&self.subgoals[(e & TARGET) as usize]));
+                s.adj.iter().map(move |e| {
+                    let (a, b) = (cell(s), Pos::new(u32::from(e.x) - 1, u32::from(e.y) - 1));
                     if key(a) <= key(b) { (a, b) } else { (b, a) }
                 })
             })
@@ -336,7 +354,7 @@ impl SubgoalGraph {
         self.cells.len()
             + self.slot_at.len() * size_of::<u32>()
             + self.subgoals.len() * size_of::<Subgoal>()
-            + self.subgoals.iter().map(|s| s.adj.len() * size_of::<u32>()).sum::<usize>()
+            + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
             + self.free.len() * size_of::<u32>()
     }
 
@@ -477,7 +495,7 @@ impl SubgoalGraph {
         self.slot_at[i] = NONE;
         let adj = std::mem::take(&mut self.subgoals[slot as usize].adj);
         for e in adj {
-            self.subgoals[(e & TARGET) as usize].adj.retain(|&f| f & TARGET != slot);
+            self.subgoals[(e.to & TARGET) as usize].adj.retain(|f| f.to & TARGET != slot);
         }
         self.subgoals[slot as usize].cell = NONE;
         self.free.push(slot);
@@ -491,18 +509,18 @@ impl SubgoalGraph {
         let old = std::mem::take(&mut self.subgoals[slot].adj);
         let mut kept = Vec::with_capacity(old.len());
         for e in old {
-            let t = (e & TARGET) as usize;
-            if e & FOUND_HERE != 0 {
+            let t = (e.to & TARGET) as usize;
+            if e.to & FOUND_HERE != 0 {
                 let theirs = &mut self.subgoals[t].adj;
-                if let Some(k) = theirs.iter().position(|&f| f & TARGET == me) {
-                    theirs[k] &= !FOUND_THERE;
-                    if theirs[k] & (FOUND_HERE | FOUND_THERE) == 0 {
+                if let Some(k) = theirs.iter().position(|f| f.to & TARGET == me) {
+                    theirs[k].to &= !FOUND_THERE;
+                    if theirs[k].to & (FOUND_HERE | FOUND_THERE) == 0 {
                         theirs.swap_remove(k);
                     }
                 }
             }
-            if e & FOUND_THERE != 0 {
-                kept.push(e & !FOUND_HERE);
+            if e.to & FOUND_THERE != 0 {
+                kept.push(Edge { to: e.to & !FOUND_HERE, ..e });
             }
         }
         let mut found = std::mem::take(&mut self.work.found);
@@ -515,16 +533,18 @@ impl SubgoalGraph {
         };
         let bb = view.scan(self.subgoals[slot].cell as usize, usize::MAX, &mut found);
         self.subgoals[slot].read = bb.packed();
+        let (mx, my) = (self.subgoals[slot].x, self.subgoals[slot].y);
         for &cell in &found {
             let t = self.slot_at[cell];
-            match kept.iter().position(|&f| f & TARGET == t) {
-                Some(k) => kept[k] |= FOUND_HERE,
-                None => kept.push(t | FOUND_HERE),
+            let (tx, ty) = (self.subgoals[t as usize].x, self.subgoals[t as usize].y);
+            match kept.iter().position(|f| f.to & TARGET == t) {
+                Some(k) => kept[k].to |= FOUND_HERE,
+                None => kept.push(Edge { to: t | FOUND_HERE, x: tx, y: ty }),
             }
             let theirs = &mut self.subgoals[t as usize].adj;
-            match theirs.iter().position(|&f| f & TARGET == me) {
-                Some(k) => theirs[k] |= FOUND_THERE,
-                None => theirs.push(me | FOUND_THERE),
+            match theirs.iter().position(|f| f.to & TARGET == me) {
+                Some(k) => theirs[k].to |= FOUND_THERE,
+                None => theirs.push(Edge { to: me | FOUND_THERE, x: mx, y: my }),
             }
         }
         self.subgoals[slot].adj = kept;
@@ -610,7 +630,7 @@ impl SubgoalGraph {
         }
         match self.search(s, g) {
             Ok((pair, stats)) => {
-                if self.refine(self.xy(s), self.xy(g), out) {
+                if self.refine(self.xy(s), out) {
                     return Ok((value(pair), stats));
                 }
                 // Never seen: an edge neither of whose two shapes is free. Stay exact.
@@ -640,14 +660,12 @@ impl SubgoalGraph {
         let n = self.subgoals.len();
         let (start_slot, goal_slot) = (n, n + 1);
         let w = &mut self.work;
-        if w.g.len() < n + 2 {
-            w.g.resize(n + 2, [0, 0]);
-            w.parent.resize(n + 2, NONE);
-            w.stamp.resize(n + 2, 0);
+        if w.nodes.len() < n + 2 {
+            w.nodes.resize(n + 2, Node::default());
             w.to_goal.resize(n + 2, 0);
         }
         if w.generation >= u32::MAX - 4 {
-            w.stamp.fill(0);
+            w.nodes.fill(Node::default());
             w.to_goal.fill(0);
             w.generation = 0;
         }
@@ -659,18 +677,14 @@ impl SubgoalGraph {
             stride: self.stride,
             off: offsets(self.stride),
         };
-        // The goal's vertex and the subgoals it directly-h-reaches.
-        let slot_of = |i: usize| {
-            if view.slot_at[i] != NONE {
-                view.slot_at[i] as usize
-            } else if i == s {
-                start_slot
-            } else {
-                goal_slot
-            }
+        let xy = |i: usize| ((i % self.stride) as u16, (i / self.stride) as u16);
+        let slot_of = |i: usize| match view.slot_at[i] {
+            NONE if i == s => start_slot,
+            NONE => goal_slot,
+            slot => slot as usize,
         };
-        let goal_v = slot_of(g);
-        let start_v = slot_of(s);
+        let (start_v, goal_v) = (slot_of(s), slot_of(g));
+        // The subgoals the goal directly-h-reaches (the start a stop too) get an edge to it.
         let mut found = std::mem::take(&mut w.found);
         found.clear();
         if goal_v == goal_slot {
@@ -684,67 +698,62 @@ impl SubgoalGraph {
         if start_v == start_slot {
             view.scan(s, g, &mut start_edges);
         }
-        let pos_of = |v: usize| -> (u16, u16) {
-            if v == start_slot {
-                ((s % self.stride) as u16, (s / self.stride) as u16)
-            } else if v == goal_slot {
-                ((g % self.stride) as u16, (g / self.stride) as u16)
-            } else {
-                (self.subgoals[v].x, self.subgoals[v].y)
-            }
-        };
-        let goal_xy = pos_of(goal_v);
+        let goal_xy = xy(g);
         let mut stats = Stats::default();
         w.heap.clear();
-        let key = |pair: [u32; 2], v: usize| {
-            let h = octile(pos_of(v), goal_xy);
-            let f = value([pair[0] + h[0], pair[1] + h[1]]);
-            (Reverse(f.to_bits()), value(pair).to_bits())
-        };
-        w.g[start_v] = [0, 0];
-        w.parent[start_v] = NONE;
-        w.stamp[start_v] = generation;
-        let (kf, kg) = key([0, 0], start_v);
-        w.heap.push((kf, kg, start_v as u32));
+        w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation, x: xy(s).0, y: xy(s).1 };
+        w.heap.push(Entry { f: 0.0, h: 0.0, cell: start_v as u32 });
         stats.generated += 1;
         let mut reached = false;
-        let mut targets: Vec<usize> = Vec::new();
-        while let Some((_, gbits, v)) = w.heap.pop() {
-            let v = v as usize;
-            if w.stamp[v] != generation || value(w.g[v]).to_bits() != gbits {
+        // Relaxes the edge from `v` (cost `gv` at `here`) to `t` at `there`.
+        let relax = |w: &mut Workspace,
+                     stats: &mut Stats,
+                     v: usize,
+                     gv: [u32; 2],
+                     here: (u16, u16),
+                     t: usize,
+                     there: (u16, u16)| {
+            let node = &mut w.nodes[t];
+            if node.stamp == generation + 1 {
+                return;
+            }
+            let d = octile(here, there);
+            let ng = [gv[0] + d[0], gv[1] + d[1]];
+            if node.stamp != generation || value(ng) < value(node.g) {
+                *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
+                let h = octile(there, goal_xy);
+                let f = value([ng[0] + h[0], ng[1] + h[1]]);
+                w.heap.push(Entry { f, h: value(h) as f32, cell: t as u32 });
+                stats.generated += 1;
+                stats.peak_open = stats.peak_open.max(w.heap.len() as u64);
+            }
+        };
+        while let Some(entry) = w.heap.pop() {
+            let v = entry.cell as usize;
+            let node = w.nodes[v];
+            // Stale entries (the node closed since) are skipped: the heuristic is consistent,
+            // so a node's first entry out is its best.
+            if node.stamp != generation {
                 continue;
             }
-            w.stamp[v] = generation + 1;
+            w.nodes[v].stamp = generation + 1;
             stats.expanded += 1;
             if v == goal_v {
                 reached = true;
                 break;
             }
-            targets.clear();
+            let here = (node.x, node.y);
             if v == start_slot {
-                targets.extend(start_edges.iter().map(|&c| slot_of(c)));
+                for &c in &start_edges {
+                    relax(w, &mut stats, v, node.g, here, slot_of(c), xy(c));
+                }
             } else if v < n {
-                targets.extend(self.subgoals[v].adj.iter().map(|&e| (e & TARGET) as usize));
+                for e in &self.subgoals[v].adj {
+                    relax(w, &mut stats, v, node.g, here, (e.to & TARGET) as usize, (e.x, e.y));
+                }
             }
             if v != goal_slot && w.to_goal[v] == generation {
-                targets.push(goal_slot);
-            }
-            let here = pos_of(v);
-            for &t in &targets {
-                if w.stamp[t] == generation + 1 {
-                    continue;
-                }
-                let d = octile(here, pos_of(t));
-                let ng = [w.g[v][0] + d[0], w.g[v][1] + d[1]];
-                if w.stamp[t] != generation || value(ng) < value(w.g[t]) {
-                    w.g[t] = ng;
-                    w.parent[t] = v as u32;
-                    w.stamp[t] = generation;
-                    let (kf, kg) = key(ng, t);
-                    w.heap.push((kf, kg, t as u32));
-                    stats.generated += 1;
-                    stats.peak_open = stats.peak_open.max(w.heap.len() as u64);
-                }
+                relax(w, &mut stats, v, node.g, here, goal_slot, goal_xy);
             }
         }
         w.found = found;
@@ -759,25 +768,16 @@ impl SubgoalGraph {
             if v == start_v {
                 break;
             }
-            v = w.parent[v] as usize;
+            v = w.nodes[v].parent as usize;
         }
-        Ok((w.g[goal_v], stats))
+        Ok((w.nodes[goal_v].g, stats))
     }
 
     /// Writes the cells of the route in `work.chain` (goal first) into `out`, start first;
     /// `false` when an edge has no free shape.
-    fn refine(&mut self, s: (u16, u16), g: (u16, u16), out: &mut Vec<Pos>) -> bool {
-        let n = self.subgoals.len();
-        let pos_of = |v: u32| -> (u16, u16) {
-            let v = v as usize;
-            if v == n {
-                s
-            } else if v == n + 1 {
-                g
-            } else {
-                (self.subgoals[v].x, self.subgoals[v].y)
-            }
-        };
+    fn refine(&mut self, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
+        let nodes = &self.work.nodes;
+        let pos_of = |v: u32| (nodes[v as usize].x, nodes[v as usize].y);
         let chain = std::mem::take(&mut self.work.chain);
         let class = self.cells[usize::from(s.1) * self.stride + usize::from(s.0)] >> 6;
         let mut ok = true;

@@ -18,7 +18,7 @@ use crate::grid::{Grid, MAX_AGENT_SIZE, Moves, Pos, Rules};
 use crate::heuristic::Heuristic;
 use crate::trace::{NoTrace, Observer};
 
-pub(crate) use heap::{BucketQueue, OpenList};
+pub(crate) use heap::{BucketQueue, Entry, OpenList};
 pub use incremental::Incremental;
 pub(crate) use octile::{DirSet, FORWARD, legal_moves as legal_octile_moves, uniform_moves};
 
