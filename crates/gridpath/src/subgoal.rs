@@ -125,11 +125,12 @@ struct Workspace {
 /// let astar = Searcher::new().find_path(&grid, start, goal, &settings).unwrap();
 /// assert_eq!(path.cost, astar.cost);
 ///
-/// // An edit: the next query repairs the graph first, so it is never stale.
-/// grid.set_wall(gridpath::Pos::new(5, 2), true).unwrap();
+/// // An edit opens a shortcut: the next query repairs the graph first, so it is never stale.
+/// grid.set_wall(gridpath::Pos::new(6, 1), false).unwrap();
 /// assert!(!graph.is_current(&grid));
 /// let after = graph.find_path(&grid, start, goal, &settings).unwrap();
 /// assert!(graph.is_current(&grid));
+/// assert!(after.cost < path.cost);
 /// assert_eq!(after.cost, Searcher::new().find_path(&grid, start, goal, &settings).unwrap().cost);
 /// ```
 #[derive(Debug)]
@@ -684,19 +685,34 @@ impl SubgoalGraph {
             slot => slot as usize,
         };
         let (start_v, goal_v) = (slot_of(s), slot_of(g));
-        // The subgoals the goal directly-h-reaches (the start a stop too) get an edge to it.
-        let mut found = std::mem::take(&mut w.found);
-        found.clear();
-        if goal_v == goal_slot {
-            view.scan(g, s, &mut found);
-            for &c in &found {
-                w.to_goal[slot_of(c)] = generation;
-            }
-        }
+        // The subgoals the start directly-h-reaches (the goal a stop too), and those the goal
+        // does, which get an edge to it. A goal in direct reach is the answer: nothing is
+        // shorter than the octile distance.
         let mut start_edges = std::mem::take(&mut w.start_edges);
         start_edges.clear();
         if start_v == start_slot {
             view.scan(s, g, &mut start_edges);
+        }
+        let mut found = std::mem::take(&mut w.found);
+        found.clear();
+        let mut direct = start_edges.contains(&g);
+        if goal_v == goal_slot && !direct {
+            view.scan(g, s, &mut found);
+            direct = found.contains(&s);
+            for &c in &found {
+                w.to_goal[slot_of(c)] = generation;
+            }
+        }
+        if direct {
+            w.found = found;
+            w.start_edges = start_edges;
+            let ((sx, sy), (gx, gy)) = (xy(s), xy(g));
+            w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation + 1, x: sx, y: sy };
+            let cost = octile((sx, sy), (gx, gy));
+            w.nodes[goal_v] = Node { g: cost, parent: start_v as u32, stamp: generation + 1, x: gx, y: gy };
+            w.chain.clear();
+            w.chain.extend([goal_v as u32, start_v as u32]);
+            return Ok((cost, Stats { expanded: 1, generated: 1, peak_open: 1 }));
         }
         let goal_xy = xy(g);
         let mut stats = Stats::default();
