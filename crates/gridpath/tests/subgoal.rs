@@ -102,18 +102,27 @@ fn check_query(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Random pairs (walls and water cells among them, start == goal now and then) on random
     /// grids: the graph finds the optimum, a legal path, or the error A* gives.
     #[test]
     fn costs_equal_dijkstra(grid in arb_grid(64), pairs in prop::collection::vec(any::<[u64; 4]>(), 1..20)) {
+        // As built (with its hierarchy where that saves work), with the hierarchy forced, and
+        // without one.
         let mut graph = SubgoalGraph::build(&grid);
+        let mut forced = SubgoalGraph::build(&grid);
+        forced.force_hierarchy();
+        prop_assert!(forced.has_hierarchy(), "force_hierarchy must install one");
+        let mut flat = SubgoalGraph::build(&grid);
+        flat.drop_hierarchy();
         let mut searcher = Searcher::new();
         for (k, [a, b, c, d]) in pairs.into_iter().enumerate() {
             let start = cell(&grid, a, b);
             let goal = if k % 7 == 3 { start } else { cell(&grid, c, d) };
             check_query(&mut graph, &mut searcher, &grid, start, goal, &format!("query {k}"))?;
+            check_query(&mut forced, &mut searcher, &grid, start, goal, &format!("query {k}, hierarchy"))?;
+            check_query(&mut flat, &mut searcher, &grid, start, goal, &format!("query {k}, no hierarchy"))?;
         }
     }
 
@@ -141,6 +150,12 @@ proptest! {
                     _ => Tile::Ground { cost: 3 },
                 };
                 grid.set_tile(p, tile).unwrap();
+            }
+            // Every other batch, the game rebuilds the hierarchy the repair dropped: queries then
+            // use it on the edited grid.
+            if step % 2 == 1 {
+                graph.repair(&grid);
+                graph.force_hierarchy();
             }
             // Costs come and go: restore them before most queries so the exact answers get tested.
             if step % 3 != 2 {

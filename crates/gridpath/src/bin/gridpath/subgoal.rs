@@ -53,7 +53,7 @@ struct Row {
 /// repair after a one-cell edit. Then the medians over the maps against issue 24's targets.
 pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
     println!(
-        "{:<20} {:>5} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>9} {:>6}",
+        "{:<20} {:>5} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>13} {:>9} {:>6}",
         "map",
         "n",
         "A* µs",
@@ -67,6 +67,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
         "B/cell",
         "subgoals",
         "edges",
+        "core/short",
         "repair µs",
         "wrong"
     );
@@ -148,6 +149,8 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             let n = t.len().max(1) as f64;
             t.iter().sum::<f64>() / n
         });
+        // The hierarchy as built (a repair drops it).
+        let hierarchy = graph.hierarchy_size().map_or_else(|| "none".to_owned(), |(c, s)| format!("{c}/{s}"));
         let repair_us = repair_median(&mut graph, &mut grid);
         #[expect(clippy::cast_precision_loss, reason = "counts are small")]
         let expanded = expanded.map(|e| e as f64 / picked.len().max(1) as f64);
@@ -161,7 +164,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             side_512: grid.width() == 512 && grid.height() == 512,
         };
         println!(
-            "{:<20} {:>5} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7.2} {:>8.0} {:>8.0} {:>8.1} {:>7.1} {:>8} {:>8} {:>9.1} {:>6}",
+            "{:<20} {:>5} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7.2} {:>8.0} {:>8.0} {:>8.1} {:>7.1} {:>8} {:>8} {:>13} {:>9.1} {:>6}",
             name,
             picked.len(),
             row.micros[0],
@@ -175,6 +178,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             row.bytes_per_cell,
             graph.subgoals(),
             graph.edges(),
+            hierarchy,
             row.repair_us,
             row.wrong
         );

@@ -34,6 +34,8 @@
 //! Costs are kept as exact `a + b·√2` pairs, as in the octile A*, so a route costs exactly
 //! what [`Searcher`] finds.
 
+mod hierarchy;
+
 use std::time::{Duration, Instant};
 
 use crate::grid::{DIRS, Grid, Moves, Pos};
@@ -52,6 +54,9 @@ const TARGET: u32 = (1 << 30) - 1;
 const FOUND_HERE: u32 = 1 << 31;
 /// The scan of the entry's target found the edge.
 const FOUND_THERE: u32 = 1 << 30;
+
+/// Queries [`SubgoalGraph::rebuild_hierarchy`] runs to decide whether the hierarchy pays.
+const SAMPLE_QUERIES: usize = 32;
 
 /// Past this share of changed cells, [`SubgoalGraph::repair`] rebuilds instead (1 in 8).
 const REBUILD_SHARE: usize = 8;
@@ -101,6 +106,10 @@ struct Workspace {
     to_goal: Vec<u32>,
     generation: u32,
     heap: OpenList,
+    /// The hierarchy's backward search: its open list and per-slot states, and the forward ones.
+    heap_b: OpenList,
+    fwd: Vec<hierarchy::Side>,
+    bwd: Vec<hierarchy::Side>,
     found: Vec<usize>,
     start_edges: Vec<usize>,
     chain: Vec<u32>,
@@ -149,6 +158,9 @@ pub struct SubgoalGraph {
     /// Free slots of `subgoals`.
     free: Vec<u32>,
     build_time: Duration,
+    /// The contraction hierarchy over the graph, for the state it was built on; dropped by a
+    /// repair that changed the graph (queries then search the graph itself, exact as ever).
+    hierarchy: Option<hierarchy::Hierarchy>,
     work: Workspace,
     /// The exact search for the rare query the graph cannot refine (never seen in the tests:
     /// a safety net that keeps the answer exact).
@@ -289,6 +301,7 @@ impl SubgoalGraph {
             subgoals: Vec::new(),
             free: Vec::new(),
             build_time: Duration::ZERO,
+            hierarchy: None,
             work: Workspace::default(),
             fallback: Searcher::new(),
         };
@@ -304,6 +317,7 @@ impl SubgoalGraph {
         for slot in 0..graph.subgoals.len() {
             graph.rescan(slot);
         }
+        graph.rebuild_hierarchy();
         graph.build_time = began.elapsed();
         graph
     }
@@ -312,6 +326,67 @@ impl SubgoalGraph {
     #[must_use]
     pub fn build_time(&self) -> Duration {
         self.build_time
+    }
+
+    /// Builds the contraction hierarchy over the graph again (a repair drops it; until then
+    /// queries search the subgoal graph itself, exact but slower).
+    ///
+    /// The hierarchy is kept only where it saves work: on [`SAMPLE_QUERIES`] queries between
+    /// open cells spread over the map, the searches with and without it are run and it is
+    /// dropped unless it generates fewer nodes in all (a deterministic choice). It pays on
+    /// mazes and cluttered maps, where the subgoal graph is long and thin; on open maps its
+    /// core stays large and a search without a heuristic there does more than A* on the graph.
+    pub fn rebuild_hierarchy(&mut self) {
+        self.hierarchy = None;
+        let built = hierarchy::Hierarchy::build(&self.subgoals);
+        // The sample: open cells at evenly spaced indices, paired within their class.
+        let open: Vec<usize> = (0..self.cells.len()).filter(|&i| self.cells[i] >> 6 != 0).collect();
+        if open.len() < 2 {
+            self.hierarchy = Some(built);
+            return;
+        }
+        let step = (open.len() / (2 * SAMPLE_QUERIES)).max(1);
+        let ends: Vec<usize> = open.iter().step_by(step).copied().collect();
+        let pairs: Vec<(usize, usize)> = (0..ends.len() / 2)
+            .map(|k| (ends[k], ends[ends.len() / 2 + k]))
+            .filter(|&(a, b)| a != b && self.cells[a] >> 6 == self.cells[b] >> 6)
+            .collect();
+        let work = |graph: &mut Self| -> u64 {
+            pairs
+                .iter()
+                .map(|&(a, b)| graph.search(a, b).map_or_else(|s| s.generated, |(_, s)| s.generated))
+                .sum()
+        };
+        let flat = work(self);
+        self.hierarchy = Some(built);
+        if work(self) >= flat {
+            self.hierarchy = None;
+        }
+    }
+
+    /// Builds the contraction hierarchy and keeps it whether or not it saves work (see
+    /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
+    pub fn force_hierarchy(&mut self) {
+        self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals));
+    }
+
+    /// Drops the contraction hierarchy: queries search the subgoal graph itself (for
+    /// comparisons and tests; a repair that changes the graph does this too).
+    pub fn drop_hierarchy(&mut self) {
+        self.hierarchy = None;
+    }
+
+    /// Whether queries use the contraction hierarchy (built by [`SubgoalGraph::build`] and
+    /// [`SubgoalGraph::rebuild_hierarchy`], dropped by a repair that changed the graph).
+    #[must_use]
+    pub fn has_hierarchy(&self) -> bool {
+        self.hierarchy.is_some()
+    }
+
+    /// The hierarchy's size, when queries use one: `(core subgoals, shortcuts)`.
+    #[must_use]
+    pub fn hierarchy_size(&self) -> Option<(usize, usize)> {
+        self.hierarchy.as_ref().map(|h| (h.core, h.shortcuts))
     }
 
     /// Number of subgoals.
@@ -357,6 +432,7 @@ impl SubgoalGraph {
             + self.subgoals.len() * size_of::<Subgoal>()
             + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
             + self.free.len() * size_of::<u32>()
+            + self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
     }
 
     /// `true` when the graph describes `grid` as it is now (same grid, same revision). A query
@@ -394,6 +470,9 @@ impl SubgoalGraph {
         }
         self.cells.copy_from_slice(new);
         (self.id, self.revision) = (grid.id(), grid.revision());
+        if !changed.is_empty() {
+            self.hierarchy = None;
+        }
         self.repair_cells(&changed);
         changed.len()
     }
@@ -713,6 +792,21 @@ impl SubgoalGraph {
             w.chain.clear();
             w.chain.extend([goal_v as u32, start_v as u32]);
             return Ok((cost, Stats { expanded: 1, generated: 1, peak_open: 1 }));
+        }
+        if let Some(h) = &self.hierarchy {
+            let ends = hierarchy::Ends {
+                s_xy: xy(s),
+                g_xy: xy(g),
+                start_v,
+                goal_v,
+                start_edges: &start_edges,
+                goal_edges: &found,
+                slot_of,
+            };
+            let result = hierarchy::search(h, &self.subgoals, w, &ends);
+            w.found = found;
+            w.start_edges = start_edges;
+            return result;
         }
         let goal_xy = xy(g);
         let mut stats = Stats::default();
