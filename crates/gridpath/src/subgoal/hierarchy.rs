@@ -2,7 +2,11 @@
 //! "Understanding Subgoal Graphs by Augmenting Contraction Hierarchies", IJCAI 2018), with a
 //! core: subgoals are contracted in the order of their degree while it stays small, each
 //! contraction adding a shortcut between two neighbours only where no witness route as short
-//! avoids it; the rest stay an uncontracted core.
+//! avoids it; the rest stay an uncontracted core. The contraction stops, leaving the rest as
+//! the core, at the first subgoal of degree above [`CORE_DEGREE`], or once the witness
+//! searches have settled [`SETTLED_PER_SUBGOAL`] nodes per subgoal, or once there are
+//! [`MAX_SHORTCUTS_PER_EDGE`] shortcuts per edge: bounds on the build where contraction
+//! densifies the graph.
 //!
 //! Every subgoal keeps the edges it had when contracted (all to subgoals contracted later or to
 //! the core), core subgoals their core edges. A query searches up from both ends over these
@@ -11,6 +15,17 @@
 //! the core, then down (each contraction kept the distances between the subgoals left), so the
 //! two searches meet on it. A shortcut remembers the subgoal it bypasses and is unpacked into
 //! subgoal-graph edges.
+//!
+//! *Why exact.* Rank the subgoals by contraction order, the core above them all, and the query's
+//! start and goal (when not subgoals) below them all. Take a shortest route over the subgoal
+//! graph joined to the start and the goal; if an inner vertex ranks below both its neighbours
+//! on the route, both were uncontracted when it was contracted (the start and the goal rank
+//! lower, so they are never its neighbours there), so a witness route or a shortcut as short
+//! joins them in the graph left: replace the vertex by it. Repeating ends with a route that
+//! rises, crosses the core and falls, which the two upward searches meet on; a witness
+//! search that gave up adds a shortcut (a real route), so a bound on it costs speed, never
+//! exactness. `tests/subgoal.rs` checks every random query with the hierarchy as built,
+//! forced and dropped.
 
 use super::{NONE, Subgoal, TARGET, octile, value};
 use crate::search::{Entry, OpenList};
@@ -19,6 +34,11 @@ use crate::search::{Entry, OpenList};
 const CORE_DEGREE: usize = 24;
 /// Nodes a witness search settles at most before it gives up (a shortcut is added then).
 const WITNESS_SETTLED: usize = 60;
+/// Witness-search nodes settled in all, per subgoal, before the contraction stops and the
+/// subgoals left become the core: bounds the build time where the graph densifies.
+const SETTLED_PER_SUBGOAL: usize = 400;
+/// Shortcuts per subgoal-graph edge, at most, before the contraction stops.
+const MAX_SHORTCUTS_PER_EDGE: usize = 2;
 
 /// An edge of the hierarchy: target slot, exact cost, and the subgoal a shortcut bypasses
 /// ([`NONE`] for a subgoal-graph edge).
@@ -63,6 +83,8 @@ struct Witness {
     stamp: Vec<u32>,
     generation: u32,
     heap: OpenList,
+    /// Nodes settled by every search so far.
+    total: usize,
 }
 
 impl Hierarchy {
@@ -97,9 +119,18 @@ impl Hierarchy {
             .filter(|&(v, _)| subgoals[v].cell != NONE)
             .map(|(v, a)| std::cmp::Reverse((a.len(), v as u32)))
             .collect();
-        let mut witness =
-            Witness { dist: vec![[0, 0]; n], stamp: vec![0; n], generation: 0, heap: OpenList::default() };
+        let mut witness = Witness {
+            dist: vec![[0, 0]; n],
+            stamp: vec![0; n],
+            generation: 0,
+            heap: OpenList::default(),
+            total: 0,
+        };
+        let budget = SETTLED_PER_SUBGOAL * n;
         let mut shortcuts = 0;
+        // At most twice as many shortcuts as the graph has edges: bounds the memory and the
+        // build where contraction densifies the graph instead of thinning it.
+        let max_shortcuts = adj.iter().map(Vec::len).sum::<usize>() / 2 * MAX_SHORTCUTS_PER_EDGE;
         let mut pairs = Vec::new();
         while let Some(std::cmp::Reverse((degree, x))) = order.pop() {
             let x = x as usize;
@@ -110,7 +141,7 @@ impl Hierarchy {
                 order.push(std::cmp::Reverse((adj[x].len(), x as u32)));
                 continue;
             }
-            if degree > CORE_DEGREE {
+            if degree > CORE_DEGREE || witness.total > budget || shortcuts > max_shortcuts {
                 // Every subgoal left has at least this degree: they are the core.
                 order.push(std::cmp::Reverse((degree, x as u32)));
                 break;
@@ -200,6 +231,7 @@ impl Witness {
             }
             self.stamp[v] = generation + 1;
             count += 1;
+            self.total += 1;
             if count >= settled || less(limit, self.dist[v]) {
                 break;
             }

@@ -31,6 +31,11 @@
 //! each scan records the bounding box of the cells it read, so this is exact: a scan reading
 //! only unchanged cells finds what it found before. So an answer is never stale.
 //!
+//! **The hierarchy.** Over the graph, [`SubgoalGraph::build`] contracts subgoals into a
+//! contraction hierarchy with a core (`hierarchy.rs`; the idea of SGCH) and keeps it where a
+//! sample of queries says it saves work. A repair that changes the graph drops it: queries then
+//! search the repaired graph itself, exact as ever, until [`SubgoalGraph::rebuild_hierarchy`].
+//!
 //! Costs are kept as exact `a + b·√2` pairs, as in the octile A*, so a route costs exactly
 //! what [`Searcher`] finds.
 
@@ -331,7 +336,7 @@ impl SubgoalGraph {
     /// Builds the contraction hierarchy over the graph again (a repair drops it; until then
     /// queries search the subgoal graph itself, exact but slower).
     ///
-    /// The hierarchy is kept only where it saves work: on [`SAMPLE_QUERIES`] queries between
+    /// The hierarchy is kept only where it saves work: on 32 queries between
     /// open cells spread over the map, the searches with and without it are run and it is
     /// dropped unless it generates fewer nodes in all (a deterministic choice). It pays on
     /// mazes and cluttered maps, where the subgoal graph is long and thin; on open maps its
