@@ -3,8 +3,9 @@
 //! core: subgoals are contracted in the order of their degree while it stays small, each
 //! contraction adding a shortcut between two neighbours only where no witness route as short
 //! avoids it; the rest stay an uncontracted core. The contraction stops, leaving the rest as
-//! the core, at the first subgoal of degree above [`CORE_DEGREE`], or once the witness
-//! searches have settled [`SETTLED_PER_SUBGOAL`] nodes per subgoal, or once there are
+//! the core, at the first subgoal of degree above [`CORE_DEGREE`] (and skips subgoals next
+//! to one of degree above [`NEIGHBOUR_DEGREE`]), or once the witness
+//! searches have pushed [`PUSHES_PER_SUBGOAL`] nodes per subgoal, or once there are
 //! [`MAX_SHORTCUTS_PER_EDGE`] shortcuts per edge: bounds on the build where contraction
 //! densifies the graph.
 //!
@@ -34,9 +35,15 @@ use crate::search::{Entry, OpenList};
 const CORE_DEGREE: usize = 24;
 /// Nodes a witness search settles at most before it gives up (a shortcut is added then).
 const WITNESS_SETTLED: usize = 60;
-/// Witness-search nodes settled in all, per subgoal, before the contraction stops and the
-/// subgoals left become the core: bounds the build time where the graph densifies.
-const SETTLED_PER_SUBGOAL: usize = 400;
+/// Witness-search pushes in all, per subgoal (plus [`PUSHES_FLOOR`]), before the contraction
+/// stops and the subgoals left become the core: bounds the build time where the graph
+/// densifies (random512-10-0 would take 82 million, about 5 s; the maps whose hierarchy pays
+/// take at most 690 per subgoal).
+const PUSHES_PER_SUBGOAL: usize = 400;
+/// The push budget every graph gets, however small.
+const PUSHES_FLOOR: usize = 1 << 20;
+/// Subgoals next to one with more edges than this are not contracted (they join the core).
+const NEIGHBOUR_DEGREE: usize = 64;
 /// Shortcuts per subgoal-graph edge, at most, before the contraction stops.
 const MAX_SHORTCUTS_PER_EDGE: usize = 2;
 
@@ -83,8 +90,8 @@ struct Witness {
     stamp: Vec<u32>,
     generation: u32,
     heap: OpenList,
-    /// Nodes settled by every search so far.
-    total: usize,
+    /// Nodes pushed by every search so far.
+    pushes: usize,
 }
 
 impl Hierarchy {
@@ -124,9 +131,9 @@ impl Hierarchy {
             stamp: vec![0; n],
             generation: 0,
             heap: OpenList::default(),
-            total: 0,
+            pushes: 0,
         };
-        let budget = SETTLED_PER_SUBGOAL * n;
+        let budget = PUSHES_PER_SUBGOAL * n + PUSHES_FLOOR;
         let mut shortcuts = 0;
         // At most twice as many shortcuts as the graph has edges: bounds the memory and the
         // build where contraction densifies the graph instead of thinning it.
@@ -141,10 +148,16 @@ impl Hierarchy {
                 order.push(std::cmp::Reverse((adj[x].len(), x as u32)));
                 continue;
             }
-            if degree > CORE_DEGREE || witness.total > budget || shortcuts > max_shortcuts {
+            if degree > CORE_DEGREE || witness.pushes > budget || shortcuts > max_shortcuts {
                 // Every subgoal left has at least this degree: they are the core.
                 order.push(std::cmp::Reverse((degree, x as u32)));
                 break;
+            }
+            if adj[x].iter().any(|e| adj[e.to as usize].len() > NEIGHBOUR_DEGREE) {
+                // Next to a subgoal of many edges: x stays in the core, so that subgoal's
+                // edge list (searched and filtered on every contraction beside it) stops
+                // growing.
+                continue;
             }
             // The shortcuts contracting x needs.
             pairs.clear();
@@ -231,7 +244,6 @@ impl Witness {
             }
             self.stamp[v] = generation + 1;
             count += 1;
-            self.total += 1;
             if count >= settled || less(limit, self.dist[v]) {
                 break;
             }
@@ -245,6 +257,7 @@ impl Witness {
                     self.dist[t] = d;
                     self.stamp[t] = generation;
                     self.heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
+                    self.pushes += 1;
                 }
             }
         }
