@@ -392,7 +392,12 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     if meet == NONE {
         return Err(stats);
     }
-    if unpack(h, w, meet, ends.start_v as u32, pos) { Ok((best_pair, stats)) } else { Err(stats) }
+    if !unpack(h, w, meet, ends.start_v as u32, pos) {
+        // Never seen. An empty chain makes the caller answer by the exact fallback search
+        // rather than report a goal it reached as unreachable.
+        w.chain.clear();
+    }
+    Ok((best_pair, stats))
 }
 
 /// Writes the route through `meet` into `w.chain` (goal first), its shortcuts unpacked into

@@ -895,7 +895,8 @@ impl SubgoalGraph {
         let pos_of = |v: u32| (nodes[v as usize].x, nodes[v as usize].y);
         let chain = std::mem::take(&mut self.work.chain);
         let class = self.cells[usize::from(s.1) * self.stride + usize::from(s.0)] >> 6;
-        let mut ok = true;
+        // A route has its start and its goal at least (`search` found them distinct).
+        let mut ok = chain.len() >= 2;
         out.push(Pos::new(u32::from(s.0) - 1, u32::from(s.1) - 1));
         for pair in chain.windows(2).rev() {
             let (a, b) = (pos_of(pair[1]), pos_of(pair[0]));
