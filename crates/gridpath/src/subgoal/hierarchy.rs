@@ -56,10 +56,12 @@ pub(super) struct UpEdge {
     pub(super) via: u32,
 }
 
-/// The hierarchy: per slot its upward (or core) edges.
+/// The hierarchy: per slot its upward (or core) edges, all in one array (it never changes
+/// after the build): slot `v`'s are `edges[first[v]..first[v + 1]]`.
 #[derive(Debug, Default)]
 pub(super) struct Hierarchy {
-    pub(super) up: Vec<Vec<UpEdge>>,
+    first: Vec<u32>,
+    edges: Vec<UpEdge>,
     pub(super) core: usize,
     pub(super) shortcuts: usize,
 }
@@ -205,20 +207,38 @@ impl Hierarchy {
                 up[v] = std::mem::take(&mut adj[v]);
             }
         }
-        Self { up, core, shortcuts }
+        Self::from_lists(up, core, shortcuts)
+    }
+
+    /// The hierarchy of the per-slot edge lists `up`, in one array.
+    #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
+    fn from_lists(up: Vec<Vec<UpEdge>>, core: usize, shortcuts: usize) -> Self {
+        let mut first = Vec::with_capacity(up.len() + 1);
+        let mut edges = Vec::with_capacity(up.iter().map(Vec::len).sum());
+        for list in up {
+            first.push(edges.len() as u32);
+            edges.extend(list);
+        }
+        first.push(edges.len() as u32);
+        Self { first, edges, core, shortcuts }
+    }
+
+    /// The upward (or core) edges of slot `v`.
+    #[inline]
+    pub(super) fn up(&self, v: usize) -> &[UpEdge] {
+        &self.edges[self.first[v] as usize..self.first[v + 1] as usize]
     }
 
     /// The edge between `a` and `b` (in the list of the one contracted first, or either in the
     /// core).
     pub(super) fn edge(&self, a: u32, b: u32) -> Option<UpEdge> {
-        let find = |from: u32, to: u32| self.up[from as usize].iter().find(|e| e.to == to).copied();
+        let find = |from: u32, to: u32| self.up(from as usize).iter().find(|e| e.to == to).copied();
         find(a, b).or_else(|| find(b, a))
     }
 
     /// Bytes the hierarchy holds.
     pub(super) fn bytes(&self) -> usize {
-        self.up.len() * size_of::<Vec<UpEdge>>()
-            + self.up.iter().map(|u| u.len() * size_of::<UpEdge>()).sum::<usize>()
+        self.first.len() * size_of::<u32>() + self.edges.len() * size_of::<UpEdge>()
     }
 }
 
@@ -369,7 +389,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         this[v].stamp = generation + 1;
         stats.expanded += 1;
         let gv = this[v].g;
-        for e in &h.up[v] {
+        for e in h.up(v) {
             let t = e.to as usize;
             if this[t].stamp == generation + 1 {
                 continue;
