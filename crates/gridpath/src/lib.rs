@@ -7,8 +7,11 @@
 //! Beyond a cell-to-cell route: exact line of sight under the movement rules and a
 //! string-pulling smoother ([`sight`], [`smooth`]), agents of 1×1 to 4×4 cells
 //! ([`Settings::agent_size`], [`Grid::clearance`], [`FlowField::for_agent`]) and partial
-//! routes toward an unreachable goal ([`Settings::partial`], [`Outcome`]). The options' names
-//! parse and print one way everywhere (`"theta".parse::<Algorithm>()`, [`ParseNameError`]).
+//! routes toward an unreachable goal ([`Settings::partial`], [`Outcome`]). A preprocessed
+//! exact search for the Moving AI rules, [`SubgoalGraph`] (subgoal graphs with a contraction
+//! hierarchy), repairs itself after edits, so it never answers for a map that has changed. The
+//! options' names parse and print one way everywhere (`"theta".parse::<Algorithm>()`,
+//! [`ParseNameError`]).
 //!
 //! ```
 //! use gridpath::{formats, Algorithm, Pos, Searcher, Settings};
@@ -51,6 +54,7 @@ pub mod peers;
 pub mod scenarios;
 mod search;
 pub mod sight;
+mod subgoal;
 pub mod trace;
 
 pub use field::{FieldKind, FlowField};
@@ -61,4 +65,5 @@ pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Incremental, Outcome, Path, SearchError, Searcher, Settings, Stats};
 pub use sight::smooth;
+pub use subgoal::SubgoalGraph;
 pub use trace::{NoTrace, Observer, TraceEvent};

@@ -18,7 +18,7 @@ use crate::grid::{Grid, MAX_AGENT_SIZE, Moves, Pos, Rules};
 use crate::heuristic::Heuristic;
 use crate::trace::{NoTrace, Observer};
 
-pub(crate) use heap::{BucketQueue, OpenList};
+pub(crate) use heap::{BucketQueue, Entry, OpenList};
 pub use incremental::Incremental;
 pub(crate) use octile::{DirSet, FORWARD, legal_moves as legal_octile_moves, uniform_moves};
 
@@ -352,13 +352,20 @@ pub enum SearchError {
         /// The agent's size.
         agent_size: u8,
     },
+    /// [`SubgoalGraph`](crate::SubgoalGraph) does not answer with these settings or on this grid
+    /// ([`SubgoalGraph::check`](crate::SubgoalGraph::check) gives the reasons).
+    #[error("the subgoal graph cannot answer here: {reason}")]
+    SubgoalUnsupported {
+        /// Why.
+        reason: &'static str,
+    },
     /// A heuristic weight below 1 or not finite.
     #[error("heuristic weight {0} is not allowed: use a finite weight >= 1")]
     BadWeight(f64),
 }
 
 /// The name of terrain class `class` (the top bits of a cell byte).
-fn class_name(class: u8) -> &'static str {
+pub(crate) fn class_name(class: u8) -> &'static str {
     match class {
         2 => "water",
         3 => "trees",

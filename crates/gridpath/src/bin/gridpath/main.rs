@@ -4,6 +4,7 @@
 mod any_angle;
 mod bench;
 mod route;
+mod subgoal;
 mod terrain;
 
 use std::path::{Path, PathBuf};
@@ -98,7 +99,8 @@ enum Command {
         /// Also run `pathfinding::astar` and `dijkstra_all` (needs `--features peers`).
         #[arg(long)]
         peers: bool,
-        /// Times each query is run; its time is the mean of the runs.
+        /// Times each query is run; its time is the mean of the runs (with --subgoal the
+        /// fastest run).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         runs: u32,
         /// Use at most this many scenarios per map, evenly spaced over the file.
@@ -120,8 +122,13 @@ enum Command {
         /// Instead: paint each map with a seeded overlay of costly patches (costs 2, 5 and 10
         /// on plain ground, the same for the same SEED) and time JPS on terrain costs against
         /// A*, checking that every JPS cost is A*'s.
-        #[arg(long, value_name = "SEED")]
+        #[arg(long, value_name = "SEED", conflicts_with = "subgoal")]
         terrain: Option<u64>,
+        /// Instead: time the subgoal graph (`SubgoalGraph`) against A* and JPS on the same
+        /// queries, with its build time, bytes per cell and one-cell repair time, against
+        /// issue 24's targets.
+        #[arg(long)]
+        subgoal: bool,
     },
     /// Convert a map between formats; the output format comes from OUT's extension: .map
     /// (Moving AI), .tpmap (tilepath, exact), .tmx (Tiled, with tilepath.tsx), .txt (ASCII),
@@ -245,10 +252,11 @@ fn main() -> ExitCode {
             };
             run_scenarios(&scen, settings, ScenOptions { runs, jump_bits: !no_jump_bits, smooth })
         }
-        Command::Bench { scen, peers, runs, max_queries, field, order, any_angle, terrain } => {
+        Command::Bench { scen, peers, runs, max_queries, field, order, any_angle, terrain, subgoal } => {
             let args = bench::BenchArgs { scen, peers, runs, max_queries, field, order, any_angle };
             match terrain {
                 Some(seed) => terrain::run(&args, seed),
+                None if subgoal => subgoal::run(&args),
                 None => bench::run(&args),
             }
         }

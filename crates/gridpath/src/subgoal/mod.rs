@@ -1,0 +1,957 @@
+//! Simple subgoal graphs: a preprocessed exact search for 8-connected grids of uniform cost that
+//! repairs itself after edits.
+//!
+//! Uras, Koenig and Hernández, "Subgoal Graphs for Optimal Pathfinding in Eight-Neighbor
+//! Grids" (ICAPS 2013), the simple subgoal graph (SSG) for the rules of the Moving AI
+//! benchmarks: 8 moves, no corner cutting, every step 1 or √2.
+//!
+//! - **Subgoals** are the cells at the convex corners of obstacles: an open cell `x` with a
+//!   diagonal neighbour `x + (dx, dy)` that is blocked while both `x + (dx, 0)` and
+//!   `x + (0, dy)` are open (of `x`'s terrain class; a cell of another class is an obstacle).
+//!   A shortest route bends only at such cells.
+//! - Two cells are *h-reachable* when a route of the octile distance between them exists (all
+//!   its diagonal steps one way, its straight steps one way), and *direct-h-reachable* when
+//!   besides no such route passes another subgoal. The graph joins every subgoal to the
+//!   subgoals it directly-h-reaches, an edge costing their octile distance.
+//! - A query joins the start and the goal to the subgoals they directly-h-reach (each one the
+//!   other's stop too, so a goal in plain sight is reached directly), runs A* on that graph
+//!   with the octile heuristic, and refines each edge into its grid cells: its diagonal steps
+//!   first, or its straight ones first (one of the two is free by construction).
+//!
+//! Direct-h-reachable cells are found as the paper's clearance-based search does: from the
+//! cell, a ray each way along the four axes, then along each diagonal, from every cell of the
+//! diagonal the two straight scans of its quadrant, each scan stopping at an obstacle or a
+//! subgoal (kept) and never reaching farther than the scan of the diagonal cell before did
+//! (a cell beyond is reached as cheaply through the subgoal or corner that stopped it).
+//!
+//! **Edits.** The graph keeps a copy of the cells it was built on and the grid's id and
+//! revision. A query on a grid in another state first repairs the graph ([`SubgoalGraph::repair`]):
+//! it diffs the cells, re-decides the subgoals in the 3 × 3 block around each changed cell,
+//! and scans again from every subgoal whose previous scan *read* a cell whose state changed —
+//! each scan records the bounding box of the cells it read, so this is exact: a scan reading
+//! only unchanged cells finds what it found before. So an answer is never stale.
+//!
+//! **The hierarchy.** Over the graph, [`SubgoalGraph::build`] contracts subgoals into a
+//! contraction hierarchy with a core (`hierarchy.rs`; the idea of SGCH) and keeps it where a
+//! sample of queries says it saves work. A repair that changes the graph drops it: queries then
+//! search the repaired graph itself, exact as ever, until [`SubgoalGraph::rebuild_hierarchy`].
+//!
+//! Costs are kept as exact `a + b·√2` pairs, as in the octile A*, so a route costs exactly
+//! what [`Searcher`] finds.
+
+mod hierarchy;
+
+use std::time::{Duration, Instant};
+
+use crate::grid::{DIRS, Grid, Moves, Pos};
+use crate::search::{
+    Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats, check_endpoint,
+    class_name,
+};
+use crate::{Corners, SQRT2};
+
+/// No subgoal here.
+const NONE: u32 = u32::MAX;
+
+/// An adjacency entry's target bits; the two top bits say which end's scan found the edge.
+const TARGET: u32 = (1 << 30) - 1;
+/// The scan of the subgoal that holds the entry found the edge.
+const FOUND_HERE: u32 = 1 << 31;
+/// The scan of the entry's target found the edge.
+const FOUND_THERE: u32 = 1 << 30;
+
+/// Queries [`SubgoalGraph::rebuild_hierarchy`] runs to decide whether the hierarchy pays.
+const SAMPLE_QUERIES: usize = 32;
+
+/// Past this share of changed cells, [`SubgoalGraph::repair`] rebuilds instead (1 in 8).
+const REBUILD_SHARE: usize = 8;
+
+/// One subgoal: its cell, the box of the cells its scan read, and its edges.
+#[derive(Clone, Debug)]
+struct Subgoal {
+    /// Padded cell index, [`NONE`] for a free slot.
+    cell: u32,
+    /// Padded column and row.
+    x: u16,
+    y: u16,
+    /// Padded coordinates `[min x, min y, max x, max y]` of every cell its scan read.
+    read: [u16; 4],
+    /// Edges to other subgoals.
+    adj: Vec<Edge>,
+}
+
+/// A graph node's search state (16 bytes).
+#[derive(Clone, Copy, Default, Debug)]
+struct Node {
+    /// Cost from the start as the exact pair `(straight, diagonal)`.
+    g: [u32; 2],
+    parent: u32,
+    /// `generation` when seen this query, `generation + 1` when closed too.
+    stamp: u32,
+    /// Padded coordinates (for the refinement).
+    x: u16,
+    y: u16,
+}
+
+/// An edge: its target slot with the [`FOUND_HERE`] / [`FOUND_THERE`] flags, and the target's
+/// padded coordinates (so a search relaxing it reads no other subgoal).
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    to: u32,
+    x: u16,
+    y: u16,
+}
+
+/// Per-query buffers of the graph search.
+#[derive(Default, Debug)]
+struct Workspace {
+    /// Per slot (subgoals, then the start and the goal).
+    nodes: Vec<Node>,
+    /// `generation` when the slot has an edge to the goal this query.
+    to_goal: Vec<u32>,
+    generation: u32,
+    heap: OpenList,
+    /// The hierarchy's backward search: its open list and per-slot states, and the forward ones.
+    heap_b: OpenList,
+    fwd: Vec<hierarchy::Side>,
+    bwd: Vec<hierarchy::Side>,
+    found: Vec<usize>,
+    start_edges: Vec<usize>,
+    chain: Vec<u32>,
+}
+
+/// A simple subgoal graph of a [`Grid`]: build it once, then answer exact shortest-route
+/// queries faster than a search over cells; edits to the grid are repaired on the next query.
+///
+/// ```
+/// use gridpath::{formats, Searcher, Settings, SubgoalGraph};
+/// let map = formats::parse_ascii(
+///     "S...#....\n\
+///      ..#.#.##.\n\
+///      ..#...#.G",
+/// )
+/// .unwrap();
+/// let (start, goal) = (map.start.unwrap(), map.goal.unwrap());
+/// let mut grid = map.grid;
+/// let mut graph = SubgoalGraph::build(&grid);
+/// let settings = Settings::default();
+/// let path = graph.find_path(&grid, start, goal, &settings).unwrap();
+/// let astar = Searcher::new().find_path(&grid, start, goal, &settings).unwrap();
+/// assert_eq!(path.cost, astar.cost);
+///
+/// // An edit opens a shortcut: the next query repairs the graph first, so it is never stale.
+/// grid.set_wall(gridpath::Pos::new(6, 1), false).unwrap();
+/// assert!(!graph.is_current(&grid));
+/// let after = graph.find_path(&grid, start, goal, &settings).unwrap();
+/// assert!(graph.is_current(&grid));
+/// assert!(after.cost < path.cost);
+/// assert_eq!(after.cost, Searcher::new().find_path(&grid, start, goal, &settings).unwrap().cost);
+/// ```
+#[derive(Debug)]
+pub struct SubgoalGraph {
+    /// The grid's id and revision the graph describes.
+    id: u64,
+    revision: u64,
+    width: u32,
+    height: u32,
+    stride: usize,
+    /// Copy of the padded cell bytes the graph describes (class in bits 6–7).
+    cells: Vec<u8>,
+    /// Per padded cell: its subgoal's slot, or [`NONE`].
+    slot_at: Vec<u32>,
+    subgoals: Vec<Subgoal>,
+    /// Free slots of `subgoals`.
+    free: Vec<u32>,
+    build_time: Duration,
+    /// The contraction hierarchy over the graph, for the state it was built on; dropped by a
+    /// repair that changed the graph (queries then search the graph itself, exact as ever).
+    hierarchy: Option<hierarchy::Hierarchy>,
+    work: Workspace,
+    /// The exact search for the rare query the graph cannot refine (never seen in the tests:
+    /// a safety net that keeps the answer exact).
+    fallback: Searcher,
+}
+
+/// Direction offsets in padded cells.
+fn offsets(stride: usize) -> [isize; 8] {
+    DIRS.map(|(dx, dy)| dy as isize * stride.cast_signed() + dx as isize)
+}
+
+/// The diagonals of [`DIRS`] with their two straight components: `(diagonal, a, b)`.
+const QUADRANTS: [(usize, usize, usize); 4] = [(4, 0, 1), (5, 2, 1), (6, 2, 3), (7, 0, 3)];
+
+/// The octile distance between two cells as the pair `(straight, diagonal)`.
+fn octile(a: (u16, u16), b: (u16, u16)) -> [u32; 2] {
+    let (dx, dy) = (u32::from(a.0.abs_diff(b.0)), u32::from(a.1.abs_diff(b.1)));
+    [dx.max(dy) - dx.min(dy), dx.min(dy)]
+}
+
+fn value([a, b]: [u32; 2]) -> f64 {
+    f64::from(a) + f64::from(b) * SQRT2
+}
+
+/// A bounding box of padded coordinates being grown.
+struct Bbox([usize; 4]);
+
+impl Bbox {
+    fn include(&mut self, x: usize, y: usize) {
+        self.0[0] = self.0[0].min(x);
+        self.0[1] = self.0[1].min(y);
+        self.0[2] = self.0[2].max(x);
+        self.0[3] = self.0[3].max(y);
+    }
+
+    #[expect(clippy::cast_possible_truncation, reason = "padded sides are at most 8194")]
+    fn packed(&self) -> [u16; 4] {
+        self.0.map(|v| v as u16)
+    }
+}
+
+/// The cells a scan reads: the class copy and the subgoal map.
+struct View<'a> {
+    cells: &'a [u8],
+    slot_at: &'a [u32],
+    stride: usize,
+    off: [isize; 8],
+}
+
+impl View<'_> {
+    /// Finds the cells direct-h-reachable from padded cell `s` that are subgoals or `extra`,
+    /// pushing them into `out`; returns the box of the cells read.
+    fn scan(&self, s: usize, extra: usize, out: &mut Vec<usize>) -> Bbox {
+        let class = self.cells[s] >> 6;
+        let free = |i: usize| self.cells[i] >> 6 == class;
+        let vertex = |i: usize| self.slot_at[i] != NONE || i == extra;
+        let (sx, sy) = (s % self.stride, s / self.stride);
+        let mut bb = Bbox([sx, sy, sx, sy]);
+        let step = |x: usize, d: usize, n: usize| x.wrapping_add_signed(DIRS[d].0 as isize * n.cast_signed());
+        let step_y =
+            |y: usize, d: usize, n: usize| y.wrapping_add_signed(DIRS[d].1 as isize * n.cast_signed());
+        // Straight rays: the free cells before the first obstacle or vertex each way.
+        let mut clear = [0usize; 4];
+        for (d, c) in clear.iter_mut().enumerate() {
+            let mut i = s;
+            let mut t = 0;
+            loop {
+                i = i.wrapping_add_signed(self.off[d]);
+                if !free(i) {
+                    break;
+                }
+                if vertex(i) {
+                    out.push(i);
+                    break;
+                }
+                t += 1;
+            }
+            *c = t;
+            bb.include(step(sx, d, t + 1), step_y(sy, d, t + 1));
+        }
+        for (diag, a, b) in QUADRANTS {
+            let mut max = [clear[a], clear[b]];
+            let (mut p, mut px, mut py) = (s, sx, sy);
+            loop {
+                // The diagonal step needs both its straight neighbours (no corner cutting).
+                let next = p.wrapping_add_signed(self.off[diag]);
+                bb.include(step(px, diag, 1), step_y(py, diag, 1));
+                if !(free(p.wrapping_add_signed(self.off[a]))
+                    && free(p.wrapping_add_signed(self.off[b]))
+                    && free(next))
+                {
+                    break;
+                }
+                p = next;
+                (px, py) = (step(px, diag, 1), step_y(py, diag, 1));
+                if vertex(p) {
+                    out.push(p);
+                    break;
+                }
+                for (m, d) in [(0, a), (1, b)] {
+                    let (mut i, mut t) = (p, 0);
+                    while t < max[m] {
+                        i = i.wrapping_add_signed(self.off[d]);
+                        if !free(i) {
+                            break;
+                        }
+                        if vertex(i) {
+                            out.push(i);
+                            break;
+                        }
+                        t += 1;
+                    }
+                    let reach = if t < max[m] { t + 1 } else { t };
+                    bb.include(step(px, d, reach), step_y(py, d, reach));
+                    max[m] = t;
+                }
+            }
+        }
+        bb
+    }
+}
+
+impl SubgoalGraph {
+    /// Builds the graph of `grid`'s current state: its subgoals and their edges, timed
+    /// ([`SubgoalGraph::build_time`]). Every terrain class gets its own subgoals (a cell of
+    /// another class is an obstacle); terrain costs are ignored here and refused by the queries.
+    #[must_use]
+    pub fn build(grid: &Grid) -> Self {
+        let began = Instant::now();
+        let mut graph = Self {
+            id: grid.id(),
+            revision: grid.revision(),
+            width: grid.width(),
+            height: grid.height(),
+            stride: grid.stride(),
+            cells: grid.cells().to_vec(),
+            slot_at: vec![NONE; grid.padded_len()],
+            subgoals: Vec::new(),
+            free: Vec::new(),
+            build_time: Duration::ZERO,
+            hierarchy: None,
+            work: Workspace::default(),
+            fallback: Searcher::new(),
+        };
+        let stride = graph.stride;
+        for y in 1..=graph.height as usize {
+            for x in 1..=graph.width as usize {
+                let i = y * stride + x;
+                if graph.is_subgoal(i) {
+                    graph.add_subgoal(i);
+                }
+            }
+        }
+        for slot in 0..graph.subgoals.len() {
+            graph.rescan(slot);
+        }
+        graph.rebuild_hierarchy();
+        graph.build_time = began.elapsed();
+        graph
+    }
+
+    /// How long [`SubgoalGraph::build`] took.
+    #[must_use]
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    /// Builds the contraction hierarchy over the graph again (a repair drops it; until then
+    /// queries search the subgoal graph itself, exact but slower).
+    ///
+    /// The hierarchy is kept only where it saves work: on 32 queries between
+    /// open cells spread over the map, the searches with and without it are run and it is
+    /// dropped unless it generates fewer nodes in all (a deterministic choice). It pays on
+    /// mazes and cluttered maps, where the subgoal graph is long and thin; on open maps its
+    /// core stays large and a search without a heuristic there does more than A* on the graph.
+    pub fn rebuild_hierarchy(&mut self) {
+        self.hierarchy = None;
+        let built = hierarchy::Hierarchy::build(&self.subgoals);
+        // The sample: open cells at evenly spaced indices, paired within their class.
+        let open: Vec<usize> = (0..self.cells.len()).filter(|&i| self.cells[i] >> 6 != 0).collect();
+        if open.len() < 2 {
+            self.hierarchy = Some(built);
+            return;
+        }
+        let step = (open.len() / (2 * SAMPLE_QUERIES)).max(1);
+        let ends: Vec<usize> = open.iter().step_by(step).copied().collect();
+        let pairs: Vec<(usize, usize)> = (0..ends.len() / 2)
+            .map(|k| (ends[k], ends[ends.len() / 2 + k]))
+            .filter(|&(a, b)| a != b && self.cells[a] >> 6 == self.cells[b] >> 6)
+            .collect();
+        let work = |graph: &mut Self| -> u64 {
+            pairs
+                .iter()
+                .map(|&(a, b)| graph.search(a, b).map_or_else(|s| s.generated, |(_, s)| s.generated))
+                .sum()
+        };
+        let flat = work(self);
+        self.hierarchy = Some(built);
+        if work(self) >= flat {
+            self.hierarchy = None;
+        }
+    }
+
+    /// Builds the contraction hierarchy and keeps it whether or not it saves work (see
+    /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
+    pub fn force_hierarchy(&mut self) {
+        self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals));
+    }
+
+    /// Drops the contraction hierarchy: queries search the subgoal graph itself (for
+    /// comparisons and tests; a repair that changes the graph does this too).
+    pub fn drop_hierarchy(&mut self) {
+        self.hierarchy = None;
+    }
+
+    /// Whether queries use the contraction hierarchy (built by [`SubgoalGraph::build`] and
+    /// [`SubgoalGraph::rebuild_hierarchy`], dropped by a repair that changed the graph).
+    #[must_use]
+    pub fn has_hierarchy(&self) -> bool {
+        self.hierarchy.is_some()
+    }
+
+    /// The hierarchy's size, when queries use one: `(core subgoals, shortcuts)`.
+    #[must_use]
+    pub fn hierarchy_size(&self) -> Option<(usize, usize)> {
+        self.hierarchy.as_ref().map(|h| (h.core, h.shortcuts))
+    }
+
+    /// Number of subgoals.
+    #[must_use]
+    pub fn subgoals(&self) -> usize {
+        self.subgoals.len() - self.free.len()
+    }
+
+    /// Number of (undirected) edges between subgoals.
+    #[must_use]
+    pub fn edges(&self) -> usize {
+        self.subgoals.iter().map(|s| s.adj.len()).sum::<usize>() / 2
+    }
+
+    /// Every edge as its two subgoal cells (the lesser first), sorted: the graph's structure,
+    /// for inspection, drawing and tests (a repaired graph equals a fresh build).
+    #[must_use]
+    pub fn edge_list(&self) -> Vec<(Pos, Pos)> {
+        let cell = |s: &Subgoal| Pos::new(u32::from(s.x) - 1, u32::from(s.y) - 1);
+        let key = |p: Pos| (p.y, p.x);
+        let mut edges: Vec<(Pos, Pos)> = self
+            .subgoals
+            .iter()
+            .filter(|s| s.cell != NONE)
+            .flat_map(|s| {
+                s.adj.iter().map(move |e| {
+                    let (a, b) = (cell(s), Pos::new(u32::from(e.x) - 1, u32::from(e.y) - 1));
+                    if key(a) <= key(b) { (a, b) } else { (b, a) }
+                })
+            })
+            .collect();
+        edges.sort_by_key(|&(a, b)| (key(a), key(b)));
+        edges.dedup();
+        edges
+    }
+
+    /// Bytes the graph holds (its cell copy, subgoal map, subgoals and edges; not the query
+    /// buffers): divide by [`Grid::len`] for bytes per cell.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.cells.len()
+            + self.slot_at.len() * size_of::<u32>()
+            + self.subgoals.len() * size_of::<Subgoal>()
+            + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
+            + self.free.len() * size_of::<u32>()
+            + self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
+    }
+
+    /// `true` when the graph describes `grid` as it is now (same grid, same revision). A query
+    /// on a grid in another state repairs the graph first; a game can call
+    /// [`SubgoalGraph::repair`] itself, off the query path.
+    #[must_use]
+    pub fn is_current(&self, grid: &Grid) -> bool {
+        self.id == grid.id() && self.revision == grid.revision()
+    }
+
+    /// Brings the graph in step with `grid`: a no-op when [`SubgoalGraph::is_current`], a
+    /// rebuild for a grid of another size or when more than an eighth of the cells changed,
+    /// else an incremental repair of the changed cells (see the module notes). Returns the
+    /// number of cells whose terrain class changed.
+    pub fn repair(&mut self, grid: &Grid) -> usize {
+        if self.is_current(grid) {
+            return 0;
+        }
+        if grid.width() != self.width || grid.height() != self.height {
+            self.rebuild(grid);
+            return grid.len();
+        }
+        let new = grid.cells();
+        let mut changed = Vec::new();
+        for (k, (a, b)) in self.cells.chunks_exact(8).zip(new.chunks_exact(8)).enumerate() {
+            if a != b {
+                changed.extend((k * 8..k * 8 + 8).filter(|&i| self.cells[i] >> 6 != new[i] >> 6));
+            }
+        }
+        let tail = self.cells.len() / 8 * 8;
+        changed.extend((tail..self.cells.len()).filter(|&i| self.cells[i] >> 6 != new[i] >> 6));
+        if changed.len() * REBUILD_SHARE > grid.len() {
+            self.rebuild(grid);
+            return changed.len();
+        }
+        self.cells.copy_from_slice(new);
+        (self.id, self.revision) = (grid.id(), grid.revision());
+        if !changed.is_empty() {
+            self.hierarchy = None;
+        }
+        self.repair_cells(&changed);
+        changed.len()
+    }
+
+    /// Builds the graph again for `grid` (keeping the query buffers).
+    pub fn rebuild(&mut self, grid: &Grid) {
+        let work = std::mem::take(&mut self.work);
+        *self = Self { work, ..Self::build(grid) };
+    }
+
+    /// Repairs the graph after the classes of the padded cells `changed` changed (the copy
+    /// already holds the new ones).
+    fn repair_cells(&mut self, changed: &[usize]) {
+        let stride = self.stride;
+        let (w, h) = (self.width as usize, self.height as usize);
+        // The cells whose state a scan reads (class or subgoal) changed.
+        let mut touched: Vec<usize> = changed.to_vec();
+        let mut added = Vec::new();
+        for &c in changed {
+            for dy in [-1isize, 0, 1] {
+                for dx in [-1isize, 0, 1] {
+                    let i = c.wrapping_add_signed(dy * stride.cast_signed() + dx);
+                    let (x, y) = (i % stride, i / stride);
+                    if !(1..=w).contains(&x) || !(1..=h).contains(&y) {
+                        continue;
+                    }
+                    let (want, have) = (self.is_subgoal(i), self.slot_at[i] != NONE);
+                    if want && !have {
+                        added.push(self.add_subgoal(i));
+                        touched.push(i);
+                    } else if have && !want {
+                        self.remove_subgoal(i);
+                        touched.push(i);
+                    }
+                }
+            }
+        }
+        let points: Vec<(u16, u16)> = touched
+            .iter()
+            .map(|&i| {
+                #[expect(clippy::cast_possible_truncation, reason = "padded sides are at most 8194")]
+                let p = ((i % stride) as u16, (i / stride) as u16);
+                p
+            })
+            .collect();
+        let mut rescan = added;
+        for (slot, s) in self.subgoals.iter().enumerate() {
+            if s.cell == NONE || rescan.contains(&slot) {
+                continue;
+            }
+            let [x0, y0, x1, y1] = s.read;
+            if points.iter().any(|&(x, y)| (x0..=x1).contains(&x) && (y0..=y1).contains(&y)) {
+                rescan.push(slot);
+            }
+        }
+        for slot in rescan {
+            self.rescan(slot);
+        }
+    }
+
+    /// Whether padded cell `i` is a subgoal: open, with a blocked diagonal neighbour whose two
+    /// straight neighbours are open (of its class).
+    fn is_subgoal(&self, i: usize) -> bool {
+        let class = self.cells[i] >> 6;
+        if class == 0 {
+            return false;
+        }
+        let off = offsets(self.stride);
+        let same = |d: usize| self.cells[i.wrapping_add_signed(off[d])] >> 6 == class;
+        QUADRANTS.iter().any(|&(diag, a, b)| !same(diag) && same(a) && same(b))
+    }
+
+    /// Makes padded cell `i` a subgoal without edges; returns its slot.
+    fn add_subgoal(&mut self, i: usize) -> usize {
+        #[expect(clippy::cast_possible_truncation, reason = "padded cells and sides fit")]
+        let s = Subgoal {
+            cell: i as u32,
+            x: (i % self.stride) as u16,
+            y: (i / self.stride) as u16,
+            read: [u16::MAX, u16::MAX, 0, 0],
+            adj: Vec::new(),
+        };
+        let slot = if let Some(slot) = self.free.pop() {
+            self.subgoals[slot as usize] = s;
+            slot as usize
+        } else {
+            self.subgoals.push(s);
+            self.subgoals.len() - 1
+        };
+        #[expect(clippy::cast_possible_truncation, reason = "fewer slots than cells")]
+        {
+            self.slot_at[i] = slot as u32;
+        }
+        slot
+    }
+
+    /// Removes the subgoal at padded cell `i` and every edge to it.
+    fn remove_subgoal(&mut self, i: usize) {
+        let slot = self.slot_at[i];
+        self.slot_at[i] = NONE;
+        let adj = std::mem::take(&mut self.subgoals[slot as usize].adj);
+        for e in adj {
+            self.subgoals[(e.to & TARGET) as usize].adj.retain(|f| f.to & TARGET != slot);
+        }
+        self.subgoals[slot as usize].cell = NONE;
+        self.free.push(slot);
+    }
+
+    /// Scans again from subgoal `slot`: replaces the edges its scan found and its read box.
+    fn rescan(&mut self, slot: usize) {
+        #[expect(clippy::cast_possible_truncation, reason = "fewer slots than cells")]
+        let me = slot as u32;
+        // Forget what the previous scan found.
+        let old = std::mem::take(&mut self.subgoals[slot].adj);
+        let mut kept = Vec::with_capacity(old.len());
+        for e in old {
+            let t = (e.to & TARGET) as usize;
+            if e.to & FOUND_HERE != 0 {
+                let theirs = &mut self.subgoals[t].adj;
+                if let Some(k) = theirs.iter().position(|f| f.to & TARGET == me) {
+                    theirs[k].to &= !FOUND_THERE;
+                    if theirs[k].to & (FOUND_HERE | FOUND_THERE) == 0 {
+                        theirs.swap_remove(k);
+                    }
+                }
+            }
+            if e.to & FOUND_THERE != 0 {
+                kept.push(Edge { to: e.to & !FOUND_HERE, ..e });
+            }
+        }
+        let mut found = std::mem::take(&mut self.work.found);
+        found.clear();
+        let view = View {
+            cells: &self.cells,
+            slot_at: &self.slot_at,
+            stride: self.stride,
+            off: offsets(self.stride),
+        };
+        let bb = view.scan(self.subgoals[slot].cell as usize, usize::MAX, &mut found);
+        self.subgoals[slot].read = bb.packed();
+        let (mx, my) = (self.subgoals[slot].x, self.subgoals[slot].y);
+        for &cell in &found {
+            let t = self.slot_at[cell];
+            let (tx, ty) = (self.subgoals[t as usize].x, self.subgoals[t as usize].y);
+            match kept.iter().position(|f| f.to & TARGET == t) {
+                Some(k) => kept[k].to |= FOUND_HERE,
+                None => kept.push(Edge { to: t | FOUND_HERE, x: tx, y: ty }),
+            }
+            let theirs = &mut self.subgoals[t as usize].adj;
+            match theirs.iter().position(|f| f.to & TARGET == me) {
+                Some(k) => theirs[k].to |= FOUND_THERE,
+                None => theirs.push(Edge { to: me | FOUND_THERE, x: mx, y: my }),
+            }
+        }
+        self.subgoals[slot].adj = kept;
+        self.work.found = found;
+    }
+
+    /// Why the graph cannot answer with `settings` on `grid`, if it cannot.
+    ///
+    /// # Errors
+    /// The reason: the graph answers only under [`crate::Rules::OCTILE`] (8 moves, no corner
+    /// cutting), on uniform cost, for 1 × 1 agents, exactly (weight 1), without partial routes.
+    pub fn check(grid: &Grid, settings: &Settings) -> Result<(), &'static str> {
+        if settings.rules.moves != Moves::Eight {
+            Err("subgoal graphs need 8-connected moves (their subgoals are the corners diagonal moves wrap)")
+        } else if settings.rules.corners != Corners::Forbid {
+            Err("subgoal graphs are built for the no-corner-cutting rule")
+        } else if settings.agent_size != 1 {
+            Err("subgoal graphs are built for 1x1 agents (a larger body has other corners)")
+        } else if settings.weight != 1.0 {
+            Err("subgoal graphs answer exactly: heuristic weight 1 only")
+        } else if settings.partial {
+            Err("subgoal graphs do not give partial routes (use Searcher with Settings::partial)")
+        } else if !grid.has_uniform_cost() {
+            Err("subgoal graphs need uniform terrain cost (edges cost their octile length)")
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The least-cost route from `start` to `goal`, as [`Searcher::find_path`] returns it:
+    /// neighbouring cells, the octile optimum as its cost, and the graph search's
+    /// [`Stats`] (`expanded` counts graph nodes). Repairs the graph first when the grid
+    /// changed since it last saw it ([`SubgoalGraph::repair`]). `settings.algorithm` and
+    /// `settings.heuristic` are not used.
+    ///
+    /// # Errors
+    /// As [`Searcher::find_path`] for bad endpoints, terrain classes and unreachable goals;
+    /// [`SearchError::SubgoalUnsupported`] for settings or a grid the graph does not answer
+    /// ([`SubgoalGraph::check`]).
+    pub fn find_path(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+    ) -> Result<Path, SearchError> {
+        let mut cells = Vec::new();
+        let (cost, stats) = self.find_path_into(grid, start, goal, settings, &mut cells)?;
+        Ok(Path { cells, cost, stats, outcome: Outcome::Complete })
+    }
+
+    /// [`SubgoalGraph::find_path`] writing the cells into `out` (cleared first); returns the
+    /// cost and the stats.
+    ///
+    /// # Errors
+    /// As [`SubgoalGraph::find_path`].
+    pub fn find_path_into(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        out: &mut Vec<Pos>,
+    ) -> Result<(f64, Stats), SearchError> {
+        out.clear();
+        check_endpoint(grid, start, Endpoint::Start)?;
+        check_endpoint(grid, goal, Endpoint::Goal)?;
+        Self::check(grid, settings).map_err(|reason| SearchError::SubgoalUnsupported { reason })?;
+        self.repair(grid);
+        if start == goal {
+            out.push(start);
+            return Ok((0.0, Stats::default()));
+        }
+        let (s, g) = (grid.index(start), grid.index(goal));
+        let (start_class, goal_class) = (grid.class_at(s), grid.class_at(g));
+        if start_class != goal_class {
+            return Err(SearchError::TerrainClasses {
+                start,
+                goal,
+                start_terrain: class_name(start_class),
+                goal_terrain: class_name(goal_class),
+            });
+        }
+        match self.search(s, g) {
+            Ok((pair, stats)) => {
+                if self.refine(self.xy(s), out) {
+                    return Ok((value(pair), stats));
+                }
+                // Never seen: an edge neither of whose two shapes is free. Stay exact.
+                debug_assert!(false, "a subgoal edge could not be refined");
+                let exact = Settings::with_algorithm(crate::Algorithm::Jps);
+                let (cost, stats, _) = self.fallback.find_path_into(grid, start, goal, &exact, out)?;
+                Ok((cost, stats))
+            }
+            Err(stats) => Err(SearchError::NoPath { start, goal, stats }),
+        }
+    }
+
+    #[expect(clippy::cast_possible_truncation, reason = "padded sides are at most 8194")]
+    fn xy(&self, i: usize) -> (u16, u16) {
+        ((i % self.stride) as u16, (i / self.stride) as u16)
+    }
+
+    /// A* over the subgoals, the start and the goal (padded cells `s` and `g`, both open, of
+    /// one class, distinct). Leaves the route's vertices, goal first, in `work.chain`; returns
+    /// its cost and stats, or the stats when the goal is unreachable.
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::too_many_lines,
+        reason = "slots and padded coordinates fit their types; one A* loop reads best whole"
+    )]
+    fn search(&mut self, s: usize, g: usize) -> Result<([u32; 2], Stats), Stats> {
+        let n = self.subgoals.len();
+        let (start_slot, goal_slot) = (n, n + 1);
+        let w = &mut self.work;
+        if w.nodes.len() < n + 2 {
+            w.nodes.resize(n + 2, Node::default());
+            w.to_goal.resize(n + 2, 0);
+        }
+        if w.generation >= u32::MAX - 4 {
+            w.nodes.fill(Node::default());
+            w.to_goal.fill(0);
+            w.generation = 0;
+        }
+        w.generation += 2;
+        let generation = w.generation;
+        let view = View {
+            cells: &self.cells,
+            slot_at: &self.slot_at,
+            stride: self.stride,
+            off: offsets(self.stride),
+        };
+        let xy = |i: usize| ((i % self.stride) as u16, (i / self.stride) as u16);
+        let slot_of = |i: usize| match view.slot_at[i] {
+            NONE if i == s => start_slot,
+            NONE => goal_slot,
+            slot => slot as usize,
+        };
+        let (start_v, goal_v) = (slot_of(s), slot_of(g));
+        // The subgoals the start directly-h-reaches (the goal a stop too), and those the goal
+        // does, which get an edge to it. A goal in direct reach is the answer: nothing is
+        // shorter than the octile distance.
+        let mut start_edges = std::mem::take(&mut w.start_edges);
+        start_edges.clear();
+        if start_v == start_slot {
+            view.scan(s, g, &mut start_edges);
+        }
+        let mut found = std::mem::take(&mut w.found);
+        found.clear();
+        let mut direct = start_edges.contains(&g);
+        if goal_v == goal_slot && !direct {
+            view.scan(g, s, &mut found);
+            direct = found.contains(&s);
+            for &c in &found {
+                w.to_goal[slot_of(c)] = generation;
+            }
+        }
+        if direct {
+            w.found = found;
+            w.start_edges = start_edges;
+            let ((sx, sy), (gx, gy)) = (xy(s), xy(g));
+            w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation + 1, x: sx, y: sy };
+            let cost = octile((sx, sy), (gx, gy));
+            w.nodes[goal_v] = Node { g: cost, parent: start_v as u32, stamp: generation + 1, x: gx, y: gy };
+            w.chain.clear();
+            w.chain.extend([goal_v as u32, start_v as u32]);
+            return Ok((cost, Stats { expanded: 1, generated: 1, peak_open: 1 }));
+        }
+        if let Some(h) = &self.hierarchy {
+            let ends = hierarchy::Ends {
+                s_xy: xy(s),
+                g_xy: xy(g),
+                start_v,
+                goal_v,
+                start_edges: &start_edges,
+                goal_edges: &found,
+                slot_of,
+            };
+            let result = hierarchy::search(h, &self.subgoals, w, &ends);
+            w.found = found;
+            w.start_edges = start_edges;
+            return result;
+        }
+        let goal_xy = xy(g);
+        let mut stats = Stats::default();
+        w.heap.clear();
+        w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation, x: xy(s).0, y: xy(s).1 };
+        w.heap.push(Entry { f: 0.0, h: 0.0, cell: start_v as u32 });
+        stats.generated += 1;
+        let mut reached = false;
+        // Relaxes the edge from `v` (cost `gv` at `here`) to `t` at `there`.
+        let relax = |w: &mut Workspace,
+                     stats: &mut Stats,
+                     v: usize,
+                     gv: [u32; 2],
+                     here: (u16, u16),
+                     t: usize,
+                     there: (u16, u16)| {
+            let node = &mut w.nodes[t];
+            if node.stamp == generation + 1 {
+                return;
+            }
+            let d = octile(here, there);
+            let ng = [gv[0] + d[0], gv[1] + d[1]];
+            if node.stamp != generation || value(ng) < value(node.g) {
+                *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
+                let h = octile(there, goal_xy);
+                let f = value([ng[0] + h[0], ng[1] + h[1]]);
+                w.heap.push(Entry { f, h: value(h) as f32, cell: t as u32 });
+                stats.generated += 1;
+                stats.peak_open = stats.peak_open.max(w.heap.len() as u64);
+            }
+        };
+        while let Some(entry) = w.heap.pop() {
+            let v = entry.cell as usize;
+            let node = w.nodes[v];
+            // Stale entries (the node closed since) are skipped: the heuristic is consistent,
+            // so a node's first entry out is its best.
+            if node.stamp != generation {
+                continue;
+            }
+            w.nodes[v].stamp = generation + 1;
+            stats.expanded += 1;
+            if v == goal_v {
+                reached = true;
+                break;
+            }
+            let here = (node.x, node.y);
+            if v == start_slot {
+                for &c in &start_edges {
+                    relax(w, &mut stats, v, node.g, here, slot_of(c), xy(c));
+                }
+            } else if v < n {
+                for e in &self.subgoals[v].adj {
+                    relax(w, &mut stats, v, node.g, here, (e.to & TARGET) as usize, (e.x, e.y));
+                }
+            }
+            if v != goal_slot && w.to_goal[v] == generation {
+                relax(w, &mut stats, v, node.g, here, goal_slot, goal_xy);
+            }
+        }
+        w.found = found;
+        w.start_edges = start_edges;
+        if !reached {
+            return Err(stats);
+        }
+        w.chain.clear();
+        let mut v = goal_v;
+        loop {
+            w.chain.push(v as u32);
+            if v == start_v {
+                break;
+            }
+            v = w.nodes[v].parent as usize;
+        }
+        Ok((w.nodes[goal_v].g, stats))
+    }
+
+    /// Writes the cells of the route in `work.chain` (goal first) into `out`, start first;
+    /// `false` when an edge has no free shape.
+    fn refine(&mut self, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
+        let nodes = &self.work.nodes;
+        let pos_of = |v: u32| (nodes[v as usize].x, nodes[v as usize].y);
+        let chain = std::mem::take(&mut self.work.chain);
+        let class = self.cells[usize::from(s.1) * self.stride + usize::from(s.0)] >> 6;
+        // A route has its start and its goal at least (`search` found them distinct).
+        let mut ok = chain.len() >= 2;
+        out.push(Pos::new(u32::from(s.0) - 1, u32::from(s.1) - 1));
+        for pair in chain.windows(2).rev() {
+            let (a, b) = (pos_of(pair[1]), pos_of(pair[0]));
+            if !self.push_edge(a, b, class, out) {
+                ok = false;
+                break;
+            }
+        }
+        self.work.chain = chain;
+        ok
+    }
+
+    /// Appends the cells after `a` up to `b` of an h-reachable edge: diagonal steps first if
+    /// that shape is free, else straight steps first.
+    fn push_edge(&self, a: (u16, u16), b: (u16, u16), class: u8, out: &mut Vec<Pos>) -> bool {
+        let (ax, ay, bx, by) = (i32::from(a.0), i32::from(a.1), i32::from(b.0), i32::from(b.1));
+        let (sx, sy) = ((bx - ax).signum(), (by - ay).signum());
+        let (dx, dy) = ((bx - ax).abs(), (by - ay).abs());
+        let diag = dx.min(dy);
+        let (cx, cy) = if dx > dy { (sx, 0) } else { (0, sy) };
+        let straight = dx.max(dy) - diag;
+        let free = |x: i32, y: i32| {
+            #[expect(clippy::cast_sign_loss, reason = "padded coordinates of a route stay inside")]
+            let i = y as usize * self.stride + x as usize;
+            self.cells[i] >> 6 == class
+        };
+        let mark = out.len();
+        for diagonal_first in [true, false] {
+            out.truncate(mark);
+            let (mut x, mut y) = (ax, ay);
+            let mut legal = true;
+            let order: [(i32, i32, i32); 2] = if diagonal_first {
+                [(sx, sy, diag), (cx, cy, straight)]
+            } else {
+                [(cx, cy, straight), (sx, sy, diag)]
+            };
+            'walk: for (mx, my, count) in order {
+                for _ in 0..count {
+                    let ok =
+                        free(x + mx, y + my) && (mx == 0 || my == 0 || (free(x + mx, y) && free(x, y + my)));
+                    if !ok {
+                        legal = false;
+                        break 'walk;
+                    }
+                    x += mx;
+                    y += my;
+                    #[expect(clippy::cast_sign_loss, reason = "padded coordinates are at least 1")]
+                    out.push(Pos::new(x as u32 - 1, y as u32 - 1));
+                }
+            }
+            if legal {
+                return true;
+            }
+        }
+        out.truncate(mark);
+        false
+    }
+}

@@ -1,0 +1,257 @@
+//! The simple subgoal graph against a fresh reference Dijkstra and `Searcher` on random grids,
+//! before and after random edit batches between queries (it repairs itself), on shared Moving
+//! AI maps against the published optimal lengths, and its refusals.
+
+mod common;
+
+use common::reference_cost;
+use gridpath::formats::{map_path_for_scen, parse_map_bytes, parse_scen};
+use gridpath::{Corners, Grid, Pos, Rules, SearchError, Searcher, Settings, SubgoalGraph, Tile};
+use proptest::prelude::*;
+
+const EPS: f64 = 1e-9;
+
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Walls (`density` %) and a little water, all cost 1, on grids up to `side` × `side`.
+fn arb_grid(side: u32) -> impl Strategy<Value = Grid> {
+    (1u32..=side, 1u32..=side, 0u64..=45, any::<u64>()).prop_map(|(w, h, density, seed)| {
+        let mut grid = Grid::new(w, h).unwrap();
+        let mut state = seed | 1;
+        for p in grid.positions() {
+            let r = next(&mut state) % 100;
+            let tile = if r < density {
+                Tile::Wall
+            } else if r >= 96 {
+                Tile::Water { cost: 1 }
+            } else {
+                Tile::FLOOR
+            };
+            grid.set_tile(p, tile).unwrap();
+        }
+        grid
+    })
+}
+
+/// A random cell of `grid` from two random numbers.
+fn cell(grid: &Grid, a: u64, b: u64) -> Pos {
+    let x = u32::try_from(a % u64::from(grid.width())).unwrap();
+    let y = u32::try_from(b % u64::from(grid.height())).unwrap();
+    Pos::new(x, y)
+}
+
+/// The graph's answer for `start` → `goal` against a reference Dijkstra (the cost), the grid's
+/// own step rule (every step legal, the reported cost the path's) and `Searcher` (the same
+/// kind of error).
+fn check_query(
+    graph: &mut SubgoalGraph,
+    searcher: &mut Searcher,
+    grid: &Grid,
+    start: Pos,
+    goal: Pos,
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let settings = Settings::default();
+    let got = graph.find_path(grid, start, goal, &settings);
+    prop_assert!(
+        got.is_err() || graph.is_current(grid),
+        "{what}: an answer must come from a graph in step with the grid"
+    );
+    if !grid.has_uniform_cost() {
+        // The endpoints are checked first, as `Searcher` does.
+        let walled = !grid.is_passable(start) || !grid.is_passable(goal);
+        prop_assert!(
+            matches!(got, Err(SearchError::SubgoalUnsupported { .. }))
+                || walled && matches!(got, Err(SearchError::Blocked { .. })),
+            "{what}: terrain costs must be refused, got {got:?}"
+        );
+        return Ok(());
+    }
+    let want = reference_cost(grid, start, goal, Rules::OCTILE);
+    match (&got, want) {
+        (Ok(path), Some(want)) => {
+            let legal = grid.path_cost(&path.cells, Rules::OCTILE);
+            prop_assert!(legal.is_ok(), "{what}: illegal path {legal:?} for {start} -> {goal}");
+            prop_assert_eq!(path.cells.first(), Some(&start), "{}: the path starts at the start", what);
+            prop_assert_eq!(path.cells.last(), Some(&goal), "{}: the path ends at the goal", what);
+            prop_assert!((legal.unwrap() - path.cost).abs() < EPS, "{what}: the reported cost is the path's");
+            prop_assert!(
+                (path.cost - want).abs() < EPS,
+                "{what}: {start} -> {goal} costs {} but the optimum is {want}",
+                path.cost
+            );
+        }
+        (Err(_), None) => {
+            let fresh = searcher.find_path(grid, start, goal, &settings);
+            let same_kind = matches!(
+                (&got, &fresh),
+                (Err(SearchError::NoPath { .. }), Err(SearchError::NoPath { .. }))
+                    | (Err(SearchError::Blocked { .. }), Err(SearchError::Blocked { .. }))
+                    | (Err(SearchError::TerrainClasses { .. }), Err(SearchError::TerrainClasses { .. }))
+            );
+            prop_assert!(same_kind, "{what}: the graph says {got:?} where A* says {fresh:?}");
+        }
+        _ => prop_assert!(false, "{what}: {start} -> {goal}: reference {want:?}, got {got:?}"),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random pairs (walls and water cells among them, start == goal now and then) on random
+    /// grids: the graph finds the optimum, a legal path, or the error A* gives.
+    #[test]
+    fn costs_equal_dijkstra(grid in arb_grid(64), pairs in prop::collection::vec(any::<[u64; 4]>(), 1..20)) {
+        // As built (with its hierarchy where that saves work), with the hierarchy forced, and
+        // without one.
+        let mut graph = SubgoalGraph::build(&grid);
+        let mut forced = SubgoalGraph::build(&grid);
+        forced.force_hierarchy();
+        prop_assert!(forced.has_hierarchy(), "force_hierarchy must install one");
+        let mut flat = SubgoalGraph::build(&grid);
+        flat.drop_hierarchy();
+        let mut searcher = Searcher::new();
+        for (k, [a, b, c, d]) in pairs.into_iter().enumerate() {
+            let start = cell(&grid, a, b);
+            let goal = if k % 7 == 3 { start } else { cell(&grid, c, d) };
+            check_query(&mut graph, &mut searcher, &grid, start, goal, &format!("query {k}"))?;
+            check_query(&mut forced, &mut searcher, &grid, start, goal, &format!("query {k}, hierarchy"))?;
+            check_query(&mut flat, &mut searcher, &grid, start, goal, &format!("query {k}, no hierarchy"))?;
+        }
+    }
+
+    /// Random batches of edits between queries (walls added and removed, ground turned to water
+    /// and back, now and then a terrain cost that the graph must refuse until it is gone): every
+    /// answer stays exact, and the repaired graph has the subgoals and edges of a fresh build.
+    #[test]
+    fn edits_between_queries_keep_answers_exact(
+        grid in arb_grid(48),
+        batches in prop::collection::vec(
+            (prop::collection::vec(any::<[u64; 3]>(), 1..6), prop::collection::vec(any::<[u64; 4]>(), 1..4)),
+            1..8,
+        ),
+    ) {
+        let mut grid = grid;
+        let mut graph = SubgoalGraph::build(&grid);
+        let mut searcher = Searcher::new();
+        for (step, (edits, pairs)) in batches.into_iter().enumerate() {
+            for [a, b, kind] in edits {
+                let p = cell(&grid, a, b);
+                let tile = match kind % 10 {
+                    0..=3 => Tile::Wall,
+                    4..=6 => Tile::FLOOR,
+                    7 | 8 => Tile::Water { cost: 1 },
+                    _ => Tile::Ground { cost: 3 },
+                };
+                grid.set_tile(p, tile).unwrap();
+            }
+            // Every other batch, the game rebuilds the hierarchy the repair dropped: queries then
+            // use it on the edited grid.
+            if step % 2 == 1 {
+                graph.repair(&grid);
+                graph.force_hierarchy();
+            }
+            // Costs come and go: restore them before most queries so the exact answers get tested.
+            if step % 3 != 2 {
+                let costly: Vec<(Pos, Tile)> = grid
+                    .positions()
+                    .filter(|&p| grid.tile(p) == Some(Tile::Ground { cost: 3 }))
+                    .map(|p| (p, Tile::FLOOR))
+                    .collect();
+                grid.set_tiles(&costly).unwrap();
+            }
+            for (k, [a, b, c, d]) in pairs.into_iter().enumerate() {
+                let (start, goal) = (cell(&grid, a, b), cell(&grid, c, d));
+                check_query(&mut graph, &mut searcher, &grid, start, goal, &format!("batch {step} query {k}"))?;
+            }
+            // A query that errs early (a wall endpoint, terrain costs) leaves the repair for later.
+            graph.repair(&grid);
+            prop_assert!(graph.is_current(&grid), "repair must bring the graph in step");
+            let fresh = SubgoalGraph::build(&grid);
+            prop_assert_eq!(graph.edge_list(), fresh.edge_list(), "batch {}: the repaired graph must equal a fresh build", step);
+        }
+    }
+}
+
+#[test]
+fn refuses_what_it_was_not_built_for() {
+    let mut grid = Grid::new(8, 8).unwrap();
+    let mut graph = SubgoalGraph::build(&grid);
+    let (a, b) = (Pos::new(0, 0), Pos::new(7, 5));
+    let refused = |graph: &mut SubgoalGraph, grid: &Grid, settings: Settings| {
+        matches!(graph.find_path(grid, a, b, &settings), Err(SearchError::SubgoalUnsupported { .. }))
+    };
+    assert!(refused(&mut graph, &grid, Settings { rules: Rules::FOUR, ..Settings::default() }), "4 moves");
+    for corners in [Corners::AllowOne, Corners::Allow] {
+        let settings = Settings { rules: Rules::eight(corners), ..Settings::default() };
+        assert!(refused(&mut graph, &grid, settings), "corner cutting must be refused");
+    }
+    assert!(refused(&mut graph, &grid, Settings { agent_size: 2, ..Settings::default() }), "agent size 2");
+    assert!(refused(&mut graph, &grid, Settings { weight: 1.5, ..Settings::default() }), "weight 1.5");
+    assert!(refused(&mut graph, &grid, Settings { partial: true, ..Settings::default() }), "partial routes");
+    grid.set_tile(Pos::new(3, 3), Tile::Ground { cost: 4 }).unwrap();
+    assert!(refused(&mut graph, &grid, Settings::default()), "terrain costs must be refused");
+    grid.set_tile(Pos::new(3, 3), Tile::FLOOR).unwrap();
+    let path = graph.find_path(&grid, a, b, &Settings::default()).expect("uniform again: answered");
+    assert!((path.cost - (2.0 + 5.0 * gridpath::SQRT2)).abs() < EPS, "the octile distance on an open grid");
+}
+
+/// Every scenario of a few shared maps matches the published optimal length (absolute
+/// tolerance 0.01, as `movingai.rs` and GPPC check) with a legal path, and the same graph,
+/// repaired after a wall appears on a route, matches a fresh A*.
+#[test]
+fn shared_maps_match_the_published_optima() {
+    for rel in [
+        "dao/arena.map.scen",
+        "dao/lak303d.map.scen",
+        "wc3maps512/moonglade.map.scen",
+        "mazes/maze512-4-0.map.scen",
+    ] {
+        let scen_path = common::movingai_dir().join(rel);
+        let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
+            panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
+        });
+        let scenarios = parse_scen(&text).unwrap();
+        let mut grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
+        let mut graph = SubgoalGraph::build(&grid);
+        let settings = Settings::default();
+        // Every scenario on the small maps, every 7th on the 512 x 512 maze.
+        let step = if grid.len() > 100_000 { 7 } else { 1 };
+        for (n, s) in scenarios.iter().enumerate().step_by(step) {
+            let path = graph
+                .find_path(&grid, s.start, s.goal, &settings)
+                .unwrap_or_else(|e| panic!("{rel} #{n}: {e}"));
+            let legal = grid.path_cost(&path.cells, Rules::OCTILE);
+            assert!(legal.is_ok(), "{rel} #{n}: illegal path {legal:?}");
+            assert!(
+                (path.cost - s.optimal).abs() <= 0.01,
+                "{rel} #{n}: length {} but published optimum {}",
+                path.cost,
+                s.optimal
+            );
+        }
+        // Walls on routes, one at a time: the graph repairs itself and stays exact.
+        let mut searcher = Searcher::new();
+        for s in scenarios.iter().step_by(scenarios.len() / 20 + 1) {
+            let Ok(path) = graph.find_path(&grid, s.start, s.goal, &settings) else { continue };
+            if path.cells.len() < 3 {
+                continue;
+            }
+            grid.set_wall(path.cells[path.cells.len() / 2], true).unwrap();
+            let got = graph.find_path(&grid, s.start, s.goal, &settings).map(|p| p.cost).ok();
+            let want = searcher.find_path(&grid, s.start, s.goal, &settings).map(|p| p.cost).ok();
+            assert_eq!(got.is_some(), want.is_some(), "{rel}: reachability after the edit");
+            if let (Some(got), Some(want)) = (got, want) {
+                assert!((got - want).abs() < EPS, "{rel}: after the edit {got} but A* finds {want}");
+            }
+        }
+        graph.repair(&grid);
+        assert_eq!(graph.edge_list(), SubgoalGraph::build(&grid).edge_list(), "{rel}: repaired = rebuilt");
+    }
+}
