@@ -227,12 +227,11 @@ impl View<'_> {
         let step = |x: usize, d: usize, n: usize| x.wrapping_add_signed(DIRS[d].0 as isize * n.cast_signed());
         let step_y =
             |y: usize, d: usize, n: usize| y.wrapping_add_signed(DIRS[d].1 as isize * n.cast_signed());
-        // Straight rays: the free cells before the first obstacle or vertex each way.
-        let mut clear = [0usize; 4];
-        for (d, c) in clear.iter_mut().enumerate() {
-            let mut i = s;
+        // A straight ray from `i` in direction `d`: the free cells before the first obstacle
+        // or vertex (pushed into `out`), at most `limit`.
+        let ray = |mut i: usize, d: usize, limit: usize, out: &mut Vec<usize>| {
             let mut t = 0;
-            loop {
+            while t < limit {
                 i = i.wrapping_add_signed(self.off[d]);
                 if !free(i) {
                     break;
@@ -243,8 +242,13 @@ impl View<'_> {
                 }
                 t += 1;
             }
-            *c = t;
-            bb.include(step(sx, d, t + 1), step_y(sy, d, t + 1));
+            t
+        };
+        // Straight rays: the free cells before the first obstacle or vertex each way.
+        let mut clear = [0usize; 4];
+        for (d, c) in clear.iter_mut().enumerate() {
+            *c = ray(s, d, usize::MAX, out);
+            bb.include(step(sx, d, *c + 1), step_y(sy, d, *c + 1));
         }
         for (diag, a, b) in QUADRANTS {
             let mut max = [clear[a], clear[b]];
@@ -266,18 +270,7 @@ impl View<'_> {
                     break;
                 }
                 for (m, d) in [(0, a), (1, b)] {
-                    let (mut i, mut t) = (p, 0);
-                    while t < max[m] {
-                        i = i.wrapping_add_signed(self.off[d]);
-                        if !free(i) {
-                            break;
-                        }
-                        if vertex(i) {
-                            out.push(i);
-                            break;
-                        }
-                        t += 1;
-                    }
+                    let t = ray(p, d, max[m], out);
                     let reach = if t < max[m] { t + 1 } else { t };
                     bb.include(step(px, d, reach), step_y(py, d, reach));
                     max[m] = t;
