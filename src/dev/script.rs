@@ -13,6 +13,7 @@
 //! | `wait N`              | let N frames pass                                               |
 //! | `wait_arrival [N]`    | wait until every unit stands on the goal; fail if one has no path or after N frames (default 3000) |
 //! | `wait_at X Y [N]`     | wait until a unit's centre is in cell X Y (a large unit's body centre); fail after N frames (default 3000) |
+//! | `wait_crowd_at X Y [N]` | the same for a crowd unit only (the lab's unit racing the crowd does not count) |
 //! | `resize W H`          | resize the window to W × H logical pixels                       |
 //! | `screenshot PATH`     | save the window as PNG, plus the layout as JSON next to it (`PATH` with `.json`); relative to the working directory |
 //! | `exit`                | quit with success                                               |
@@ -39,6 +40,7 @@ use crate::search::plan::PlanReport;
 use crate::search::race::RaceTable;
 use crate::search::replay::SearchAnimation;
 use crate::units::big::BigUnit;
+use crate::units::crowd::CrowdUnit;
 use crate::units::lab::{Unit, status_label};
 use crate::view::camera::MainCamera;
 use crate::view::flow::FlowView;
@@ -71,6 +73,8 @@ pub enum Step {
     WaitArrival(u32),
     /// Wait until a unit's centre is in this cell, at most this many frames.
     WaitAt(Pos, u32),
+    /// Wait until a crowd unit's centre is in this cell; give up after that many frames.
+    WaitCrowdAt(Pos, u32),
     /// Resize the window to this width and height, in logical pixels.
     Resize(u32, u32),
     /// Save a screenshot (and its layout JSON).
@@ -136,6 +140,13 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["wait_at", x, y, frames] => {
             Ok(Step::WaitAt(Pos::new(number(x, "X")?, number(y, "Y")?), number(frames, "the frame limit")?))
         }
+        ["wait_crowd_at", x, y] => {
+            Ok(Step::WaitCrowdAt(Pos::new(number(x, "X")?, number(y, "Y")?), DEFAULT_ARRIVAL_FRAMES))
+        }
+        ["wait_crowd_at", x, y, frames] => Ok(Step::WaitCrowdAt(
+            Pos::new(number(x, "X")?, number(y, "Y")?),
+            number(frames, "the frame limit")?,
+        )),
         ["resize", width, height] => {
             let (width, height) = (number(width, "the width")?, number(height, "the height")?);
             if !(200..=8192).contains(&width) || !(200..=8192).contains(&height) {
@@ -147,7 +158,8 @@ fn parse_step(line: &str) -> Result<Step, String> {
         ["exit"] => Ok(Step::Exit),
         _ => Err(format!(
             "unknown step {line:?}: expected move X Y, press|release left|right|middle, key K, \
-             wait N, wait_arrival [N], wait_at X Y [N], resize W H, screenshot PATH or exit"
+             wait N, wait_arrival [N], wait_at X Y [N], wait_crowd_at X Y [N], resize W H, screenshot PATH \
+             or exit"
         )),
     }
 }
@@ -262,8 +274,8 @@ enum Waiting {
     Frames(u32),
     /// Frames left before giving up.
     Arrival(u32),
-    /// A unit's centre in this cell; frames left before giving up.
-    At(Pos, u32),
+    /// A unit's centre (a crowd unit's, when `true`) in this cell; frames left before giving up.
+    At(Pos, u32, bool),
     /// The screenshot count to reach.
     Screenshot(u32),
     /// The script ended; the exit was requested.
@@ -292,8 +304,10 @@ struct ScriptView<'w, 's> {
     saved: Res<'w, ScreenshotsSaved>,
 }
 
-/// What the script reads of a unit: where it is, its status, its body's side if it is large.
-type UnitView = (&'static Unit, &'static PathStatus, &'static Transform, Option<&'static BigUnit>);
+/// What the script reads of a unit: where it is, its status, its body's side if it is large,
+/// whether it is a crowd unit.
+type UnitView =
+    (&'static Unit, &'static PathStatus, &'static Transform, Option<&'static BigUnit>, Has<CrowdUnit>);
 
 /// What the script writes: input as the window would deliver it, screenshots, the exit.
 #[derive(SystemParam)]
@@ -380,9 +394,9 @@ fn take_step(
             Ok(Waiting::Nothing)
         }
         Step::WaitArrival(frames) => Ok(Waiting::Arrival(frames)),
-        Step::WaitAt(cell, frames) => {
+        Step::WaitAt(cell, frames) | Step::WaitCrowdAt(cell, frames) => {
             if view.problem.grid().in_bounds(cell) {
-                Ok(Waiting::At(cell, frames))
+                Ok(Waiting::At(cell, frames, matches!(step, Step::WaitCrowdAt(..))))
             } else {
                 Err(format!("cell {cell} is off the map"))
             }
@@ -435,17 +449,21 @@ fn next_wait(
                 Waiting::Arrival(left - 1)
             }
         }
-        Waiting::At(cell, left) => {
+        Waiting::At(cell, left, crowd_only) => {
             let geometry = problem.geometry();
-            let there = |(.., transform, _): (&Unit, &PathStatus, &Transform, Option<&BigUnit>)| {
-                geometry.cell_at(transform.translation.truncate()) == Some(cell)
-            };
+            let there =
+                |(_, _, transform, _, crowd): (&Unit, &PathStatus, &Transform, Option<&BigUnit>, bool)| {
+                    (crowd || !crowd_only) && geometry.cell_at(transform.translation.truncate()) == Some(cell)
+                };
             if units.iter().any(there) {
                 Waiting::Nothing
             } else if left == 0 {
-                return Err(format!("wait_at {cell} timed out: no unit's centre came into that cell"));
+                let who = if crowd_only { "crowd unit's" } else { "unit's" };
+                return Err(format!(
+                    "waiting for a unit at {cell} timed out: no {who} centre came into that cell"
+                ));
             } else {
-                Waiting::At(cell, left - 1)
+                Waiting::At(cell, left - 1, crowd_only)
             }
         }
         Waiting::Screenshot(count) if screenshots >= count => Waiting::Frames(AFTER_SCREENSHOT_FRAMES),
@@ -566,7 +584,7 @@ impl Layout {
         let units = view
             .units
             .iter()
-            .map(|(unit, status, transform, big)| UnitPlace {
+            .map(|(unit, status, transform, big, _)| UnitPlace {
                 cell: cell(unit.cell()),
                 pixel: to_pixel(transform.translation.truncate()),
                 status: status_label(status).to_owned(),

@@ -7,9 +7,9 @@ use tilepath::dev::script::{Step, parse_script};
 #[test]
 fn scripts_parse_every_step() {
     let text = "# comment\nmove 3 4\npress left\nrelease right # trailing\n\nkey S\nkey Tab\nwait 7\n\
-                    wait_arrival\nwait_arrival 10\nscreenshot out.png\nexit\nwait_at 16 4\nwait_at 2 3 50\n";
+                    wait_arrival\nwait_arrival 10\nscreenshot out.png\nexit\nwait_at 16 4\nwait_at 2 3 50\nwait_crowd_at 16 9\n";
     let steps = parse_script(text).expect("a valid script");
-    assert_eq!(steps.len(), 12);
+    assert_eq!(steps.len(), 13);
     assert_eq!(steps[0], Step::Move(Pos::new(3, 4)));
     assert_eq!(steps[1], Step::Press(MouseButton::Left));
     assert_eq!(steps[2], Step::Release(MouseButton::Right));
@@ -22,6 +22,7 @@ fn scripts_parse_every_step() {
     assert_eq!(steps[9], Step::Exit);
     assert_eq!(steps[10], Step::WaitAt(Pos::new(16, 4), 3000));
     assert_eq!(steps[11], Step::WaitAt(Pos::new(2, 3), 50));
+    assert_eq!(steps[12], Step::WaitCrowdAt(Pos::new(16, 9), 3000));
 }
 
 #[test]
