@@ -1,10 +1,12 @@
 //! Times local avoidance (`gridpath::avoid`) phase by phase on the converge scene of
 //! `tests/avoid.rs`: 10,000 units on a 256 × 256 map with scattered walls, one flow field to
-//! the middle, run frame by frame (1/60 s) until every unit arrived or `--frames` frames.
+//! the middle, run frame by frame (1/60 s) until every unit arrived or `--frames` frames
+//! (36,000: ten minutes, the tests' bound).
 //!
 //! ```sh
 //! cargo run --release -p gridpath --example avoid_frame               # the whole run
 //! cargo run --release -p gridpath --example avoid_frame -- --frames 600 --shuffled
+//! cargo run --release -p gridpath --example avoid_frame -- --shuffled --seed 3
 //! ```
 //!
 //! Per frame: `prepare` (bucketing), `velocities` on one thread and again split over two
@@ -13,9 +15,12 @@
 //! `frame`, their sum with the two-thread velocities. Printed: median, 95th percentile and
 //! mean per phase in milliseconds, of the thread's CPU time (for two threads the busier
 //! thread's: what the wall clock shows on two idle cores) and of the wall clock, and when the
-//! last unit arrived. `--shuffled` puts the units in a scattered order, as the game's spawn
-//! order is (neighbours far apart in memory). The machine may be shared: compare builds by
-//! the CPU columns and by alternating runs.
+//! last unit arrived, with a fingerprint of the final state (bit for bit: a change meant to
+//! move no body must leave it as it was) and where units that did not arrive stand.
+//! `--shuffled` puts the units in a scattered order, as the game's spawn order is (neighbours
+//! far apart in memory); `--seed N` another such order (units jam at wall corners in some
+//! orders and not in others). The machine may be shared: compare builds by the CPU columns
+//! and by alternating runs.
 
 #[path = "../tests/crowd/mod.rs"]
 mod crowd;
@@ -49,9 +54,18 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration, Duration) {
     (out, wall.elapsed(), thread_cpu() - cpu)
 }
 
-/// A fixed pseudo-random permutation of `items` (Fisher-Yates on a 64-bit LCG).
-fn shuffle<T>(items: &mut [T]) {
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+/// A hash of every body's final position and velocity, bit for bit: a change that claims to
+/// leave the simulation exactly as it was must leave it unchanged.
+fn fingerprint(bodies: &[gridpath::avoid::Body]) -> u64 {
+    bodies
+        .iter()
+        .flat_map(|b| [b.position.x, b.position.y, b.velocity.x, b.velocity.y])
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, v| (h ^ u64::from(v.to_bits())).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A fixed pseudo-random permutation of `items` for each `seed` (Fisher-Yates on a 64-bit LCG).
+fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64 ^ seed;
     for i in (1..items.len()).rev() {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         items.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
@@ -59,15 +73,17 @@ fn shuffle<T>(items: &mut [T]) {
 }
 
 fn main() {
-    let mut frames = usize::MAX;
+    let mut frames = 36_000;
     let mut shuffled = false;
+    let mut seed = 0;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--frames" => frames = args.next().and_then(|v| v.parse().ok()).unwrap_or(frames),
             "--shuffled" => shuffled = true,
+            "--seed" => seed = args.next().and_then(|v| v.parse().ok()).unwrap_or(seed),
             _ => {
-                eprintln!("usage: avoid_frame [--frames N] [--shuffled]");
+                eprintln!("usage: avoid_frame [--frames N] [--shuffled [--seed N]]");
                 std::process::exit(2);
             }
         }
@@ -75,7 +91,7 @@ fn main() {
     let (grid, mut groups) = crowd::converge();
     if shuffled {
         // The game's units come in spawn order, scattered over the map, not row by row.
-        shuffle(&mut groups[0].0);
+        shuffle(&mut groups[0].0, seed);
     }
     let mut crowd = crowd::Crowd::new(&grid, &groups);
     let mut avoidance = Avoidance::new(AvoidanceSettings::default());
@@ -141,11 +157,15 @@ fn main() {
         }
     }
     println!(
-        "avoid_frame converge{}: units={n} frames={frame} arrived={} last_arrival_s={:.1}",
-        if shuffled { " (shuffled)" } else { "" },
+        "avoid_frame converge{}: units={n} frames={frame} arrived={} last_arrival_s={:.1} state={:016x}",
+        if shuffled { format!(" (shuffled, seed {seed})") } else { String::new() },
         crowd.arrived,
-        crowd.last_arrival
+        crowd.last_arrival,
+        fingerprint(&crowd.bodies)
     );
+    if !crowd.all_arrived() {
+        println!("not arrived, e.g. at {:?}", crowd.stuck());
+    }
     println!(
         "{:<22} {:>8} {:>8} {:>8}   {:>8} {:>8} {:>8}",
         "ms", "cpu med", "p95", "mean", "wall med", "p95", "mean"
