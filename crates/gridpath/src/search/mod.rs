@@ -20,7 +20,9 @@ use crate::trace::{NoTrace, Observer};
 
 pub(crate) use heap::{BucketQueue, Entry, OpenList};
 pub use incremental::Incremental;
-pub(crate) use octile::{DirSet, FORWARD, legal_moves as legal_octile_moves, uniform_moves};
+pub(crate) use octile::{
+    DirSet, FORWARD, legal_moves as legal_octile_moves, uniform_moves, value as octile_value,
+};
 
 /// Which search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
