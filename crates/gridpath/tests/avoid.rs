@@ -18,7 +18,11 @@ struct Outcome {
 
 /// Runs groups of units (start cells, goal) until all arrive or `seconds` pass.
 fn run(grid: &Grid, groups: &[(Vec<Pos>, Pos)], seconds: f32) -> Outcome {
-    let mut crowd = Crowd::new(grid, groups);
+    run_crowd(grid, Crowd::new(grid, groups), seconds)
+}
+
+/// Runs `crowd` until all arrive or `seconds` pass.
+fn run_crowd(grid: &Grid, mut crowd: Crowd, seconds: f32) -> Outcome {
     let mut avoidance = Avoidance::new(AvoidanceSettings::default());
     let mut quality = Quality::default();
     let mut velocities = Vec::new();
@@ -103,4 +107,30 @@ fn ten_thousand_units_converge_on_one_goal() {
     let (grid, groups) = crowd::converge();
     let outcome = run(&grid, &groups, 600.0);
     check("converge", &outcome);
+}
+
+/// Two units side by side in a one-tile gap between a wall corner diagonally ahead and a wall
+/// beside them, both at rest, where the converge scene (spawn order seed 3 of
+/// `examples/avoid_frame.rs`) left them for good: each one's only way on closed on the other,
+/// so ORCA, each taking half of the avoiding around velocities of zero, let neither move.
+/// Right of way by index breaks the tie, whichever of the two has the lower index.
+#[test]
+fn two_units_stalled_side_by_side_at_a_wall_corner_get_through() {
+    // Cells (3, 4) and (5, 5) are walls: the gap between their corners (4, 5) and (5, 5) is
+    // one tile wide; the goal is straight up.
+    let mut grid = Grid::filled(10, 10, Tile::FLOOR).unwrap();
+    grid.set_wall(Pos::new(3, 4), true).unwrap();
+    grid.set_wall(Pos::new(5, 5), true).unwrap();
+    // Touching the corner of (3, 4) and each other; flush with (5, 5) and aiming straight up.
+    let at_corner = glam::Vec2::new(4.190_575, 5.231_69);
+    let at_wall = glam::Vec2::new(4.699_978, 5.548_75);
+    for order in [[at_corner, at_wall], [at_wall, at_corner]] {
+        let mut crowd = Crowd::new(&grid, &[(vec![Pos::new(4, 5); 2], Pos::new(4, 1))]);
+        for (body, p) in crowd.bodies.iter_mut().zip(order) {
+            body.position = p;
+        }
+        let outcome = run_crowd(&grid, crowd, 20.0);
+        check("wall corner", &outcome);
+        assert!(outcome.last_arrival < 5.0, "took {} s", outcome.last_arrival);
+    }
 }

@@ -234,6 +234,28 @@ impl Scan {
     }
 }
 
+/// How [`Avoidance::solve`] treats one neighbour (by body index).
+#[derive(Clone, Copy, Debug)]
+enum Yield {
+    /// Like every other.
+    None,
+    /// As if it were not there: it gives way.
+    Ignore(usize),
+    /// As going on at this velocity, taking all of the avoiding: we give way.
+    To(usize, Vec2),
+}
+
+/// Headway, as a share of its preferred speed, below which a body is stalled.
+const STALLED: f32 = 0.1;
+/// Headway, as a share of its preferred speed, a stalled body would make without the one
+/// neighbour that holds it up, for that neighbour to be what holds it up.
+const FREED: f32 = 0.25;
+
+/// How far velocity `v` takes `body` the way it wants to go, as a share of its preferred speed.
+fn headway(body: &Body, v: Vec2) -> f32 {
+    v.dot(body.preferred) / body.preferred.length_squared().max(EPSILON)
+}
+
 /// Share of its speed a body's preferred velocity must have against a heading to come the
 /// other way.
 const ONCOMING: f32 = 0.3;
@@ -331,23 +353,81 @@ impl Avoidance {
     /// The velocity body `i` takes this frame (`dt` seconds): the one closest to its preferred
     /// velocity that avoids its nearest neighbours and the walls; a body that is not moving
     /// keeps its own.
+    ///
+    /// Right of way: ORCA alone deadlocks two stalled bodies that block each other — e.g. two
+    /// side by side in a one-tile gap between a wall corner diagonally ahead and a wall beside
+    /// them, where each one's only way on closes on the other and both take half of the
+    /// avoiding around velocities of zero: every velocity either allows leads backwards, so
+    /// both stand still for good. When body `i` is stalled (last frame and this one it makes
+    /// almost no headway) and one stalled neighbour `j` alone holds it up, and `i` alone holds
+    /// `j` up too, the lower index goes on as if the other were not there and the higher index
+    /// gets out of its way, avoiding it at the velocity it goes on at, with all of the
+    /// avoiding. Both reach the same verdict from the same prepared data, the order by index
+    /// admits no cycle, and bodies that make headway are never affected.
     #[must_use]
     pub fn velocity(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32) -> Vec2 {
         let me = bodies[i];
         if !me.moving {
             return me.velocity;
         }
+        let (v, nearest) = self.solve(bodies, grid, i, dt, Yield::None);
+        if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || headway(&me, v) >= STALLED {
+            return v;
+        }
+        for &(_, s) in nearest.nearest() {
+            let other = &self.slots[s as usize];
+            let j = other.index as usize;
+            if !other.moving
+                || other.preferred == Vec2::ZERO
+                || headway(&bodies[j], other.velocity) >= STALLED
+            {
+                continue;
+            }
+            // Does `j` alone hold `i` up?
+            let (mine, _) = self.solve(bodies, grid, i, dt, Yield::Ignore(j));
+            if headway(&me, mine) < FREED {
+                continue;
+            }
+            // And `i` alone `j`?
+            let (theirs_now, _) = self.solve(bodies, grid, j, dt, Yield::None);
+            if headway(&bodies[j], theirs_now) >= STALLED {
+                continue;
+            }
+            let (theirs, _) = self.solve(bodies, grid, j, dt, Yield::Ignore(i));
+            if headway(&bodies[j], theirs) < FREED {
+                continue;
+            }
+            return if i < j { mine } else { self.solve(bodies, grid, i, dt, Yield::To(j, theirs)).0 };
+        }
+        v
+    }
+
+    /// Body `i`'s velocity (a moving body's) and its nearest neighbours, with one neighbour
+    /// ignored or given way to as `how` says.
+    fn solve(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32, how: Yield) -> (Vec2, Nearest) {
+        let me = bodies[i];
         let (nearest, oncoming) = self.neighbours(me, i);
         let mut lines = [Line::default(); MAX_WALLS + MAX_NEIGHBOURS];
         let mut others = [Line::default(); MAX_NEIGHBOURS];
-        for (line, &(_, s)) in others.iter_mut().zip(nearest.nearest()) {
-            *line = body_line(me, &self.slots[s as usize], self.settings.time_horizon, dt);
+        let mut found = 0;
+        for &(_, s) in nearest.nearest() {
+            let slot = &self.slots[s as usize];
+            let line = match how {
+                Yield::Ignore(j) if slot.index as usize == j => continue,
+                // All of the avoiding, of the velocity it goes on at.
+                Yield::To(j, velocity) if slot.index as usize == j => {
+                    body_line(me, &Slot { velocity, moving: false, ..*slot }, self.settings.time_horizon, dt)
+                }
+                _ => body_line(me, slot, self.settings.time_horizon, dt),
+            };
+            others[found] = line;
+            found += 1;
         }
-        let others = &others[..nearest.found];
+        let others = &others[..found];
         // A body that wants to stand still and may (a packed crowd at rest): the linear program
         // would start at zero and keep it, as every wall allows standing still.
         if me.preferred == Vec2::ZERO && others.iter().all(|line| det(line.direction, line.point) <= 0.0) {
-            return Vec2::ZERO;
+            return (Vec2::ZERO, nearest);
         }
         let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
         let preferred = self.keep_to_side(me, oncoming, self.stream_ahead(me));
@@ -359,7 +439,7 @@ impl Avoidance {
         if failed < lines.len() {
             linear_program3(lines, walls, failed, me.max_speed, &mut v);
         }
-        v
+        (v, nearest)
     }
 
     /// Body `i`'s nearest neighbours within reach, and whether one in its way comes the other
