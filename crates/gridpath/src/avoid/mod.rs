@@ -9,7 +9,9 @@
 //!    among those that keep it clear of its nearest neighbours for [`AvoidanceSettings::time_horizon`]
 //!    seconds (each of two moving bodies takes half the avoiding) and of the walls for
 //!    [`AvoidanceSettings::wall_horizon`] seconds: two small linear programs, no allocation.
-//!    It reads only the prepared buckets, so callers may split the bodies over threads.
+//!    It reads only the prepared buckets, so callers may split the bodies over threads. Two
+//!    stalled bodies that alone hold each other up (side by side in a one-tile gap at a wall
+//!    corner, where ORCA alone lets neither move for good) get right of way by index.
 //! 3. [`Avoidance::separate`] moves the new positions apart where bodies still overlap and
 //!    pushes them out of walls; a body whose centre would cross into a cell it cannot enter
 //!    keeps its old position.
@@ -234,7 +236,7 @@ impl Scan {
     }
 }
 
-/// How [`Avoidance::solve`] treats one neighbour (by body index).
+/// How [`Avoidance::solve_among`] treats one neighbour (by body index).
 #[derive(Clone, Copy, Debug)]
 enum Yield {
     /// Like every other.
@@ -370,7 +372,9 @@ impl Avoidance {
         if !me.moving {
             return me.velocity;
         }
-        let (v, nearest) = self.solve(bodies, grid, i, dt, Yield::None);
+        let near = self.neighbours(me, i);
+        let v = self.solve_among(grid, me, &near, dt, Yield::None);
+        let nearest = &near.0;
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || headway(&me, v) >= STALLED {
             return v;
         }
@@ -384,29 +388,30 @@ impl Avoidance {
                 continue;
             }
             // Does `j` alone hold `i` up?
-            let (mine, _) = self.solve(bodies, grid, i, dt, Yield::Ignore(j));
+            let mine = self.solve_among(grid, me, &near, dt, Yield::Ignore(j));
             if headway(&me, mine) < FREED {
                 continue;
             }
             // And `i` alone `j`?
-            let (theirs_now, _) = self.solve(bodies, grid, j, dt, Yield::None);
+            let theirs_near = self.neighbours(bodies[j], j);
+            let theirs_now = self.solve_among(grid, bodies[j], &theirs_near, dt, Yield::None);
             if headway(&bodies[j], theirs_now) >= STALLED {
                 continue;
             }
-            let (theirs, _) = self.solve(bodies, grid, j, dt, Yield::Ignore(i));
+            let theirs = self.solve_among(grid, bodies[j], &theirs_near, dt, Yield::Ignore(i));
             if headway(&bodies[j], theirs) < FREED {
                 continue;
             }
-            return if i < j { mine } else { self.solve(bodies, grid, i, dt, Yield::To(j, theirs)).0 };
+            return if i < j { mine } else { self.solve_among(grid, me, &near, dt, Yield::To(j, theirs)) };
         }
         v
     }
 
-    /// Body `i`'s velocity (a moving body's) and its nearest neighbours, with one neighbour
-    /// ignored or given way to as `how` says.
-    fn solve(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32, how: Yield) -> (Vec2, Nearest) {
-        let me = bodies[i];
-        let (nearest, oncoming) = self.neighbours(me, i);
+    /// The velocity of `me` (a moving body) among its nearest neighbours and whether one in its
+    /// way comes the other way (`near`, from [`neighbours`](Self::neighbours)), with one
+    /// neighbour ignored or given way to as `how` says.
+    fn solve_among(&self, grid: &Grid, me: Body, near: &(Nearest, bool), dt: f32, how: Yield) -> Vec2 {
+        let (nearest, oncoming) = (&near.0, near.1);
         let mut lines = [Line::default(); MAX_WALLS + MAX_NEIGHBOURS];
         let mut others = [Line::default(); MAX_NEIGHBOURS];
         let mut found = 0;
@@ -427,7 +432,7 @@ impl Avoidance {
         // A body that wants to stand still and may (a packed crowd at rest): the linear program
         // would start at zero and keep it, as every wall allows standing still.
         if me.preferred == Vec2::ZERO && others.iter().all(|line| det(line.direction, line.point) <= 0.0) {
-            return (Vec2::ZERO, nearest);
+            return Vec2::ZERO;
         }
         let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
         let preferred = self.keep_to_side(me, oncoming, self.stream_ahead(me));
@@ -439,7 +444,7 @@ impl Avoidance {
         if failed < lines.len() {
             linear_program3(lines, walls, failed, me.max_speed, &mut v);
         }
-        (v, nearest)
+        v
     }
 
     /// Body `i`'s nearest neighbours within reach, and whether one in its way comes the other
