@@ -66,7 +66,7 @@ const EDGE: f32 = 1e-3;
 const PUSH_SHARE: f32 = 0.5;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<CrowdAvoidance>();
+    app.init_resource::<CrowdAvoidance>().init_resource::<WalkersInTheWay>();
     // No crowd, no work: bucketing is a pass over every cell, too much per frame on a big map.
     // After the plugin moved its walkers: the crowd avoids them where they are now.
     app.add_systems(
@@ -120,7 +120,18 @@ struct AvoidScratch {
     walkers: Vec<Body>,
     /// The same walkers as agents, appended after the crowd's.
     walker_agents: Vec<Agent>,
+    /// The same walkers' entities.
+    walker_entities: Vec<Entity>,
 }
+
+/// Walkers that a stalled crowd unit cannot get out of the way of (a unit in a dead-end
+/// corner that the walker, waiting for it, stands at the mouth of): each backs up a little
+/// next frame. Written by [`steer_crowd`], read by [`yield_walkers`].
+#[derive(Resource, Debug, Default, Clone, PartialEq, Eq, Deref, DerefMut)]
+pub struct WalkersInTheWay(Vec<Entity>);
+
+/// Share of its speed a walker backs up at to let a unit out.
+const BACK_UP_SHARE: f32 = 0.5;
 
 /// Radius of the body of a unit `size` cells wide that the plugin's `Mover` walks: its square
 /// less the margin a one-cell crowd unit has ([`UNIT_RADIUS`] for size 1).
@@ -133,6 +144,7 @@ type WalkerQuery<'w, 's> = Query<
     'w,
     's,
     (
+        Entity,
         &'static Transform,
         &'static Mover,
         &'static Waypoints,
@@ -151,11 +163,13 @@ type WalkerQuery<'w, 's> = Query<
 fn walker_bodies(
     walkers: &WalkerQuery,
     (grid, space, fields): (&Grid, GridSpace, &FlowFields),
-    (out, agents): (&mut Vec<Body>, &mut Vec<Agent>),
+    (out, agents, entities): (&mut Vec<Body>, &mut Vec<Agent>, &mut Vec<Entity>),
 ) {
     out.clear();
     agents.clear();
-    for (transform, mover, waypoints, status, request, big) in walkers {
+    entities.clear();
+    for (entity, transform, mover, waypoints, status, request, big) in walkers {
+        entities.push(entity);
         let cost =
             mover.next().or(mover.cell()).and_then(|c| grid.tile(c)).and_then(|t| t.cost()).unwrap_or(1);
         let speed = mover.speed / f32::from(cost.max(1));
@@ -201,7 +215,9 @@ fn walker_bodies(
 /// goal that crowd units end in the same way — so it never pushes through an arrived crowd
 /// and never blocks the units queueing behind it.
 fn yield_walkers(
+    time: Res<Time>,
     problem: SearchProblem,
+    in_the_way: Res<WalkersInTheWay>,
     mut walkers: Query<
         (
             Entity,
@@ -247,7 +263,7 @@ fn yield_walkers(
             })
             .chain(others.iter().filter(|o| o.0 != entity).map(|o| (o.1, o.2, false)));
         let (limit, jammed) =
-            bodies.fold((f32::INFINITY, false), |(limit, jammed), (centre, other, arrived)| {
+            bodies.clone().fold((f32::INFINITY, false), |(limit, jammed), (centre, other, arrived)| {
                 let run = free_run(at, direction, centre, radius + other);
                 if run < limit { (run, arrived) } else { (limit, jammed) }
             });
@@ -257,7 +273,18 @@ fn yield_walkers(
             mover.limit = None;
             continue;
         }
-        let limit = limit.is_finite().then_some(limit);
+        let mut limit = limit.is_finite().then_some(limit);
+        if in_the_way.contains(&entity) {
+            // Held up by a unit that cannot get out of its way: step back, as far as the
+            // bodies behind allow.
+            let room = bodies.fold(f32::INFINITY, |room, (centre, other, _)| {
+                room.min(free_run(at, -direction, centre, radius + other))
+            });
+            let back = (mover.speed * BACK_UP_SHARE * time.delta_secs()).min(room);
+            if back > 0.0 {
+                limit = Some(-back);
+            }
+        }
         if mover.limit != limit {
             mover.limit = limit;
         }
@@ -396,6 +423,7 @@ fn steer_crowd(
     mut scratch: Local<Scratch>,
     mut sight: Local<GoalSight>,
     mut avoid: Local<AvoidScratch>,
+    mut blocking: ResMut<WalkersInTheWay>,
 ) {
     let grid = problem.grid();
     let rules = problem.settings().rules;
@@ -403,11 +431,12 @@ fn steer_crowd(
     let dt = time.delta_secs();
     sight.on(problem.nav().version());
     if avoidance.0 {
-        let AvoidScratch { walkers: bodies, walker_agents, .. } = &mut *avoid;
-        walker_bodies(&walkers, (grid, space, &fields), (bodies, walker_agents));
+        let AvoidScratch { walkers: bodies, walker_agents, walker_entities, .. } = &mut *avoid;
+        walker_bodies(&walkers, (grid, space, &fields), (bodies, walker_agents, walker_entities));
     } else {
         avoid.walkers.clear();
         avoid.walker_agents.clear();
+        avoid.walker_entities.clear();
     }
     gather_agents(&mut scratch, &units, &fields, (grid, space), &avoid.walker_agents);
 
@@ -481,8 +510,39 @@ fn steer_crowd(
         let AvoidScratch { bodies, walkers: walker_bodies, .. } = &mut *avoid;
         bodies.extend_from_slice(walker_bodies);
         avoid_and_move((&mut scratch.avoidance, &mut avoid), grid, dt, &mut units, space);
+        let in_the_way = walkers_in_the_way(&scratch.avoidance, &avoid, grid, dt);
+        if **blocking != in_the_way {
+            **blocking = in_the_way;
+        }
+    } else if !blocking.is_empty() {
+        blocking.clear();
     }
 }
+
+/// The walkers that alone hold up a stalled crowd unit touching them, even seen standing
+/// where they stand (`Avoidance::held_up_by`, after this frame's velocities).
+fn walkers_in_the_way(avoidance: &Avoidance, avoid: &AvoidScratch, grid: &Grid, dt: f32) -> Vec<Entity> {
+    let AvoidScratch { bodies, velocities, walker_entities, .. } = avoid;
+    let crowd = bodies.len() - walker_entities.len();
+    let mut found = Vec::new();
+    for (k, &entity) in walker_entities.iter().enumerate() {
+        let walker = bodies[crowd + k];
+        let reach = walker.radius + UNIT_RADIUS + IN_THE_WAY;
+        let holds_up = avoidance
+            .near(walker.position, reach)
+            .filter(|&i| i < crowd)
+            .any(|i| avoidance.held_up_by(bodies, grid, i, velocities[i], dt) == Some(crowd + k));
+        if holds_up {
+            found.push(entity);
+        }
+    }
+    found
+}
+
+/// How far apart (beyond touching, in tiles) a walker may hold up a unit: a unit sees a
+/// walker close to it as coming its way, so a walker backing up lets it out only once it has
+/// backed up far enough (ORCA's linear constraint is cautious at close range).
+const IN_THE_WAY: f32 = 1.0;
 
 /// Local avoidance for the bodies gathered this frame (the crowd's, then the walkers'):
 /// velocities on the compute task pool, then the positional pass, then every unit placed where

@@ -198,6 +198,56 @@ fn flow_field_units_all_reach_the_goal_on_a_maze() {
     assert!(closest > 0.25 * TILE_SIZE, "units must not stack on one point: closest pair {closest}");
 }
 
+/// A crowd unit in a dead-end corner and the lab's unit at the corner's mouth, touching:
+/// the crowd unit's only way out passes under the walker, too close while the walker stands
+/// there, and the walker waits for the crowd unit. Found on a maze (the crowd unit fled into
+/// the corner from the walker coming its way); both waited for good. The walker must back up
+/// along the way it came until the unit can get out, then both go on.
+#[test]
+fn a_walker_backs_up_for_a_crowd_unit_it_corners() {
+    let map = ["#######", "###S###", "###.###", "#G..###", "#######"].join("\n");
+    let mut app = test_app(MapSource::Text { name: "corner".into(), text: map });
+    let geometry = pathfinder(&app).geometry();
+    // The lab's unit sets off from S towards G: down into the corner cell (3, 3), then left.
+    let lab =
+        app.world_mut().query_filtered::<Entity, With<LabUnit>>().single(app.world()).expect("a lab unit");
+    let status = |app: &App| app.world().get::<PathStatus>(lab).cloned();
+    let stepping_into = |app: &App| app.world().get::<Mover>(lab).and_then(Mover::next);
+    for _ in 0..30 {
+        if stepping_into(&app) == Some(Pos::new(3, 3)) {
+            break;
+        }
+        app.update();
+    }
+    assert_eq!(stepping_into(&app), Some(Pos::new(3, 3)), "the lab's unit should step into the corner");
+    assert_eq!(status(&app), Some(PathStatus::Following));
+    let route = app.world().get::<Waypoints>(lab).expect("a route").clone();
+    assert!(route.iter().any(|w| w.cell == Pos::new(3, 3)), "the route turns in the corner: {route:?}");
+    // Grid coordinates (tiles, y down) to the world.
+    let world = |x: f32, y: f32| {
+        let (cx, cy) = (x.floor(), y.floor());
+        let centre = geometry.cell_center(Pos::new(cx as _, cy as _));
+        centre + Vec2::new(x - cx - 0.5, -(y - cy - 0.5)) * TILE_SIZE
+    };
+    let crowd_unit = spawn(&mut app, &[Pos::new(3, 3)])[0];
+    // Where the maze left them: the crowd unit in the corner's far corner, the walker just
+    // touching it from above.
+    for (entity, at) in [(crowd_unit, world(3.7, 3.7)), (lab, world(3.5, 3.134))] {
+        app.world_mut().get_mut::<Transform>(entity).expect("placed").translation = at.extend(1.0);
+    }
+    let mut lab_arrived = false;
+    for frame in 0..600 {
+        app.update();
+        assert_on_free_cells(&mut app, &format!("frame {frame}"));
+        lab_arrived |= status(&app) == Some(PathStatus::Arrived);
+        let crowd_done = crowd(&mut app).iter().all(|s| s.status == PathStatus::Arrived);
+        if lab_arrived && crowd_done {
+            return;
+        }
+    }
+    panic!("both should arrive within 20 s: lab {:?}, crowd {:?}", status(&app), crowd(&mut app));
+}
+
 #[test]
 fn an_edit_reroutes_only_the_units_whose_route_crosses_it() {
     let mut app = test_app(open_map(30, 20));

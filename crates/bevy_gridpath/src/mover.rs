@@ -33,6 +33,9 @@ pub struct Mover {
     pub hold: bool,
     /// The farthest it may walk in the next frame, in tiles, if anything limits it: local
     /// avoidance sets it before the move (stop short of a unit in the way); the move clears it.
+    /// A negative limit backs it up that far along the way it came, never past the last point
+    /// it reached (a cell centre or a waypoint): room for a unit that cannot otherwise get out
+    /// of its way.
     pub limit: Option<f32>,
     /// The last cell centre it reached.
     cell: Option<Pos>,
@@ -40,12 +43,14 @@ pub struct Mover {
     next: Option<Pos>,
     /// Direction of travel (unit length).
     heading: Vec2,
+    /// Where it stood when it last reached [`Mover::cell`]: the farthest it backs up to.
+    reached: Option<Vec2>,
 }
 
 impl Mover {
     /// A mover walking `speed` tiles per second, facing +x.
     pub fn new(speed: f32) -> Self {
-        Self { speed, hold: false, limit: None, cell: None, next: None, heading: Vec2::X }
+        Self { speed, hold: false, limit: None, cell: None, next: None, heading: Vec2::X, reached: None }
     }
 
     /// The last cell centre it reached (`None` before it reached one).
@@ -68,6 +73,7 @@ impl Mover {
     pub fn place(&mut self, cell: Pos) {
         self.cell = Some(cell);
         self.next = None;
+        self.reached = None;
     }
 
     /// Moves from `at` towards the centre of `cell` with `budget` (world units on plain ground);
@@ -114,7 +120,20 @@ impl Mover {
         }
         *at = target;
         self.cell = Some(cell);
+        self.reached = Some(target);
         self.next = None;
+        true
+    }
+
+    /// Backs up from `at` by `distance` (world units) towards where it last reached a cell,
+    /// on the straight line it walked from there; returns whether it moved.
+    fn back_up(&self, at: &mut Vec2, distance: f32) -> bool {
+        let Some(reached) = self.reached else { return false };
+        let back = reached - *at;
+        if back == Vec2::ZERO || back.dot(self.heading) > 0.0 {
+            return false;
+        }
+        *at += back.clamp_length_max(distance);
         true
     }
 }
@@ -136,6 +155,14 @@ fn exit_distance(nav: &NavGrid, cell: Pos, at: Vec2, direction: Vec2) -> f32 {
     along(at.x, left, left + size, direction.x).min(along(at.y, top - size, top, direction.y))
 }
 
+/// Backs a mover up by `distance` world units (a negative [`Mover::limit`]).
+fn back_up(mover: &mut Mover, transform: &mut Transform, distance: f32) {
+    let mut at = transform.translation.truncate();
+    if mover.back_up(&mut at, distance) {
+        transform.translation = at.extend(transform.translation.z);
+    }
+}
+
 /// Walks movers along their waypoints; several per frame when the frame is long, never past
 /// the last. A mover whose waypoints ran out on a followed route has arrived.
 fn follow_waypoints(
@@ -147,6 +174,10 @@ fn follow_waypoints(
         // Cleared only when set: a mover untouched by avoidance is not marked changed.
         let limit = if mover.limit.is_some() { mover.limit.take() } else { None };
         if mover.hold || waypoints.is_empty() {
+            continue;
+        }
+        if let Some(back) = limit.filter(|l| *l < 0.0) {
+            back_up(&mut mover, &mut transform, -back * nav.tile_size());
             continue;
         }
         // The budget is paid per world unit times the terrain cost (at least 1): capping it at
@@ -185,6 +216,10 @@ fn follow_flow_fields(
         // Cleared only when set: a mover untouched by avoidance is not marked changed.
         let limit = if mover.limit.is_some() { mover.limit.take() } else { None };
         if mover.hold {
+            continue;
+        }
+        if let Some(back) = limit.filter(|l| *l < 0.0) {
+            back_up(&mut mover, &mut transform, -back * nav.tile_size());
             continue;
         }
         let Some(shared) = fields.shared(follow) else { continue };

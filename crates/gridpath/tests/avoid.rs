@@ -134,3 +134,56 @@ fn two_units_stalled_side_by_side_at_a_wall_corner_get_through() {
         assert!(outcome.last_arrival < 5.0, "took {} s", outcome.last_arrival);
     }
 }
+
+/// A body in a dead-end corner, stalled, and a walker (a body outside avoiding, on a route of
+/// its own) at the corner's mouth announcing that it comes down the corner: the body's way out
+/// passes under the walker. Touching, the walker alone holds it up, so the caller can back the
+/// walker up (`held_up_by`); backed up a little, the walker, seen standing where it waits,
+/// lets the body out, where seen coming it would keep the body in for good.
+#[test]
+fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
+    use glam::Vec2;
+    use gridpath::avoid::Body;
+    // Corridor (1..=3, 3), with a shaft up from (3, 3); the body wants out to the left.
+    let mut grid = Grid::filled(7, 5, Tile::Wall).unwrap();
+    for p in [(1, 3), (2, 3), (3, 3), (3, 2), (3, 1)] {
+        grid.set_wall(Pos::new(p.0, p.1), false).unwrap();
+    }
+    let dt = 1.0 / 30.0;
+    let body = Body { preferred: Vec2::new(-5.0, 0.0), ..Body::new(Vec2::new(3.7, 3.7), 0.3, 5.0) };
+    let walker_at = |y: f32| Body {
+        velocity: Vec2::new(0.0, 5.0),
+        preferred: Vec2::new(0.0, 5.0),
+        moving: false,
+        ..Body::new(Vec2::new(3.5, y), 0.3, 5.0)
+    };
+    let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+    // Touching: no way out while the walker stands there, and the walker is what holds it up.
+    let bodies = [body, walker_at(3.134_5)];
+    avoidance.prepare(&bodies, &grid);
+    let v = avoidance.velocity(&bodies, &grid, 0, dt);
+    assert!(v.x > -0.5, "no room to pass under the walker yet: {v}");
+    assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), Some(1));
+    // The walker backing up, a little each frame, as the caller makes it: until the body gets
+    // out to the left at a good pace, the walker alone holds it up; it does before the walker is
+    // back in the shaft's cell above.
+    let mut y = 3.134_5;
+    let freed = loop {
+        y -= 0.05;
+        assert!(y > 2.5, "the body should get out before the walker is back a whole cell");
+        let bodies = [body, walker_at(y)];
+        avoidance.prepare(&bodies, &grid);
+        let v = avoidance.velocity(&bodies, &grid, 0, dt);
+        if v.x < -1.25 {
+            break y;
+        }
+        assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), Some(1), "walker at {y}: {v}");
+    };
+    println!("out with the walker {:.2} tiles back", 3.1345 - freed);
+    // A body making headway is held up by nobody.
+    let moving = Body { velocity: Vec2::new(-5.0, 0.0), ..body };
+    let bodies = [moving, walker_at(2.0)];
+    avoidance.prepare(&bodies, &grid);
+    let v = avoidance.velocity(&bodies, &grid, 0, dt);
+    assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), None);
+}

@@ -247,6 +247,14 @@ enum Yield {
     To(usize, Vec2),
 }
 
+impl Yield {
+    /// A body that stands still, for all of the avoiding: a body not taking part that waits
+    /// where it is, whatever way it means to go.
+    fn still(j: usize) -> Self {
+        Self::To(j, Vec2::ZERO)
+    }
+}
+
 /// Headway, as a share of its preferred speed, below which a body is stalled.
 const STALLED: f32 = 0.1;
 /// Headway, as a share of its preferred speed, a stalled body would make without the one
@@ -381,6 +389,18 @@ impl Avoidance {
         for &(_, s) in nearest.nearest() {
             let other = &self.slots[s as usize];
             let j = other.index as usize;
+            if !other.moving && other.velocity != Vec2::ZERO {
+                // A body outside avoiding that means to walk (a walker on its own route) and
+                // is held up: seen coming, it may leave a stalled body no velocity at all
+                // (touching it, in a corner), while it in turn waits for that body. Both
+                // would wait for good. Seen as standing where it stands, as it does, it
+                // lets the stalled body get out of its way when it can.
+                let freed = self.solve_among(grid, me, &near, dt, Yield::still(j));
+                if headway(&me, freed) >= FREED {
+                    return freed;
+                }
+                continue;
+            }
             if !other.moving
                 || other.preferred == Vec2::ZERO
                 || headway(&bodies[j], other.velocity) >= STALLED
@@ -405,6 +425,36 @@ impl Avoidance {
             return if i < j { mine } else { self.solve_among(grid, me, &near, dt, Yield::To(j, theirs)) };
         }
         v
+    }
+
+    /// The one body that alone holds body `i` up, if any: `i` takes part in avoiding, wants to
+    /// go somewhere, made almost no headway last frame and would make `velocity` this frame,
+    /// and without that one neighbour it would make good headway. The body in the way may be
+    /// one that does not take part in avoiding (a walker on a route of its own, holding back
+    /// for `i` while `i` cannot get out of its way): the caller can then make it step back.
+    #[must_use]
+    pub fn held_up_by(
+        &self,
+        bodies: &[Body],
+        grid: &Grid,
+        i: usize,
+        velocity: Vec2,
+        dt: f32,
+    ) -> Option<usize> {
+        let me = bodies[i];
+        if !me.moving
+            || me.preferred == Vec2::ZERO
+            || headway(&me, me.velocity) >= STALLED
+            || headway(&me, velocity) >= STALLED
+        {
+            return None;
+        }
+        let near = self.neighbours(me, i);
+        near.0
+            .nearest()
+            .iter()
+            .map(|&(_, s)| self.slots[s as usize].index as usize)
+            .find(|&j| headway(&me, self.solve_among(grid, me, &near, dt, Yield::Ignore(j))) >= FREED)
     }
 
     /// The velocity of `me` (a moving body) among its nearest neighbours and whether one in its
