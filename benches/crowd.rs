@@ -88,7 +88,7 @@ fn bench_app() -> App {
 
 fn bench_app_on(map: MapSource) -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, InputPlugin))
+    app.add_plugins((MinimalPlugins.set(tilepath::task_pool_plugin()), InputPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(FRAME)))
         .insert_resource(map)
         .insert_resource(AnimationSpeed::Instant)

@@ -5,6 +5,7 @@
 //! applied, routes are planned (and the search replay advances), units move, and the result is
 //! presented.
 
+use bevy::app::TaskPoolThreadAssignmentPolicy;
 use bevy::prelude::*;
 
 // Features, in the one direction their imports run: map -> input -> edit -> search -> units
@@ -34,6 +35,19 @@ pub enum AppSystems {
     Move,
     /// Bring the screen up to date: tiles, markers, sprites, HUD.
     Present,
+}
+
+/// Bevy's task pools as this app wants them: at least two compute threads. Bevy's defaults
+/// give a quarter of the cores each to IO and async compute (at least one thread each) and the
+/// rest to compute, so on a 2-core machine the compute pool has one thread; the schedule's own
+/// thread does not take pool tasks, and work split over the pool (the crowd's avoidance, the
+/// schedule's parallel systems) ran on one core. Add it with `DefaultPlugins.set(…)` or
+/// `MinimalPlugins.set(…)`.
+#[must_use]
+pub fn task_pool_plugin() -> TaskPoolPlugin {
+    let defaults = TaskPoolOptions::default();
+    let compute = TaskPoolThreadAssignmentPolicy { min_threads: 2, ..defaults.compute.clone() };
+    TaskPoolPlugin { task_pool_options: TaskPoolOptions { compute, ..defaults } }
 }
 
 /// Everything that decides what happens, without any window or renderer: the level, editing and

@@ -31,14 +31,18 @@ fn main() -> AppExit {
     };
 
     let mut app = App::new();
-    app.add_plugins(DefaultPlugins.set(WindowPlugin {
-        primary_window: Some(Window {
-            title: "tilepath".into(),
-            resolution: WindowResolution::from(WINDOW_SIZE),
-            ..default()
-        }),
-        ..default()
-    }))
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "tilepath".into(),
+                    resolution: WindowResolution::from(WINDOW_SIZE),
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(tilepath::task_pool_plugin()),
+    )
     .insert_resource(ClearColor(BACKGROUND))
     .insert_resource(options.map.map_or(MapSource::BuiltIn, MapSource::File))
     .add_plugins((LogicPlugin, PresentPlugin));

@@ -560,7 +560,11 @@ fn avoid_and_move(
     velocities.clear();
     velocities.resize(bodies.len(), Vec2::ZERO);
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunk = bodies.len().div_ceil(pool.thread_num().max(1)).max(AVOID_CHUNK);
+    // One chunk more than the pool has threads: the thread that opens the scope works through
+    // chunks too while it waits. On 2 cores Bevy's compute pool has a single thread (a quarter
+    // of the cores each goes to IO and async compute), and one chunk per thread left the
+    // second core idle.
+    let chunk = bodies.len().div_ceil(pool.thread_num() + 1).max(AVOID_CHUNK);
     let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
     pool.scope(|scope| {
         for (k, out) in velocities.chunks_mut(chunk).enumerate() {
