@@ -317,6 +317,8 @@ fn free_run(at: Vec2, direction: Vec2, centre: Vec2, reach: f32) -> f32 {
 
 /// Bodies each task of the velocity pass takes, at least.
 const AVOID_CHUNK: usize = 512;
+/// Tasks of the velocity pass per thread of the compute pool.
+const CHUNKS_PER_THREAD: usize = 4;
 
 /// The velocity a unit at `me` wants towards `target` (its next cell, a far waypoint or the
 /// goal it sees), at most `speed` tiles per second and no farther than the target in one frame.
@@ -560,11 +562,9 @@ fn avoid_and_move(
     velocities.clear();
     velocities.resize(bodies.len(), Vec2::ZERO);
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    // One chunk more than the pool has threads: the thread that opens the scope works through
-    // chunks too while it waits. On 2 cores Bevy's compute pool has a single thread (a quarter
-    // of the cores each goes to IO and async compute), and one chunk per thread left the
-    // second core idle.
-    let chunk = bodies.len().div_ceil(pool.thread_num() + 1).max(AVOID_CHUNK);
+    // A few chunks per thread: threads that finish early take the rest (the caller, a pool
+    // thread itself, too), whatever else the pool runs meanwhile.
+    let chunk = bodies.len().div_ceil(pool.thread_num().max(1) * CHUNKS_PER_THREAD).max(AVOID_CHUNK);
     let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
     pool.scope(|scope| {
         for (k, out) in velocities.chunks_mut(chunk).enumerate() {
