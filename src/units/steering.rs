@@ -26,7 +26,8 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{
-    FlowFields, FollowFlowField, GridPathSystems, Mover, NavVersion, PathRequest, PathStatus, Waypoints,
+    FlowFields, FollowFlowField, GridPathSystems, Mover, NavVersion, PathRequest, PathStatus, SharedField,
+    Waypoints,
 };
 use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
@@ -444,25 +445,29 @@ fn steer_crowd(
 
     // Seek, separate, arrive, move. Same query, same order as when gathering.
     let scratch_ref = &*scratch;
+    let mut lookup = FieldLookup::new(&fields);
     avoid.bodies.clear();
     for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
         units.iter_mut().enumerate()
     {
         let me = scratch_ref.agents[i];
-        // With avoidance on, only the touch is needed (avoidance keeps the units apart), and an
-        // arrived unit needs neither: no neighbour scan for the thousands already in the ring.
-        let (push, touches_arrived) = if avoidance.0 && me.arrived {
-            (Vec2::ZERO, false)
+        // With avoidance on, no push (avoidance keeps the units apart), and the touch only for a
+        // follower that stalled: no neighbour scan for the thousands on their way or arrived.
+        let (push, touched) = if avoidance.0 {
+            (Vec2::ZERO, None)
         } else {
-            separation(scratch_ref, i, grid, !avoidance.0)
+            let (push, touched) = separation(scratch_ref, i, grid, true);
+            (push, Some(touched))
         };
+        let touches_arrived = || touched.unwrap_or_else(|| separation(scratch_ref, i, grid, false).1);
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
         let mut target = None;
         let mut arrived = me.arrived;
         if !arrived {
             (target, arrived) = if let Some(follow) = follow {
-                let target = flow_target((&fields, &mut sight, grid), follow, me, crowd.goal, &mut status);
+                let target =
+                    flow_target((&mut lookup, &mut sight, grid), follow, me, crowd.goal, &mut status);
                 // Progress: a cell closer to the goal than any before resets the stall.
                 if me.distance < crowd.best {
                     crowd.best = me.distance;
@@ -470,7 +475,7 @@ fn steer_crowd(
                 } else {
                     crowd.stalled += step;
                 }
-                (target, touches_arrived && target.is_some() && crowd.stalled >= STALL_TILES)
+                (target, target.is_some() && crowd.stalled >= STALL_TILES && touches_arrived())
             } else if matches!(*status, PathStatus::Following | PathStatus::Partial) {
                 // A partial route's end is not the goal: the unit stands there, still partial.
                 let (target, done) = waypoint_target(grid, rules, me.cell, &mut waypoints, request);
@@ -594,9 +599,11 @@ fn gather_agents(
 ) {
     let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
+    let mut lookup = FieldLookup::new(fields);
     for (unit, crowd, transform, status, _, _, follow, _) in units {
         let distance = follow
-            .and_then(|follow| fields.field(follow))
+            .and_then(|follow| lookup.shared(follow))
+            .and_then(|shared| shared.field.as_ref())
             .and_then(|f| f.distance(unit.cell))
             .map_or(f32::INFINITY, |d| d as f32);
         scratch.agents.push(Agent {
@@ -645,7 +652,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
 /// A flow follower's next cell from its shared field (its own cell on the goal); a field that
 /// cannot lead it there sets its status to the field's failure.
 fn flow_target(
-    (fields, sight, grid): (&FlowFields, &mut GoalSight, &Grid),
+    (fields, sight, grid): (&mut FieldLookup, &mut GoalSight, &Grid),
     follow: &FollowFlowField,
     me: Agent,
     goal: Pos,
@@ -670,6 +677,30 @@ fn flow_target(
         **status = PathStatus::Following;
     }
     target
+}
+
+/// The flow fields, looked up by follower: a run of followers of one field (most of a crowd
+/// follows one) hashes its key once.
+struct FieldLookup<'a> {
+    fields: &'a FlowFields,
+    last: Option<(FollowFlowField, Option<&'a SharedField>)>,
+}
+
+impl<'a> FieldLookup<'a> {
+    fn new(fields: &'a FlowFields) -> Self {
+        Self { fields, last: None }
+    }
+
+    fn shared(&mut self, follow: &FollowFlowField) -> Option<&'a SharedField> {
+        match self.last {
+            Some((key, shared)) if key == *follow => shared,
+            _ => {
+                let shared = self.fields.shared(follow);
+                self.last = Some((*follow, shared));
+                shared
+            }
+        }
+    }
 }
 
 /// Which cells see their goal in a straight line, remembered per grid version: each cell is
