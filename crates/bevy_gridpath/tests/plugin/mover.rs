@@ -62,6 +62,39 @@ fn a_mover_re_plans_from_where_it_stands_when_an_edit_crosses_its_route() {
     assert_eq!(cell_of(&app, unit), Some(Pos::new(11, 1)));
 }
 
+/// A negative limit backs a mover up along the way it came (room for a unit it cornered),
+/// that far and never past the last point it reached; without a limit it walks on.
+#[test]
+fn a_negative_limit_backs_a_mover_up_along_its_way() {
+    let mut app = app_on(CORRIDOR);
+    let unit = spawn_at(&mut app, Pos::new(0, 1), (PathRequest::new(Pos::new(11, 1)), Mover::new(5.0)));
+    let at = |app: &App| app.world().get::<Transform>(unit).unwrap().translation;
+    let mover = |app: &App| *app.world().get::<Mover>(unit).unwrap();
+    // Between two cell centres, a good way past the last one.
+    let reached = run_until(&mut app, 100, |app| {
+        mover(app).next().is_some()
+            && mover(app).cell().is_some_and(|cell| at(app).distance(center(app, cell)) > 0.4 * TILE)
+    });
+    assert!(reached < 100, "it should set off");
+    let last = center(&app, mover(&app).cell().unwrap());
+    let before = at(&app);
+    app.world_mut().get_mut::<Mover>(unit).unwrap().limit = Some(-0.1);
+    app.update();
+    let after = at(&app);
+    assert!((before.distance(after) - 0.1 * TILE).abs() < 1e-3, "backed up 0.1 tiles: {before} -> {after}");
+    assert!(after.distance(last) < before.distance(last), "towards where it came from");
+    assert_eq!(after.y, before.y, "along the way it came");
+    app.world_mut().get_mut::<Mover>(unit).unwrap().limit = Some(-100.0);
+    app.update();
+    assert_eq!(at(&app), last, "never past the last point it reached");
+    app.world_mut().get_mut::<Mover>(unit).unwrap().limit = Some(-1.0);
+    app.update();
+    assert_eq!(at(&app), last, "and no further when asked again");
+    assert_eq!(mover(&app).limit, None, "the move clears the limit");
+    frames_to_arrive(&mut app, unit, 200);
+    assert_eq!(cell_of(&app, unit), Some(Pos::new(11, 1)), "then it walks on and arrives");
+}
+
 #[test]
 fn a_held_mover_keeps_its_route_and_stands_still() {
     let mut app = app_on(CORRIDOR);
