@@ -275,7 +275,8 @@ fn yield_walkers(
             continue;
         }
         let mut limit = limit.is_finite().then_some(limit);
-        if in_the_way.contains(&entity) {
+        // Only with the unit ahead: a walker with its way clear walks on and frees it so.
+        if in_the_way.contains(&entity) && limit.is_some_and(|run| run < IN_THE_WAY) {
             // Held up by a unit that cannot get out of its way: step back, as far as the
             // bodies behind allow.
             let room = bodies.fold(f32::INFINITY, |room, (centre, other, _)| {
@@ -526,8 +527,9 @@ fn steer_crowd(
     }
 }
 
-/// The walkers that alone hold up a stalled crowd unit touching them, even seen standing
-/// where they stand (`Avoidance::held_up_by`, after this frame's velocities).
+/// The walkers that alone hold up a stalled crowd unit within [`IN_THE_WAY`] of their body,
+/// even seen standing where they stand (`Avoidance::held_up_by`, after this frame's
+/// velocities).
 fn walkers_in_the_way(avoidance: &Avoidance, avoid: &AvoidScratch, grid: &Grid, dt: f32) -> Vec<Entity> {
     let AvoidScratch { bodies, velocities, walker_entities, .. } = avoid;
     let crowd = bodies.len() - walker_entities.len();

@@ -33,9 +33,9 @@ pub struct Mover {
     pub hold: bool,
     /// The farthest it may walk in the next frame, in tiles, if anything limits it: local
     /// avoidance sets it before the move (stop short of a unit in the way); the move clears it.
-    /// A negative limit backs it up that far along the way it came, never past the last point
-    /// it reached (a cell centre or a waypoint): room for a unit that cannot otherwise get out
-    /// of its way.
+    /// A negative limit backs it up that far straight back along the way it came, never past
+    /// the last point it reached (a cell centre or a waypoint) nor out of the cells it stands
+    /// on and came from: room for a unit that cannot otherwise get out of its way.
     pub limit: Option<f32>,
     /// The last cell centre it reached.
     cell: Option<Pos>,
@@ -126,17 +126,38 @@ impl Mover {
     }
 
     /// Backs up from `at` by `distance` (world units) towards where it last reached a cell,
-    /// on the straight line it walked from there; returns whether it moved.
-    fn back_up(&self, at: &mut Vec2, distance: f32) -> bool {
-        let Some(reached) = self.reached else { return false };
+    /// straight back along the line it walked from there, and only over ground it stands on:
+    /// within its body's cell, or on into the cell it last reached when that is next to it (an
+    /// editor that keeps walls from under units keeps both free; the cells a long any-angle
+    /// segment crossed may have been painted since). After a turn (a new route) the line back is
+    /// not one it walked, and it stays. Returns whether it moved.
+    fn back_up(&self, nav: &NavGrid, at: &mut Vec2, distance: f32) -> bool {
+        let (Some(reached), Some(last)) = (self.reached, self.cell) else { return false };
         let back = reached - *at;
-        if back == Vec2::ZERO || back.dot(self.heading) > 0.0 {
+        let length = back.length();
+        if length <= nav.tile_size() * 1e-4 || back.dot(self.heading) > -STRAIGHT * length {
             return false;
         }
-        *at += back.clamp_length_max(distance);
+        let direction = back / length;
+        // From the body's centre to its top-left cell's centre (zero for one-cell movers).
+        let offset = reached - nav.cell_center(last);
+        let Some(here) = nav.cell_at(*at - offset) else { return false };
+        let room = if here.x.abs_diff(last.x) <= 1 && here.y.abs_diff(last.y) <= 1 {
+            length
+        } else {
+            exit_distance(nav, here, *at - offset, direction)
+        };
+        let step = distance.min(room);
+        if step <= 0.0 {
+            return false;
+        }
+        *at += direction * step;
         true
     }
 }
+
+/// How straight back a mover must be from where it last reached a cell to back up (cosine).
+const STRAIGHT: f32 = 0.999;
 
 /// How far from `at`, going `direction` (unit length), the mover leaves `cell`'s square.
 fn exit_distance(nav: &NavGrid, cell: Pos, at: Vec2, direction: Vec2) -> f32 {
@@ -156,9 +177,9 @@ fn exit_distance(nav: &NavGrid, cell: Pos, at: Vec2, direction: Vec2) -> f32 {
 }
 
 /// Backs a mover up by `distance` world units (a negative [`Mover::limit`]).
-fn back_up(mover: &mut Mover, transform: &mut Transform, distance: f32) {
+fn back_up(nav: &NavGrid, mover: &Mover, transform: &mut Transform, distance: f32) {
     let mut at = transform.translation.truncate();
-    if mover.back_up(&mut at, distance) {
+    if mover.back_up(nav, &mut at, distance) {
         transform.translation = at.extend(transform.translation.z);
     }
 }
@@ -177,7 +198,7 @@ fn follow_waypoints(
             continue;
         }
         if let Some(back) = limit.filter(|l| *l < 0.0) {
-            back_up(&mut mover, &mut transform, -back * nav.tile_size());
+            back_up(&nav, &mover, &mut transform, -back * nav.tile_size());
             continue;
         }
         // The budget is paid per world unit times the terrain cost (at least 1): capping it at
@@ -219,7 +240,7 @@ fn follow_flow_fields(
             continue;
         }
         if let Some(back) = limit.filter(|l| *l < 0.0) {
-            back_up(&mut mover, &mut transform, -back * nav.tile_size());
+            back_up(&nav, &mover, &mut transform, -back * nav.tile_size());
             continue;
         }
         let Some(shared) = fields.shared(follow) else { continue };

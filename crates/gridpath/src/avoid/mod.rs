@@ -372,8 +372,10 @@ impl Avoidance {
     /// almost no headway) and one stalled neighbour `j` alone holds it up, and `i` alone holds
     /// `j` up too, the lower index goes on as if the other were not there and the higher index
     /// gets out of its way, avoiding it at the velocity it goes on at, with all of the
-    /// avoiding. Both reach the same verdict from the same prepared data, the order by index
-    /// admits no cycle, and bodies that make headway are never affected.
+    /// avoiding. Both decide from the same prepared data, so in the deadlock each sees the
+    /// other as its partner; where a third body or a walker makes them decide differently,
+    /// the positional pass still keeps them apart. The order by index admits no cycle, and
+    /// bodies that make headway are never affected.
     #[must_use]
     pub fn velocity(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32) -> Vec2 {
         let me = bodies[i];
@@ -427,9 +429,9 @@ impl Avoidance {
         v
     }
 
-    /// The one body that alone holds body `i` up, if any: `i` takes part in avoiding, wants to
-    /// go somewhere, made almost no headway last frame and would make `velocity` this frame,
-    /// and without that one neighbour it would make good headway. The body in the way may be
+    /// A body that alone holds body `i` up, if any (the nearest such): `i` takes part in
+    /// avoiding, wants to go somewhere, made almost no headway last frame and would make
+    /// `velocity` this frame, and without that one neighbour it would make good headway. The body in the way may be
     /// one that does not take part in avoiding (a walker on a route of its own, holding back
     /// for `i` while `i` cannot get out of its way): the caller can then make it step back.
     #[must_use]
