@@ -11,7 +11,7 @@
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
-use bevy_gridpath::{FollowFlowField, Mover, NavGrid, PathRequest, PathStatus};
+use bevy_gridpath::{FollowFlowField, Mover, NavGrid, PathRequest, PathStatus, Waypoints};
 use gridpath::generate::Generator;
 use gridpath::{Endpoint, Pos, Tile};
 
@@ -244,12 +244,13 @@ fn protected_cells(
     units: &Query<UnitPlace, With<PathStatus>>,
     goals: &Query<UnitGoal>,
 ) -> Protected {
-    let standing = units.iter().flat_map(|(transform, mover, request)| {
+    let standing = units.iter().flat_map(|(transform, mover, request, waypoints)| {
         // A large agent's cells are its body's top-left cells: the whole body is protected.
         let size = request.map_or(1, |r| r.settings.agent_size.max(1));
         let on = nav.anchor_at(transform.translation.truncate(), size);
         let anchors = on.into_iter().chain(mover.and_then(Mover::cell)).chain(mover.and_then(Mover::next));
-        anchors.flat_map(move |anchor| nav.body_cells(anchor, size))
+        let walking = walking_line(nav, mover, waypoints);
+        anchors.chain(walking).flat_map(move |anchor| nav.body_cells(anchor, size))
     });
     let heading = goals.iter().flat_map(|(request, follow)| {
         let size = request.map_or(1, |r| r.settings.agent_size.max(1));
@@ -262,9 +263,30 @@ fn protected_cells(
     Protected { units: standing.collect(), goals: heading.collect() }
 }
 
-/// Where a unit is: its transform, the cells its mover stands on or steps into, and its
-/// request (its size).
-type UnitPlace = (&'static Transform, Option<&'static Mover>, Option<&'static PathRequest>);
+/// The cells (top-left cells of the body) of the straight line a mover walks now: from the last
+/// cell centre it reached to its next waypoint, with the cells beside a diagonal step (the
+/// corner rule reads them). A smoothed route's segment crosses cells that are neither where the
+/// mover stands nor where it steps next; a wall painted on one of them would be walked into
+/// before the re-planned route arrives.
+fn walking_line(nav: &NavGrid, mover: Option<&Mover>, waypoints: Option<&Waypoints>) -> Vec<Pos> {
+    let (Some(from), Some(to)) =
+        (mover.and_then(Mover::cell), waypoints.and_then(|w| w.front()).map(|w| w.cell))
+    else {
+        return Vec::new();
+    };
+    let (dx, dy) = (from.x.abs_diff(to.x), from.y.abs_diff(to.y));
+    match (dx, dy) {
+        (0, 0) => Vec::new(),
+        (1, 1) => vec![Pos::new(from.x, to.y), Pos::new(to.x, from.y)],
+        (0 | 1, 0 | 1) => Vec::new(),
+        _ => gridpath::sight::segment_cells(nav.grid(), from, to),
+    }
+}
+
+/// Where a unit is: its transform, the cells its mover stands on or steps into, its request
+/// (its size) and its route (the line it walks).
+type UnitPlace =
+    (&'static Transform, Option<&'static Mover>, Option<&'static PathRequest>, Option<&'static Waypoints>);
 /// Where a unit goes: its route request or its flow field.
 type UnitGoal = AnyOf<(&'static PathRequest, &'static FollowFlowField)>;
 

@@ -95,6 +95,43 @@ fn walls_are_refused_on_the_start_the_goal_and_the_unit() {
     assert!(pathfinder(&app).grid().is_passable(start), "the start must stay free");
 }
 
+/// A smoothed route's straight segment crosses cells that are neither where the unit stands
+/// nor where it steps next: a wall there would be walked into before the re-planned route
+/// arrived (found by the 100,000-frame monkey: the lab's unit inside a wall painted across its
+/// segment). Walls are refused on the line the unit walks now.
+#[test]
+fn walls_are_refused_on_the_segment_the_unit_walks() {
+    let mut app = test_app(open_map(30, 20));
+    app.insert_resource(tilepath::map::problem::SmoothRoutes(true));
+    hover(&mut app, Some(Pos::new(2, 2)));
+    tap_key(&mut app, KeyCode::KeyS);
+    hover(&mut app, Some(Pos::new(27, 9)));
+    tap_key(&mut app, KeyCode::KeyG);
+    for _ in 0..6 {
+        app.update();
+    }
+    let mut query = app.world_mut().query_filtered::<(&Mover, &Waypoints), With<LabUnit>>();
+    let (mover, waypoints) = query.single(app.world()).expect("the lab's unit");
+    let (from, to) = (mover.cell().expect("set off"), waypoints.front().expect("walking").cell);
+    assert!(from.x.abs_diff(to.x) > 3, "one long straight segment expected: {from} -> {to}");
+    let (_, _, _, at) = unit(&mut app);
+    let standing = pathfinder(&app).geometry().cell_at(at).expect("on the map");
+    let line = gridpath::sight::segment_cells(pathfinder(&app).grid(), from, to);
+    let ahead = line.iter().copied().filter(|c| c.x > standing.x + 2 && *c != to).collect::<Vec<_>>();
+    let target = ahead[ahead.len() / 2];
+    hover(&mut app, Some(target));
+    mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+    app.update();
+    assert!(pathfinder(&app).grid().is_passable(target), "no wall on the line the unit walks ({target})");
+    assert!(
+        notices(&app).iter().any(|n| n.text.contains("under a unit")),
+        "the HUD should say why: {:?}",
+        notices(&app)
+    );
+    mouse(&mut app, MouseButton::Left, ButtonState::Released);
+    walk_to_arrival(&mut app);
+}
+
 #[test]
 fn keys_s_and_g_place_the_endpoints_under_the_cursor() {
     let mut app = test_app(open_map(30, 20));

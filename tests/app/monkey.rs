@@ -58,6 +58,26 @@ fn ten_thousand_frames_of_random_input_break_no_invariant() {
             );
         }
         app.update();
+        if frame >= env_number("MONKEY_TRACE_FROM", u64::MAX) {
+            let geometry = pathfinder(&app).geometry();
+            let mut q = app.world_mut().query::<(
+                Entity,
+                &Transform,
+                Option<&Mover>,
+                Has<tilepath::units::crowd::CrowdUnit>,
+                &PathStatus,
+                &Waypoints,
+            )>();
+            for (e, t, m, crowd, st, w) in q.iter(app.world()) {
+                eprintln!(
+                    "  unit {e} crowd={crowd} cell {:?} at {:?} mover {:?} status {st:?} next wps {:?}",
+                    geometry.cell_at(t.translation.truncate()),
+                    t.translation.truncate(),
+                    m.map(|m| (m.cell(), m.next(), m.limit)),
+                    w.iter().take(3).map(|w| w.cell).collect::<Vec<_>>()
+                );
+            }
+        }
         check_invariants(&mut app, frame, &mut stats);
         if saved {
             check_save(&app, frame);
