@@ -326,9 +326,32 @@ fn route_start(
     mover: Option<&Mover>,
     agent_size: u8,
 ) -> Option<(Pos, bool)> {
+    let here = nav.anchor_at(transform.translation.truncate(), agent_size);
     match mover.and_then(Mover::next) {
+        // An edit broke the step it is in the middle of (a wall beside its diagonal, or on the
+        // cell a long segment crosses next): back to the centre of the cell it stands in.
+        Some(next) if here.is_some_and(|here| !step_is_clear(nav, here, next, agent_size)) => {
+            here.map(|here| (here, true))
+        }
         Some(next) => Some((next, true)),
-        None => nav.anchor_at(transform.translation.truncate(), agent_size).map(|cell| (cell, false)),
+        None => here.map(|cell| (cell, false)),
+    }
+}
+
+/// Whether a body of `agent_size` can still go on from the cell `here` (top-left cells) to
+/// `next`: every cell its body covers on the way is passable, with both cells beside a diagonal
+/// step (a conservative reading of every corner rule: a start from `here` is always legal).
+fn step_is_clear(nav: &NavGrid, here: Pos, next: Pos, agent_size: u8) -> bool {
+    let grid = nav.grid();
+    let body_free = |anchor: Pos| nav.body_cells(anchor, agent_size).all(|cell| grid.is_passable(cell));
+    let (dx, dy) = (here.x.abs_diff(next.x), here.y.abs_diff(next.y));
+    match (dx, dy) {
+        (0, 0) => true,
+        (0 | 1, 0 | 1) => {
+            body_free(next)
+                && (dx + dy < 2 || body_free(Pos::new(here.x, next.y)) && body_free(Pos::new(next.x, here.y)))
+        }
+        _ => gridpath::sight::segment_cells(grid, here, next).into_iter().all(body_free),
     }
 }
 
@@ -472,9 +495,11 @@ fn queue_routes_crossed_by_edits(
             PathStatus::Planning => false,
             PathStatus::Failed(_) | PathStatus::Partial => true,
             PathStatus::Following => {
-                let from =
-                    route_start(&nav, transform, mover, request.settings.agent_size).map(|(cell, _)| cell);
-                let route = from.into_iter().chain(waypoints.iter().map(|w| w.cell));
+                let size = request.settings.agent_size;
+                let from = route_start(&nav, transform, mover, size).map(|(cell, _)| cell);
+                // From the cell it stands in: an edit beside the step it is taking counts too.
+                let here = nav.anchor_at(transform.translation.truncate(), size);
+                let route = here.into_iter().chain(from).chain(waypoints.iter().map(|w| w.cell));
                 {
                     let size = request.settings.agent_size;
                     let grid = if size <= 1 {

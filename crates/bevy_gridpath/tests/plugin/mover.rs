@@ -95,6 +95,38 @@ fn a_negative_limit_backs_a_mover_up_along_its_way() {
     assert_eq!(cell_of(&app, unit), Some(Pos::new(11, 1)), "then it walks on and arrives");
 }
 
+/// A game walls the cell a smoothed segment crosses next, beside the step the mover is taking
+/// (not the cell it stands in, nor the one it steps into): the mover must not walk on into it.
+/// It turns back to the centre of the cell it stands in and takes the new route from there.
+#[test]
+fn a_wall_across_the_step_a_mover_is_taking_turns_it_back_not_through() {
+    let mut app = app_on("......\n......\n......\n......\n......");
+    // (3, 0) to (4, 2): one straight segment through (3, 1) and (4, 1), a knight's move.
+    let unit =
+        spawn_at(&mut app, Pos::new(3, 0), (PathRequest::new(Pos::new(4, 2)).smoothed(), Mover::new(5.0)));
+    let at = |app: &App| app.world().get::<Transform>(unit).unwrap().translation.truncate();
+    let mover = |app: &App| *app.world().get::<Mover>(unit).unwrap();
+    // Until it stands in (3, 1) with (4, 2) as the cell it steps into: (4, 1) is beside the step.
+    let frames = run_until(&mut app, 100, |app| {
+        nav(app).cell_at(at(app)) == Some(Pos::new(3, 1)) && mover(app).next() == Some(Pos::new(4, 2))
+    });
+    assert!(frames < 100, "it should walk the segment: {:?} {:?}", nav(&app).cell_at(at(&app)), mover(&app));
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(4, 1), true).unwrap();
+    for frame in 0..200 {
+        app.update();
+        let cell = nav(&app).cell_at(at(&app)).expect("on the map");
+        assert!(
+            nav(&app).grid().is_passable(cell),
+            "frame {frame}: the mover walked into the wall at {cell}"
+        );
+        if status(&app, unit) == PathStatus::Arrived {
+            assert_eq!(cell, Pos::new(4, 2), "it arrives on the goal");
+            return;
+        }
+    }
+    panic!("it should arrive by the new route: {:?}", status(&app, unit));
+}
+
 #[test]
 fn a_held_mover_keeps_its_route_and_stands_still() {
     let mut app = app_on(CORRIDOR);
