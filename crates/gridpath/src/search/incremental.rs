@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::octile::value;
-use super::{Endpoint, Path, SearchError, Stats, check_endpoint, class_name};
+use super::{Endpoint, Path, SearchError, Stats, check_endpoint, check_same_class};
 use crate::grid::{DIRS, Grid, Moves, Neighbours, Pos, Rules};
 use crate::{Outcome, TraceEvent};
 
@@ -338,15 +338,7 @@ impl Incremental {
         if start == goal {
             return Ok(Path { cells: vec![start], cost: 0.0, stats, outcome: Outcome::Complete });
         }
-        let (sc, gc) = (grid.class_at(grid.index(start)), grid.class_at(grid.index(goal)));
-        if sc != gc {
-            return Err(SearchError::TerrainClasses {
-                start,
-                goal,
-                start_terrain: class_name(sc),
-                goal_terrain: class_name(gc),
-            });
-        }
+        check_same_class(grid, start, goal)?;
         self.stats = stats;
         self.compute_shortest_path();
         let stats = std::mem::take(&mut self.stats);

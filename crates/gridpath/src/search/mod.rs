@@ -400,6 +400,22 @@ pub(crate) fn check_endpoint(grid: &Grid, pos: Pos, which: Endpoint) -> Result<(
     Ok(())
 }
 
+/// `TerrainClasses` unless `start` and `goal` (both passable cells) are of one terrain class:
+/// different classes (ground and water, say) never connect, and saying so beats a bare "no
+/// path" that leaves a player looking for the wall that is not there.
+pub(crate) fn check_same_class(grid: &Grid, start: Pos, goal: Pos) -> Result<(), SearchError> {
+    let (start_class, goal_class) = (grid.class_at(grid.index(start)), grid.class_at(grid.index(goal)));
+    if start_class == goal_class {
+        return Ok(());
+    }
+    Err(SearchError::TerrainClasses {
+        start,
+        goal,
+        start_terrain: class_name(start_class),
+        goal_terrain: class_name(goal_class),
+    })
+}
+
 /// A reusable search workspace.
 ///
 /// Node data lives in arrays as large as the grid, stamped with a generation number, so a new
@@ -651,17 +667,7 @@ impl Searcher {
             out.push(start);
             return Ok((0.0, Stats::default()));
         }
-        let (start_class, goal_class) = (grid.class_at(grid.index(start)), grid.class_at(grid.index(goal)));
-        if start_class != goal_class {
-            // Different terrain classes (ground and water, say) never connect: say so, a bare
-            // "no path" leaves a player looking for the wall that is not there.
-            return Err(SearchError::TerrainClasses {
-                start,
-                goal,
-                start_terrain: class_name(start_class),
-                goal_terrain: class_name(goal_class),
-            });
-        }
+        check_same_class(grid, start, goal)?;
         let q = Query { grid, start, goal, settings };
         // The exact searches know their cost; the others are measured on their path.
         let exact = |r: Result<(Stats, f64), Stats>| r.map(|(stats, cost)| (stats, Some(cost)));

@@ -47,7 +47,7 @@ use crate::Corners;
 use crate::grid::{DIRS, Grid, Moves, Pos};
 use crate::search::{
     Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats, check_endpoint,
-    class_name,
+    check_same_class,
 };
 
 /// No subgoal here.
@@ -748,16 +748,8 @@ impl SubgoalGraph {
             out.push(start);
             return Ok((0.0, Stats::default()));
         }
+        check_same_class(grid, start, goal)?;
         let (s, g) = (grid.index(start), grid.index(goal));
-        let (start_class, goal_class) = (grid.class_at(s), grid.class_at(g));
-        if start_class != goal_class {
-            return Err(SearchError::TerrainClasses {
-                start,
-                goal,
-                start_terrain: class_name(start_class),
-                goal_terrain: class_name(goal_class),
-            });
-        }
         match self.search(s, g) {
             Ok((pair, stats)) => {
                 if self.refine(self.xy(s), out) {
