@@ -117,6 +117,8 @@ struct AvoidScratch {
     bodies: Vec<Body>,
     velocities: Vec<Vec2>,
     positions: Vec<Vec2>,
+    /// Per body, whether it overlaps another or a wall after moving (the positional pass).
+    overlapping: Vec<bool>,
     /// The plugin's walkers this frame, appended after the crowd's bodies.
     walkers: Vec<Body>,
     /// The same walkers as agents, appended after the crowd's.
@@ -563,7 +565,7 @@ fn avoid_and_move(
     units: &mut CrowdQuery,
     space: GridSpace,
 ) {
-    let AvoidScratch { bodies, velocities, positions, .. } = avoid;
+    let AvoidScratch { bodies, velocities, positions, overlapping, .. } = avoid;
     // The bodies stand where the agents were bucketed this frame.
     avoidance.prepare_bucketed(bodies);
     velocities.clear();
@@ -578,8 +580,27 @@ fn avoid_and_move(
             scope.spawn(async move { avoidance_ref.velocities(bodies_ref, grid, dt, k * chunk, out) });
         }
     });
-    // The walkers (after the crowd's bodies) stay where their Mover took them.
-    avoidance.advance(bodies, grid, dt, velocities, positions);
+    // The positional pass: its two per-body phases split over the pool like the velocities,
+    // its rounds over the bodies that still overlap on this thread. The walkers (after the
+    // crowd's bodies) stay where their Mover took them.
+    Avoidance::integrate(bodies, dt, velocities, positions);
+    overlapping.clear();
+    overlapping.resize(bodies.len(), false);
+    let positions_ref = &*positions;
+    pool.scope(|scope| {
+        for (k, out) in overlapping.chunks_mut(chunk).enumerate() {
+            scope.spawn(
+                async move { avoidance_ref.overlapping(bodies_ref, grid, positions_ref, k * chunk, out) },
+            );
+        }
+    });
+    avoidance.separate_overlapping(bodies, grid, positions, overlapping);
+    let avoidance_ref = &*avoidance;
+    pool.scope(|scope| {
+        for (k, out) in positions.chunks_mut(chunk).enumerate() {
+            scope.spawn(async move { avoidance_ref.settle(bodies_ref, grid, k * chunk, out) });
+        }
+    });
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };

@@ -11,7 +11,8 @@
 //!
 //! Per frame: `prepare` (bucketing), `velocities` on one thread and again split over two
 //! `std::thread::scope` threads in chunks of at least 512 bodies (as the game splits them on
-//! its compute pool; both must agree), `advance` (integrate and the positional pass), and
+//! its compute pool; both must agree), `advance` (integrate and the positional pass) on one
+//! thread and again with its two per-body phases split over two threads (both must agree), and
 //! `frame`, their sum with the two-thread velocities. Printed: median, 95th percentile and
 //! mean per phase in milliseconds, of the thread's CPU time (for two threads the busier
 //! thread's: what the wall clock shows on two idle cores) and of the wall clock, and when the
@@ -97,10 +98,18 @@ fn main() {
     let mut avoidance = Avoidance::new(AvoidanceSettings::default());
     let n = crowd.bodies.len();
     let (mut single, mut split, mut positions) = (vec![Vec2::ZERO; n], vec![Vec2::ZERO; n], Vec::new());
-    let names = ["prepare", "velocities 1 thread", "velocities 2 threads", "advance", "frame (2 threads)"];
+    let names = [
+        "prepare",
+        "velocities 1 thread",
+        "velocities 2 threads",
+        "advance 1 thread",
+        "advance 2 threads",
+        "frame (2 threads)",
+    ];
     // Per phase: wall times, CPU times (for two threads, the busier thread's).
-    let mut wall: [Vec<Duration>; 5] = Default::default();
-    let mut cpu: [Vec<Duration>; 5] = Default::default();
+    let mut wall: [Vec<Duration>; 6] = Default::default();
+    let mut cpu: [Vec<Duration>; 6] = Default::default();
+    let (mut split_positions, mut flags) = (Vec::new(), vec![false; n]);
     let dt = crowd::DT;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mut frame = 0;
@@ -128,9 +137,65 @@ fn main() {
         let ((), advance_wall, advance_cpu) =
             timed(|| avoidance.advance(bodies, &grid, dt, &split, &mut positions));
         assert_eq!(single, split, "frame {frame}: the split velocities differ");
-        let walls =
-            [prepare_wall, single_wall, split_wall, advance_wall, prepare_wall + split_wall + advance_wall];
-        let cpus = [prepare_cpu, single_cpu, split_cpu, advance_cpu, prepare_cpu + split_cpu + advance_cpu];
+        // The positional pass as the game splits it: the two per-body phases on two threads.
+        let wall_advance = Instant::now();
+        let (first_cpu, ((), rounds_cpu), last_cpu) = {
+            split_positions.clear();
+            split_positions.extend(
+                bodies
+                    .iter()
+                    .zip(&split)
+                    .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
+            );
+            let (avoidance_ref, positions_ref) = (&avoidance, &split_positions);
+            let first_cpu = std::thread::scope(|scope| {
+                let tasks: Vec<_> = flags
+                    .chunks_mut(chunk)
+                    .enumerate()
+                    .map(|(k, out)| {
+                        let grid = &grid;
+                        scope.spawn(move || {
+                            timed(|| avoidance_ref.overlapping(bodies, grid, positions_ref, k * chunk, out)).2
+                        })
+                    })
+                    .collect();
+                tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
+            });
+            let (_, _, rounds) =
+                timed(|| avoidance.separate_overlapping(bodies, &grid, &mut split_positions, &flags));
+            let avoidance_ref = &avoidance;
+            let last_cpu = std::thread::scope(|scope| {
+                let tasks: Vec<_> = split_positions
+                    .chunks_mut(chunk)
+                    .enumerate()
+                    .map(|(k, out)| {
+                        let grid = &grid;
+                        scope.spawn(move || timed(|| avoidance_ref.settle(bodies, grid, k * chunk, out)).2)
+                    })
+                    .collect();
+                tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
+            });
+            (first_cpu, ((), rounds), last_cpu)
+        };
+        let advance2_wall = wall_advance.elapsed();
+        let advance2_cpu = first_cpu + rounds_cpu + last_cpu;
+        assert_eq!(positions, split_positions, "frame {frame}: the split positional pass differs");
+        let walls = [
+            prepare_wall,
+            single_wall,
+            split_wall,
+            advance_wall,
+            advance2_wall,
+            prepare_wall + split_wall + advance2_wall,
+        ];
+        let cpus = [
+            prepare_cpu,
+            single_cpu,
+            split_cpu,
+            advance_cpu,
+            advance2_cpu,
+            prepare_cpu + split_cpu + advance2_cpu,
+        ];
         for k in 0..names.len() {
             wall[k].push(walls[k]);
             cpu[k].push(cpus[k]);
@@ -148,7 +213,7 @@ fn main() {
             let mean =
                 |phase: &[Duration]| ms(phase[frame - WINDOW..].iter().sum::<Duration>()) / WINDOW as f64;
             println!(
-                "  frames {:>4}..{frame:<4} arrived {:>5}: cpu mean ms velocities 1 thread {:.3}, advance {:.3}",
+                "  frames {:>4}..{frame:<4} arrived {:>5}: cpu mean ms velocities 1 thread {:.3}, advance 1 thread {:.3}",
                 frame - WINDOW,
                 crowd.arrived,
                 mean(&cpu[1]),

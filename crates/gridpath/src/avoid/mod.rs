@@ -285,6 +285,10 @@ pub struct Avoidance {
     marks: Vec<u32>,
     /// The positions handed to the positional pass.
     before: Vec<Vec2>,
+    /// The positional pass's centres, in bucket order.
+    centres: Vec<Vec2>,
+    /// [`separate`](Self::separate)'s overlap flags, one per body.
+    flags: Vec<bool>,
     /// [`step`](Self::step)'s new centres.
     positions: Vec<Vec2>,
     /// Dense bucketing: per cell, the sum of its moving bodies' preferred directions, so a
@@ -321,8 +325,8 @@ impl Avoidance {
         self.buckets.fill(grid.width(), grid.height(), centres);
     }
 
-    /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
-    pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
+    /// The slots (bodies in bucket order) and the largest radius, for `bodies`.
+    fn prepare_slots(&mut self, bodies: &[Body]) {
         self.max_radius = bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
         self.slots.clear();
         self.slots.extend(self.buckets.order().iter().map(|&index| {
@@ -338,6 +342,11 @@ impl Avoidance {
                 moving: body.moving,
             }
         }));
+    }
+
+    /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
+    pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
+        self.prepare_slots(bodies);
         self.intent.clear();
         self.walkers.clear();
         if !self.buckets.is_dense() {
@@ -615,34 +624,99 @@ impl Avoidance {
     /// Moves `positions` (the bodies' new centres, one per body, after they moved) apart where
     /// two bodies overlap and out of walls. A body that is not moving is never moved; one whose
     /// centre would end in a cell it cannot step to from its old cell (`bodies[i].position`)
-    /// keeps its old position.
+    /// keeps its old position. The bodies must be prepared ([`prepare`](Self::prepare)).
+    ///
+    /// On one thread; a caller with threads can split the two per-body phases instead:
+    /// [`overlapping`](Self::overlapping) by chunks, [`separate_overlapping`](Self::separate_overlapping),
+    /// then [`settle`](Self::settle) by chunks — the same result.
     pub fn separate(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
-        // Gauss-Seidel rounds over the bodies that still overlap: most stop after the first.
+        let mut flags = std::mem::take(&mut self.flags);
+        flags.clear();
+        flags.resize(bodies.len(), false);
+        self.overlapping(bodies, grid, positions, 0, &mut flags);
+        self.separate_overlapping(bodies, grid, positions, &flags);
+        self.flags = flags;
+        self.settle(bodies, grid, 0, positions);
+    }
+
+    /// Whether each of bodies `first..first + out.len()`, at `positions` (one per body), is
+    /// moving and overlaps another body beyond the tolerance or a wall, into `out`. Reads only:
+    /// callers may split the bodies over threads.
+    pub fn overlapping(
+        &self,
+        bodies: &[Body],
+        grid: &Grid,
+        positions: &[Vec2],
+        first: usize,
+        out: &mut [bool],
+    ) {
+        for (k, flag) in out.iter_mut().enumerate() {
+            let i = first + k;
+            let body = &bodies[i];
+            if !body.moving {
+                *flag = false;
+                continue;
+            }
+            let p = positions[i];
+            // Bodies moved since they were bucketed: look a little farther.
+            let reach = body.radius + self.max_radius + SEPARATION_SLACK;
+            let order = self.buckets.order();
+            let mut overlaps = false;
+            self.buckets.square_rows(p, reach, |run| {
+                overlaps = overlaps
+                    || order[run].iter().any(|&j| {
+                        let j = j as usize;
+                        let floor = (body.radius + bodies[j].radius) * (1.0 - OVERLAP_TOLERANCE);
+                        j != i && p.distance_squared(positions[j]) < floor * floor
+                    });
+            });
+            *flag = overlaps || out_of_walls(grid, body, p) != p;
+        }
+    }
+
+    /// The positional pass's rounds (Gauss-Seidel over the bodies that still overlap), starting
+    /// from the bodies `overlapping` flags (one per body, from [`overlapping`](Self::overlapping)
+    /// at these `positions`); then [`settle`](Self::settle) finishes the pass.
+    pub fn separate_overlapping(
+        &mut self,
+        bodies: &[Body],
+        grid: &Grid,
+        positions: &mut [Vec2],
+        overlapping: &[bool],
+    ) {
+        // The rounds work in bucket order on a copy of the centres (slot `s` is body
+        // `order[s]`): a body's neighbours are a few runs of consecutive slots.
         let mut active = std::mem::take(&mut self.active);
         let mut next = std::mem::take(&mut self.next);
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut centres = std::mem::take(&mut self.centres);
+        if self.slots.len() != bodies.len() {
+            // Bucketed but not prepared: the slots as the bodies stand now.
+            self.prepare_slots(bodies);
+        }
+        let order = self.buckets.order();
+        let slots = &self.slots;
+        centres.clear();
+        centres.extend(order.iter().map(|&i| positions[i as usize]));
         active.clear();
         #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
-        active.extend((0..bodies.len()).filter(|&i| bodies[i].moving).map(|i| i as u32));
-        let mut marks = std::mem::take(&mut self.marks);
-        let mut before = std::mem::take(&mut self.before);
-        before.clear();
-        before.extend_from_slice(positions);
+        active.extend((0..slots.len()).filter(|&s| overlapping[slots[s].index as usize]).map(|s| s as u32));
         marks.clear();
-        marks.resize(bodies.len(), u32::MAX);
+        marks.resize(slots.len(), u32::MAX);
         for pass in 0..self.settings.separation_passes {
+            if active.is_empty() {
+                break;
+            }
             next.clear();
-            for &i in &active {
-                let i = i as usize;
-                let body = &bodies[i];
-                // Bodies moved since they were bucketed: look a little farther.
+            for &s in &active {
+                let s = s as usize;
+                let body = &bodies[slots[s].index as usize];
                 let reach = body.radius + self.max_radius + SEPARATION_SLACK;
-                let order = self.buckets.order();
-                self.buckets.square_rows(positions[i], reach, |slots| {
-                    for &j in &order[slots] {
-                        let j = j as usize;
-                        if j != i && push_apart(bodies, positions, i, j) {
-                            for k in [i, j] {
-                                if bodies[k].moving && marks[k] != pass {
+                self.buckets.square_rows(centres[s], reach, |run| {
+                    for t in run {
+                        if t != s && push_apart(slots, &mut centres, s, t) {
+                            for k in [s, t] {
+                                if slots[k].moving && marks[k] != pass {
                                     marks[k] = pass;
                                     #[expect(
                                         clippy::cast_possible_truncation,
@@ -654,27 +728,40 @@ impl Avoidance {
                         }
                     }
                 });
-                positions[i] = out_of_walls(grid, body, positions[i]);
+                centres[s] = out_of_walls(grid, body, centres[s]);
             }
             std::mem::swap(&mut active, &mut next);
-            if active.is_empty() {
-                break;
-            }
         }
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        before.extend_from_slice(positions);
+        for (&i, &c) in order.iter().zip(&centres) {
+            positions[i as usize] = c;
+        }
+        self.before = before;
+        self.centres = centres;
         self.active = active;
         self.next = next;
         self.marks = marks;
-        for (i, body) in bodies.iter().enumerate() {
+    }
+
+    /// Finishes the positional pass for bodies `first..first + out.len()` (`out`: their
+    /// centres after [`separate_overlapping`](Self::separate_overlapping)): no body pushed
+    /// farther than [`AvoidanceSettings::max_push`] this frame, none left in a wall, none
+    /// across a cell border it may not cross (it keeps its old position). Reads only the
+    /// avoidance: callers may split the bodies over threads.
+    pub fn settle(&self, bodies: &[Body], grid: &Grid, first: usize, out: &mut [Vec2]) {
+        for (k, position) in out.iter_mut().enumerate() {
+            let (body, before) = (&bodies[first + k], self.before[first + k]);
             if !body.moving {
                 continue;
             }
-            let p = before[i] + (positions[i] - before[i]).clamp_length_max(self.settings.max_push);
+            let p = before + (*position - before).clamp_length_max(self.settings.max_push);
             let pushed = out_of_walls(grid, body, p);
             // A push out of one wall leads into another only in an inner corner: once more then.
             let p = if pushed == p { p } else { out_of_walls(grid, body, pushed) };
-            positions[i] = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
+            *position = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
         }
-        self.before = before;
     }
 
     /// One frame on one thread: new velocities, moved bodies, separated. Updates `position`
@@ -705,6 +792,13 @@ impl Avoidance {
         velocities: &[Vec2],
         positions: &mut Vec<Vec2>,
     ) {
+        Self::integrate(bodies, dt, velocities, positions);
+        self.separate(bodies, grid, positions);
+    }
+
+    /// The bodies' centres after `dt` seconds at their new `velocities` (one per body), into
+    /// `positions`, before the positional pass. Bodies that are not moving stay put.
+    pub fn integrate(bodies: &[Body], dt: f32, velocities: &[Vec2], positions: &mut Vec<Vec2>) {
         positions.clear();
         positions.extend(
             bodies
@@ -712,7 +806,6 @@ impl Avoidance {
                 .zip(velocities)
                 .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
         );
-        self.separate(bodies, grid, positions);
     }
 }
 
@@ -734,25 +827,27 @@ pub fn step_aim(grid: &Grid, position: Vec2, radius: f32, here: Pos, next: Pos) 
     if clear(position + step * 0.5) && clear(position + step) { position + step } else { centre(next) }
 }
 
-/// Moves bodies `i` and `j` apart if they overlap by more than the tolerance: half each when
-/// both move, all of it by the one that moves otherwise. Returns whether it moved them.
-fn push_apart(bodies: &[Body], positions: &mut [Vec2], i: usize, j: usize) -> bool {
-    let sum = bodies[i].radius + bodies[j].radius;
-    let apart = positions[i] - positions[j];
+/// Moves the bodies in slots `s` and `t` apart (their centres in `centres`, by slot) if they
+/// overlap by more than the tolerance: half each when both move, all of it by the one that
+/// moves otherwise. Returns whether it moved them.
+fn push_apart(slots: &[Slot], centres: &mut [Vec2], s: usize, t: usize) -> bool {
+    let sum = slots[s].radius + slots[t].radius;
+    let apart = centres[s] - centres[t];
     let d2 = apart.length_squared();
     let floor = sum * (1.0 - OVERLAP_TOLERANCE);
     if d2 >= floor * floor {
         return false;
     }
     let d = d2.sqrt();
-    let away = if d > 1e-5 { apart / d } else { split_direction(i, j) };
+    let away =
+        if d > 1e-5 { apart / d } else { split_direction(slots[s].index as usize, slots[t].index as usize) };
     // A little beyond touching, so a chain of bodies settles in fewer rounds.
     let overlap = sum * (1.0 + OVERLAP_TOLERANCE) - d;
-    if bodies[j].moving {
-        positions[i] += away * (overlap * 0.5);
-        positions[j] -= away * (overlap * 0.5);
+    if slots[t].moving {
+        centres[s] += away * (overlap * 0.5);
+        centres[t] -= away * (overlap * 0.5);
     } else {
-        positions[i] += away * overlap;
+        centres[s] += away * overlap;
     }
     true
 }
