@@ -450,6 +450,7 @@ fn steer_crowd(
     let scratch_ref = &*scratch;
     let mut lookup = FieldLookup::new(&fields);
     avoid.bodies.clear();
+    avoid.velocities.clear();
     for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
         units.iter_mut().enumerate()
     {
@@ -507,6 +508,7 @@ fn steer_crowd(
                 max_speed: speed,
                 moving: target.is_some() || arrived,
             });
+            avoid.velocities.push(crowd.chosen);
             continue;
         }
         let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
@@ -568,8 +570,9 @@ fn avoid_and_move(
     let AvoidScratch { bodies, velocities, positions, overlapping, .. } = avoid;
     // The bodies stand where the agents were bucketed this frame.
     avoidance.prepare_bucketed(bodies);
-    velocities.clear();
-    velocities.resize(bodies.len(), Vec2::ZERO);
+    // The crowd's last choices are in (each keeps it on the frames it does not choose); the
+    // walkers', who do not take part, are their own velocities.
+    velocities.extend(bodies[velocities.len()..].iter().map(|b| b.velocity));
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     // A few chunks per thread: threads that finish early take the rest (the caller, a pool
     // thread itself, too), whatever else the pool runs meanwhile.
@@ -604,6 +607,7 @@ fn avoid_and_move(
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };
+        crowd.chosen = velocities[i];
         if pos != body.position {
             // The positional pass keeps a centre in its cell or a legal step away.
             let cell = cell_of(pos, grid).unwrap_or(unit.cell);
@@ -730,15 +734,28 @@ impl<'a> FieldLookup<'a> {
 /// checked once however many units pass it, and every edit starts afresh. At most
 /// [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of thousands after an edit): a cell
 /// not checked yet follows its field this frame.
+///
+/// Per goal (and rules) a table with a byte per cell, for the first [`SIGHT_TABLES`] goals:
+/// a crowd of thousands asks every frame, and a hash lookup per unit was the largest part of
+/// steering's own time. Goals beyond those few (many small groups) go to a hash map.
 #[derive(Default)]
 struct GoalSight {
     version: Option<NavVersion>,
-    seen: HashMap<(Pos, Pos, Rules), bool>,
+    tables: Vec<((Pos, Rules), Vec<u8>)>,
+    /// The table asked last: a run of followers of one goal finds it at once.
+    last: usize,
+    others: HashMap<(Pos, Pos, Rules), bool>,
     checks_left: usize,
 }
 
 /// New line-of-sight checks steering makes per frame, at most.
 const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
+/// Goals with a table of their own, at most (a byte per cell each).
+const SIGHT_TABLES: usize = 8;
+/// A table's entries: not checked yet, sees the goal, does not.
+const UNCHECKED: u8 = 0;
+const SEES: u8 = 1;
+const BLIND: u8 = 2;
 
 impl GoalSight {
     /// A new frame: forgets everything when the grid changed.
@@ -746,20 +763,60 @@ impl GoalSight {
         self.checks_left = SIGHT_CHECKS_PER_FRAME;
         if self.version != Some(version) {
             self.version = Some(version);
-            self.seen.clear();
+            self.tables.clear();
+            self.others.clear();
         }
     }
 
+    /// The table of `goal` under `rules`, made if there is room for it.
+    fn table(&mut self, grid: &Grid, goal: Pos, rules: Rules) -> Option<&mut Vec<u8>> {
+        let key = (goal, rules);
+        if self.tables.get(self.last).is_none_or(|(k, _)| *k != key) {
+            match self.tables.iter().position(|(k, _)| *k == key) {
+                Some(at) => self.last = at,
+                None if self.tables.len() < SIGHT_TABLES => {
+                    self.tables.push((key, vec![UNCHECKED; grid.len()]));
+                    self.last = self.tables.len() - 1;
+                }
+                None => return None,
+            }
+        }
+        let table = &mut self.tables[self.last].1;
+        if table.len() != grid.len() {
+            // Another map under the same version cannot happen, but a wrong index must not.
+            table.clear();
+            table.resize(grid.len(), UNCHECKED);
+        }
+        Some(table)
+    }
+
     fn sees(&mut self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> bool {
-        if let Some(&seen) = self.seen.get(&(cell, goal, rules)) {
-            return seen;
-        }
-        if self.checks_left == 0 {
+        let budget = self.checks_left > 0;
+        let check = || grid.line_of_sight(cell, goal, rules);
+        let (seen, checked) = if let Some(table) = self.table(grid, goal, rules) {
+            let entry = &mut table[cell.y as usize * grid.width() as usize + cell.x as usize];
+            match *entry {
+                SEES => return true,
+                BLIND => return false,
+                _ if !budget => return false,
+                _ => {
+                    let seen = check();
+                    *entry = if seen { SEES } else { BLIND };
+                    (seen, true)
+                }
+            }
+        } else if let Some(&seen) = self.others.get(&(cell, goal, rules)) {
+            (seen, false)
+        } else if !budget {
             return false;
+        } else {
+            let seen = check();
+            self.others.insert((cell, goal, rules), seen);
+            (seen, true)
+        };
+        if checked {
+            self.checks_left -= 1;
         }
-        self.checks_left -= 1;
-        let seen = grid.line_of_sight(cell, goal, rules);
-        self.seen.insert((cell, goal, rules), seen);
         seen
     }
 }
