@@ -354,6 +354,11 @@ struct Agent {
 #[derive(Default)]
 struct Scratch {
     agents: Vec<Agent>,
+    /// Per crowd agent (same order), what its wish is worked out from if it follows a flow
+    /// field.
+    followers: Vec<Option<Follower>>,
+    /// Per crowd agent, its wish this frame if it follows a flow field.
+    wishes: Vec<Option<Wish>>,
     /// The agents bucketed by cell (neighbours for the push and the arrival touch) and, with
     /// avoidance on, its bodies: bucketed once a frame for both.
     avoidance: Avoidance,
@@ -446,66 +451,63 @@ fn steer_crowd(
     }
     gather_agents(&mut scratch, &units, &fields, (grid, space), &avoid.walker_agents);
 
+    follower_wishes(&mut scratch, (&fields, &mut sight, grid), dt, avoidance.0);
+
     // Seek, separate, arrive, move. Same query, same order as when gathering.
     let scratch_ref = &*scratch;
-    let mut lookup = FieldLookup::new(&fields);
     avoid.bodies.clear();
     avoid.velocities.clear();
-    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, follow, request)) in
+    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, _, request)) in
         units.iter_mut().enumerate()
     {
         let me = scratch_ref.agents[i];
-        // With avoidance on, no push (avoidance keeps the units apart), and the touch only for a
-        // follower that stalled: no neighbour scan for the thousands on their way or arrived.
-        let (push, touched) = if avoidance.0 {
-            (Vec2::ZERO, None)
-        } else {
-            let (push, touched) = separation(scratch_ref, i, grid, true);
-            (push, Some(touched))
-        };
-        let touches_arrived = || touched.unwrap_or_else(|| separation(scratch_ref, i, grid, false).1);
+        // With avoidance on, no push (avoidance keeps the units apart).
+        let push = if avoidance.0 { Vec2::ZERO } else { separation(scratch_ref, i, grid, true).0 };
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
-        let mut target = None;
-        let mut arrived = me.arrived;
-        if !arrived {
-            (target, arrived) = if let Some(follow) = follow {
-                let target =
-                    flow_target((&mut lookup, &mut sight, grid), follow, me, crowd.goal, &mut status);
-                // Progress: a cell closer to the goal than any before resets the stall.
-                if me.distance < crowd.best {
-                    crowd.best = me.distance;
-                    crowd.stalled = 0.0;
-                } else {
-                    crowd.stalled += step;
-                }
-                (target, target.is_some() && crowd.stalled >= STALL_TILES && touches_arrived())
-            } else if matches!(*status, PathStatus::Following | PathStatus::Partial) {
+        let (target, arrived, preferred) = if let Some(wish) = &scratch_ref.wishes[i] {
+            crowd.best = wish.best;
+            crowd.stalled = wish.stalled;
+            if let Some(new) = &wish.status {
+                *status = new.clone();
+            }
+            if wish.arrived && !me.arrived {
+                waypoints.clear();
+            }
+            (wish.target, wish.arrived, wish.preferred)
+        } else {
+            let mut target = None;
+            let mut arrived = me.arrived;
+            if !arrived && matches!(*status, PathStatus::Following | PathStatus::Partial) {
                 // A partial route's end is not the goal: the unit stands there, still partial.
-                let (target, done) = waypoint_target(grid, rules, me.cell, &mut waypoints, request);
-                (target, done && *status == PathStatus::Following)
+                let (next, done) = waypoint_target(grid, rules, me.cell, &mut waypoints, request);
+                target = next;
+                arrived = (done && *status == PathStatus::Following)
+                    || (target == Some(crowd.goal)
+                        && me.cell == crowd.goal
+                        && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);
+            }
+            if arrived && !me.arrived {
+                *status = PathStatus::Arrived;
+                waypoints.clear();
+                target = None;
+            }
+            let preferred = if avoidance.0 {
+                preferred_velocity(grid, me, target, speed.0 / f32::from(cost), dt)
             } else {
-                (None, false)
+                Vec2::ZERO
             };
-            arrived |= target == Some(crowd.goal)
-                && me.cell == crowd.goal
-                && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
-        }
-        if arrived && !me.arrived {
-            *status = PathStatus::Arrived;
-            waypoints.clear();
-            target = None;
-        }
+            (target, arrived, preferred)
+        };
         if avoidance.0 {
             // Arrived units wish for nothing but still avoid: they give way to passers. A unit
             // with nowhere to go (no route yet, no way to its goal) stands its ground.
-            let speed = speed.0 / f32::from(cost);
             avoid.bodies.push(Body {
                 position: me.pos,
                 velocity: crowd.velocity,
-                preferred: preferred_velocity(grid, me, target, speed, dt),
+                preferred,
                 radius: UNIT_RADIUS,
-                max_speed: speed,
+                max_speed: speed.0 / f32::from(cost),
                 moving: target.is_some() || arrived,
             });
             avoid.velocities.push(crowd.chosen);
@@ -627,7 +629,20 @@ fn gather_agents(
     let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
     let mut lookup = FieldLookup::new(fields);
-    for (unit, crowd, transform, status, _, _, follow, _) in units {
+    scratch.followers.clear();
+    for (unit, crowd, transform, status, _, speed, follow, _) in units {
+        let cell = Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1));
+        scratch.followers.push(follow.map(|&follow| {
+            let cost = grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
+            Follower {
+                follow,
+                best: crowd.best,
+                stalled: crowd.stalled,
+                speed: speed.0 / f32::from(cost),
+                following: *status == PathStatus::Following,
+                failed: matches!(status, PathStatus::Failed(_)),
+            }
+        }));
         let distance = follow
             .and_then(|follow| lookup.shared(follow))
             .and_then(|shared| shared.field.as_ref())
@@ -636,7 +651,7 @@ fn gather_agents(
         scratch.agents.push(Agent {
             pos: space.to_grid(transform.translation.truncate()),
             // A unit on a cell of a map that shrank is put back on the map.
-            cell: Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1)),
+            cell,
             goal: crowd.goal,
             arrived: *status == PathStatus::Arrived,
             distance,
@@ -676,34 +691,169 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
     (push, touches_arrived)
 }
 
-/// A flow follower's next cell from its shared field (its own cell on the goal); a field that
-/// cannot lead it there sets its status to the field's failure.
-fn flow_target(
-    (fields, sight, grid): (&mut FieldLookup, &mut GoalSight, &Grid),
-    follow: &FollowFlowField,
-    me: Agent,
-    goal: Pos,
-    status: &mut Mut<PathStatus>,
-) -> Option<Pos> {
-    // Every followed goal has a field entry: the plugin updated them this frame.
-    let shared = fields.shared(follow)?;
-    let target = match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
-        // From a cell that sees the goal, straight at it: a crowd on open ground streams in
-        // straight lines instead of the field's 45° and 90° stair-steps.
-        Some(_) if sight.sees(grid, me.cell, goal, follow.rules) => Some(goal),
-        Some(next) => Some(next),
-        None if me.cell == goal && shared.problem.is_none() => Some(me.cell),
-        None => {
-            if !matches!(**status, PathStatus::Failed(_)) {
-                **status = PathStatus::Failed(shared.failure(me.cell));
-            }
-            None
+/// What a flow follower's wish is worked out from, gathered with the agents: its wish then
+/// needs no access to its components, so the crowd's followers can be split over threads.
+#[derive(Clone, Copy, Debug)]
+struct Follower {
+    follow: FollowFlowField,
+    /// [`CrowdUnit`]'s progress so far.
+    best: f32,
+    stalled: f32,
+    /// Its speed on the cell it stands on, in tiles per second.
+    speed: f32,
+    /// Its status is `Following`; `Failed`.
+    following: bool,
+    failed: bool,
+}
+
+/// A flow follower's wish this frame, applied to its components afterwards.
+#[derive(Clone, Debug)]
+struct Wish {
+    /// The cell it heads for (none when it arrived or has nowhere to go).
+    target: Option<Pos>,
+    /// Its progress after this frame.
+    best: f32,
+    stalled: f32,
+    /// It is (or just became) arrived.
+    arrived: bool,
+    /// Its new status, if it changes.
+    status: Option<PathStatus>,
+    /// The velocity it wants (local avoidance only).
+    preferred: Vec2,
+}
+
+/// Flow followers per task when their wishes are split over the compute pool, at least.
+const WISH_CHUNK: usize = 1024;
+
+/// Works out the wishes of the flow followers among the crowd's agents into
+/// `scratch.wishes`, over the compute pool when there are many; the cells whose sight of their
+/// goal was not known yet are checked afterwards (within the frame's budget), for the next
+/// frame.
+fn follower_wishes(
+    scratch: &mut Scratch,
+    (fields, sight, grid): (&FlowFields, &mut GoalSight, &Grid),
+    dt: f32,
+    with_preferred: bool,
+) {
+    let mut wishes = std::mem::take(&mut scratch.wishes);
+    wishes.clear();
+    wishes.resize(scratch.followers.len(), None);
+    let scratch_ref = &*scratch;
+    let sight_ref = &*sight;
+    let run = |first: usize, out: &mut [Option<Wish>], budget: usize| {
+        let mut lookup = FieldLookup::new(fields);
+        let mut misses = Vec::new();
+        for (k, wish) in out.iter_mut().enumerate() {
+            let i = first + k;
+            *wish = scratch_ref.followers[i].map(|follower| {
+                let context = (&mut lookup, sight_ref, grid, (&mut misses, &budget));
+                follower_wish(context, scratch_ref, i, follower, dt, with_preferred)
+            });
         }
+        misses
     };
-    if target.is_some() && **status != PathStatus::Following {
-        **status = PathStatus::Following;
+    let checks = sight.checks_left;
+    let misses: Vec<Vec<SightMiss>> = if wishes.len() >= 2 * WISH_CHUNK {
+        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+        let chunk = wishes.len().div_ceil(pool.thread_num().max(1) * CHUNKS_PER_THREAD).max(WISH_CHUNK);
+        // The frame's sight checks shared out between the tasks.
+        let budget = checks / wishes.len().div_ceil(chunk);
+        let run = &run;
+        pool.scope(|scope| {
+            for (k, out) in wishes.chunks_mut(chunk).enumerate() {
+                scope.spawn(async move { run(k * chunk, out, budget) });
+            }
+        })
+    } else {
+        vec![run(0, &mut wishes, checks)]
+    };
+    scratch.wishes = wishes;
+    for &(cell, goal, rules, seen) in misses.iter().flatten() {
+        sight.remember(grid, (cell, goal, rules), seen);
     }
-    target
+}
+
+/// A cell whose sight of a goal (under rules) was not known yet, and whether it sees it.
+type SightMiss = (Pos, Pos, Rules, bool);
+
+/// The wish of crowd agent `i`, a flow follower: its next cell from its shared field (its goal
+/// straight on from a cell that sees it, its own cell on the goal), its progress, whether it
+/// arrives, and the velocity it wants (`with_preferred`); a field that cannot lead it there
+/// gives it the field's failure.
+fn follower_wish(
+    (fields, sight, grid, (misses, budget)): (
+        &mut FieldLookup,
+        &GoalSight,
+        &Grid,
+        (&mut Vec<SightMiss>, &usize),
+    ),
+    scratch: &Scratch,
+    i: usize,
+    follower: Follower,
+    dt: f32,
+    with_preferred: bool,
+) -> Wish {
+    let me = scratch.agents[i];
+    let mut wish = Wish {
+        target: None,
+        best: follower.best,
+        stalled: follower.stalled,
+        arrived: me.arrived,
+        status: None,
+        preferred: Vec2::ZERO,
+    };
+    if me.arrived {
+        return wish;
+    }
+    let goal = me.goal;
+    // Every followed goal has a field entry: the plugin updated them this frame.
+    let mut target = fields.shared(&follower.follow).and_then(|shared| {
+        let target = match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
+            // From a cell that sees the goal, straight at it: a crowd on open ground streams in
+            // straight lines instead of the field's 45° and 90° stair-steps.
+            Some(next) => {
+                let rules = follower.follow.rules;
+                let seen = sight.known(grid, me.cell, goal, rules).or_else(|| {
+                    // Checked here, remembered afterwards; none left this frame: the field.
+                    (misses.len() < *budget).then(|| {
+                        let seen = grid.line_of_sight(me.cell, goal, rules);
+                        misses.push((me.cell, goal, rules, seen));
+                        seen
+                    })
+                });
+                if seen == Some(true) { Some(goal) } else { Some(next) }
+            }
+            None if me.cell == goal && shared.problem.is_none() => Some(me.cell),
+            None => {
+                if !follower.failed {
+                    wish.status = Some(PathStatus::Failed(shared.failure(me.cell)));
+                }
+                None
+            }
+        };
+        if target.is_some() && !follower.following {
+            wish.status = Some(PathStatus::Following);
+        }
+        target
+    });
+    // Progress: a cell closer to the goal than any before resets the stall.
+    if me.distance < wish.best {
+        wish.best = me.distance;
+        wish.stalled = 0.0;
+    } else {
+        wish.stalled += follower.speed * dt;
+    }
+    wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && separation(scratch, i, grid, false).1)
+        || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);
+    if wish.arrived {
+        wish.status = Some(PathStatus::Arrived);
+        target = None;
+    }
+    wish.target = target;
+    if with_preferred {
+        wish.preferred = preferred_velocity(grid, me, target, follower.speed, dt);
+    }
+    wish
 }
 
 /// The flow fields, looked up by follower: a run of followers of one field (most of a crowd
@@ -790,34 +940,33 @@ impl GoalSight {
         Some(table)
     }
 
-    fn sees(&mut self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> bool {
-        let budget = self.checks_left > 0;
-        let check = || grid.line_of_sight(cell, goal, rules);
-        let (seen, checked) = if let Some(table) = self.table(grid, goal, rules) {
-            let entry = &mut table[cell.y as usize * grid.width() as usize + cell.x as usize];
-            match *entry {
-                SEES => return true,
-                BLIND => return false,
-                _ if !budget => return false,
-                _ => {
-                    let seen = check();
-                    *entry = if seen { SEES } else { BLIND };
-                    (seen, true)
-                }
-            }
-        } else if let Some(&seen) = self.others.get(&(cell, goal, rules)) {
-            (seen, false)
-        } else if !budget {
-            return false;
-        } else {
-            let seen = check();
-            self.others.insert((cell, goal, rules), seen);
-            (seen, true)
+    /// Whether `cell` sees `goal` under `rules`, if checked already.
+    fn known(&self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> Option<bool> {
+        let key = (goal, rules);
+        let table = match self.tables.get(self.last) {
+            Some((k, table)) if *k == key => Some(table),
+            _ => self.tables.iter().find(|(k, _)| *k == key).map(|(_, table)| table),
         };
-        if checked {
-            self.checks_left -= 1;
+        match table {
+            Some(table) => match table.get(cell.y as usize * grid.width() as usize + cell.x as usize) {
+                Some(&SEES) => Some(true),
+                Some(&BLIND) => Some(false),
+                _ => None,
+            },
+            None => self.others.get(&(cell, goal, rules)).copied(),
         }
-        seen
+    }
+
+    /// Remembers whether `cell` sees `goal` under `rules` (checked this frame: one check of
+    /// the frame's budget).
+    fn remember(&mut self, grid: &Grid, (cell, goal, rules): (Pos, Pos, Rules), seen: bool) {
+        self.checks_left = self.checks_left.saturating_sub(1);
+        if let Some(table) = self.table(grid, goal, rules) {
+            table[cell.y as usize * grid.width() as usize + cell.x as usize] =
+                if seen { SEES } else { BLIND };
+        } else {
+            self.others.insert((cell, goal, rules), seen);
+        }
     }
 }
 
