@@ -64,15 +64,12 @@ pub struct CrowdUnit {
     /// Its velocity last frame, in tiles per second, x right and y down (local avoidance
     /// starts from it).
     pub(crate) velocity: Vec2,
-    /// The velocity local avoidance chose for it last: bodies choose by turns and keep their
-    /// choice in between (`AvoidanceSettings::choose_every`).
-    pub(crate) chosen: Vec2,
 }
 
 impl CrowdUnit {
     /// A unit heading for `goal`.
     pub(crate) fn new(goal: Pos) -> Self {
-        Self { goal, best: f32::INFINITY, stalled: 0.0, velocity: Vec2::ZERO, chosen: Vec2::ZERO }
+        Self { goal, best: f32::INFINITY, stalled: 0.0, velocity: Vec2::ZERO }
     }
 
     /// The goal cell it heads for.

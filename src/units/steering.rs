@@ -456,7 +456,6 @@ fn steer_crowd(
     // Seek, separate, arrive, move. Same query, same order as when gathering.
     let scratch_ref = &*scratch;
     avoid.bodies.clear();
-    avoid.velocities.clear();
     for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, _, request)) in
         units.iter_mut().enumerate()
     {
@@ -510,7 +509,6 @@ fn steer_crowd(
                 max_speed: speed.0 / f32::from(cost),
                 moving: target.is_some() || arrived,
             });
-            avoid.velocities.push(crowd.chosen);
             continue;
         }
         let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
@@ -572,9 +570,8 @@ fn avoid_and_move(
     let AvoidScratch { bodies, velocities, positions, overlapping, .. } = avoid;
     // The bodies stand where the agents were bucketed this frame.
     avoidance.prepare_bucketed(bodies);
-    // The crowd's last choices are in (each keeps it on the frames it does not choose); the
-    // walkers', who do not take part, are their own velocities.
-    velocities.extend(bodies[velocities.len()..].iter().map(|b| b.velocity));
+    velocities.clear();
+    velocities.resize(bodies.len(), Vec2::ZERO);
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     // A few chunks per thread: threads that finish early take the rest (the caller, a pool
     // thread itself, too), whatever else the pool runs meanwhile.
@@ -609,7 +606,6 @@ fn avoid_and_move(
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };
-        crowd.chosen = velocities[i];
         if pos != body.position {
             // The positional pass keeps a centre in its cell or a legal step away.
             let cell = cell_of(pos, grid).unwrap_or(unit.cell);

@@ -88,16 +88,6 @@ pub struct AvoidanceSettings {
     /// instead of pushing against each other. 0 turns it off. "Right" is in the grid's own
     /// axes (x right, y down); mirrored axes make it "left", the same for everyone.
     pub pass_side: f32,
-    /// Frames between two velocity choices of one body: 1 chooses every body's velocity every
-    /// frame; 2 lets half of the bodies choose each frame, by turns (odd and even indices), and
-    /// the others keep the velocity they chose last — half the linear programs a frame, each
-    /// body choosing 30 times a second at 60 frames (the A* Pathfinding Project runs its RVO at
-    /// 10–30 Hz by default, for the same reason). A body choosing avoids the ones that do not
-    /// choose this frame with all of the avoiding (they will not react), and shares it half
-    /// and half only with those that choose with it, so a pair still avoids in full. The
-    /// positional pass runs every frame for every body: the no-overlap and no-wall guarantees
-    /// do not depend on it.
-    pub choose_every: u32,
 }
 
 impl Default for AvoidanceSettings {
@@ -109,7 +99,6 @@ impl Default for AvoidanceSettings {
             separation_passes: 12,
             max_push: 0.4,
             pass_side: 0.6,
-            choose_every: 2,
         }
     }
 }
@@ -307,9 +296,6 @@ pub struct Avoidance {
     intent: Vec<Vec2>,
     /// Dense bucketing: per cell, how many moving bodies want to go somewhere.
     walkers: Vec<u16>,
-    /// Frames prepared so far: whose turn it is to choose
-    /// ([`AvoidanceSettings::choose_every`]).
-    frame: u64,
 }
 
 impl Avoidance {
@@ -360,7 +346,6 @@ impl Avoidance {
 
     /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
     pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
-        self.frame = self.frame.wrapping_add(1);
         self.prepare_slots(bodies);
         self.intent.clear();
         self.walkers.clear();
@@ -499,10 +484,6 @@ impl Avoidance {
                 Yield::To(j, velocity) if slot.index as usize == j => {
                     body_line(me, &Slot { velocity, moving: false, ..*slot }, self.settings.time_horizon, dt)
                 }
-                // One that keeps its velocity this frame will not react: all of the avoiding.
-                _ if slot.moving && !self.chooses(slot.index as usize) => {
-                    body_line(me, &Slot { moving: false, ..*slot }, self.settings.time_horizon, dt)
-                }
                 _ => body_line(me, slot, self.settings.time_horizon, dt),
             };
             others[found] = line;
@@ -620,33 +601,12 @@ impl Avoidance {
         (heading * forward + right * self.settings.pass_side).normalize() * speed
     }
 
-    /// Whether body `i` chooses a new velocity this frame
-    /// ([`AvoidanceSettings::choose_every`]).
-    #[must_use]
-    pub fn chooses(&self, i: usize) -> bool {
-        let every = u64::from(self.settings.choose_every.max(1));
-        (i as u64).wrapping_add(self.frame).is_multiple_of(every)
-    }
-
-    /// Body `i`'s velocity this frame, given the one it chose last (`last`): a new choice
-    /// ([`velocity`](Self::velocity)) on its turn, else the last one (within its top speed).
-    fn turn(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32, last: Vec2) -> Vec2 {
-        let me = &bodies[i];
-        if !me.moving || self.chooses(i) {
-            self.velocity(bodies, grid, i, dt)
-        } else {
-            last.clamp_length_max(me.max_speed)
-        }
-    }
-
-    /// The velocities of bodies `first..first + out.len()` this frame, into `out`, which holds
-    /// the velocities they chose last (zero for a new body): the bodies whose turn it is choose
-    /// anew ([`velocity`](Self::velocity)), the others keep theirs.
+    /// [`velocity`](Self::velocity) for bodies `first..first + out.len()`, into `out`.
     pub fn velocities(&self, bodies: &[Body], grid: &Grid, dt: f32, first: usize, out: &mut [Vec2]) {
         let last = first + out.len();
         if self.slots.len() != bodies.len() {
             for (k, v) in out.iter_mut().enumerate() {
-                *v = self.turn(bodies, grid, first + k, dt, *v);
+                *v = self.velocity(bodies, grid, first + k, dt);
             }
             return;
         }
@@ -656,7 +616,7 @@ impl Avoidance {
         for slot in &self.slots {
             let i = slot.index as usize;
             if (first..last).contains(&i) {
-                out[i - first] = self.turn(bodies, grid, i, dt, out[i - first]);
+                out[i - first] = self.velocity(bodies, grid, i, dt);
             }
         }
     }
@@ -805,11 +765,10 @@ impl Avoidance {
     }
 
     /// One frame on one thread: new velocities, moved bodies, separated. Updates `position`
-    /// and `velocity` of every moving body; `velocities` keeps the velocities the bodies chose
-    /// from one call to the next (start with an empty one).
+    /// and `velocity` of every moving body.
     pub fn step(&mut self, bodies: &mut [Body], grid: &Grid, dt: f32, velocities: &mut Vec<Vec2>) {
         self.prepare(bodies, grid);
-        // The velocities chosen last frame stay for the bodies that do not choose this one.
+        velocities.clear();
         velocities.resize(bodies.len(), Vec2::ZERO);
         self.velocities(bodies, grid, dt, 0, velocities);
         let mut positions = std::mem::take(&mut self.positions);
@@ -1241,48 +1200,6 @@ mod tests {
         }
         assert!(closest >= 0.6 * 0.98, "closest {closest}");
         assert!(bodies[0].position.x > 16.0 && bodies[1].position.x < 4.0, "{bodies:?}");
-    }
-
-    /// With turns, one body of a pair chooses each frame and the other keeps its last choice;
-    /// the one choosing takes all of the avoiding, so the pair swerves as far as when both
-    /// choose and share it.
-    #[test]
-    fn bodies_choose_by_turns_and_the_chooser_avoids_in_full() {
-        let grid = open(20);
-        let bodies = [
-            Body {
-                velocity: Vec2::new(4.0, 0.0),
-                preferred: Vec2::new(4.0, 0.0),
-                ..Body::new(Vec2::new(9.3, 10.0), 0.3, 4.0)
-            },
-            Body {
-                velocity: Vec2::new(-4.0, 0.0),
-                preferred: Vec2::new(-4.0, 0.0),
-                ..Body::new(Vec2::new(10.7, 10.05), 0.3, 4.0)
-            },
-        ];
-        let dt = 1.0 / 60.0;
-        // No stepping aside: ORCA's share alone.
-        let settings = AvoidanceSettings { pass_side: 0.0, ..AvoidanceSettings::default() };
-        let mut every_frame = Avoidance::new(AvoidanceSettings { choose_every: 1, ..settings });
-        every_frame.prepare(&bodies, &grid);
-        let mut shared = [Vec2::ZERO; 2];
-        every_frame.velocities(&bodies, &grid, dt, 0, &mut shared);
-        let mut turns = Avoidance::new(AvoidanceSettings { choose_every: 2, ..settings });
-        let kept = Vec2::new(-3.0, 0.5);
-        for _ in 0..2 {
-            turns.prepare(&bodies, &grid);
-            let (chooser, keeper) = if turns.chooses(0) { (0, 1) } else { (1, 0) };
-            assert!(!turns.chooses(keeper), "one of two consecutive indices chooses a frame");
-            let mut out = [Vec2::ZERO; 2];
-            out[keeper] = kept;
-            turns.velocities(&bodies, &grid, dt, 0, &mut out);
-            assert_eq!(out[keeper], kept, "off its turn a body keeps its last choice");
-            // Sideways: half of the swerve when sharing it, all of it alone.
-            let alone = out[chooser].y.abs();
-            let half = shared[chooser].y.abs();
-            assert!(half > 0.01 && alone > 1.5 * half, "alone {alone}, shared {half}");
-        }
     }
 
     #[test]
