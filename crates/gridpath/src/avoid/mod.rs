@@ -14,7 +14,9 @@
 //!    corner, where ORCA alone lets neither move for good) get right of way by index.
 //! 3. [`Avoidance::separate`] moves the new positions apart where bodies still overlap and
 //!    pushes them out of walls; a body whose centre would cross into a cell it cannot enter
-//!    keeps its old position.
+//!    keeps its old position. Its per-body phases ([`Avoidance::overlapping`],
+//!    [`Avoidance::settle`]) read only, so callers may split them over threads too, around
+//!    the rounds of [`Avoidance::separate_overlapping`].
 //!
 //! [`Avoidance::step`] does all three on one thread. Why our own and not the `dodgy_2d` crate
 //! (ORCA in Rust): walls here are grid cells, not polygons (a polygon per wall run would have
