@@ -68,6 +68,8 @@ pub mod prelude {
 /// The plugin's stages in `Update`, in order. Order your own systems against them: edit the
 /// [`NavGrid`] and make requests before [`GridPathSystems::Request`], read fresh
 /// [`Waypoints`] after [`GridPathSystems::Plan`], and positions after [`GridPathSystems::Move`].
+/// An edit made later in the frame is planned from the next frame on; meanwhile a [`Mover`]
+/// stops at the border of a cell walled under its route instead of walking into it.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GridPathSystems {
     /// Publishes the grid's edits ([`GridChanged`]), finds requests to plan (new, changed, or

@@ -8,7 +8,7 @@ use gridpath::Pos;
 use crate::GridPathSystems;
 use crate::flow::{FlowFields, FollowFlowField};
 use crate::nav::NavGrid;
-use crate::plan::{PathFailure, PathStatus, Waypoints};
+use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
 
 pub(crate) fn plugin(app: &mut App) {
     app.add_systems(Update, (follow_waypoints, follow_flow_fields).in_set(GridPathSystems::Move));
@@ -86,7 +86,17 @@ impl Mover {
     ///
     /// `target` is where the mover stands on `cell`: its centre, or for a large agent the centre
     /// of the body whose top-left cell `cell` is; cells and costs are the body's top-left cell's.
-    fn step(&mut self, nav: &NavGrid, at: &mut Vec2, (cell, target): (Pos, Vec2), budget: &mut f32) -> bool {
+    ///
+    /// It never crosses into a cell its body (`size` cells a side) cannot stand on now (a wall):
+    /// a game system that walls a cell after the plugin planned this frame (the plugin re-plans
+    /// from the edit next frame) finds the mover stopped at the border, not in the wall.
+    fn step(
+        &mut self,
+        nav: &NavGrid,
+        at: &mut Vec2,
+        (cell, target, size): (Pos, Vec2, u8),
+        budget: &mut f32,
+    ) -> bool {
         // From the body's centre to its top-left cell's centre (zero for one-cell movers).
         let offset = target - nav.cell_center(cell);
         let tiny = nav.tile_size() * 1e-4;
@@ -107,6 +117,22 @@ impl Mover {
             };
             self.next = Some(through);
             let cost = f32::from(nav.grid().tile(through).and_then(|t| t.cost()).unwrap_or(1).max(1));
+            // The cell its body's top-left stands in (just behind it, on a border) and the one
+            // this move ends in.
+            let length = span.min(*budget / cost);
+            let from = nav.cell_at(*at - offset - self.heading * tiny);
+            let to = nav.cell_at(*at - offset + self.heading * length);
+            // Only the cells it enters: the route's corner rule decides the cells beside a
+            // diagonal, and a body centre never enters those.
+            if let (Some(from), Some(to)) = (from, to)
+                && from != to
+                && !nav.body_cells(to, size).all(|c| nav.grid().is_passable(c))
+            {
+                let room = exit_distance(nav, from, *at - offset, self.heading) - tiny;
+                *at += self.heading * room.clamp(0.0, length);
+                *budget = 0.0;
+                return false;
+            }
             if span * cost > *budget {
                 *at += self.heading * (*budget / cost);
                 *budget = 0.0;
@@ -189,9 +215,14 @@ fn back_up(nav: &NavGrid, mover: &Mover, transform: &mut Transform, distance: f3
 fn follow_waypoints(
     time: Res<Time>,
     nav: Res<NavGrid>,
-    mut units: Query<(&mut Mover, &mut Waypoints, &mut PathStatus, &mut Transform), Without<FollowFlowField>>,
+    mut units: Query<
+        (&mut Mover, &mut Waypoints, &mut PathStatus, &mut Transform, Option<&PathRequest>),
+        Without<FollowFlowField>,
+    >,
 ) {
-    for (mut mover, mut waypoints, mut status, mut transform) in &mut units {
+    for (mut mover, mut waypoints, mut status, mut transform, request) in &mut units {
+        // Waypoints handed to it without a request: a body of one cell.
+        let size = request.map_or(1, |r| r.settings.agent_size);
         // Cleared only when set: a mover untouched by avoidance is not marked changed.
         let limit = if mover.limit.is_some() { mover.limit.take() } else { None };
         if mover.hold || waypoints.is_empty() {
@@ -208,7 +239,7 @@ fn follow_waypoints(
         let mut at = transform.translation.truncate();
         while budget > 0.0 {
             let Some(&next) = waypoints.front() else { break };
-            if !mover.step(&nav, &mut at, (next.cell, next.point), &mut budget) {
+            if !mover.step(&nav, &mut at, (next.cell, next.point, size), &mut budget) {
                 break;
             }
             waypoints.pop_front();
@@ -276,7 +307,7 @@ fn follow_flow_fields(
                 }
             };
             status.set_if_neq(PathStatus::Following);
-            if !mover.step(&nav, &mut at, (target, nav.body_center(target, size)), &mut budget) {
+            if !mover.step(&nav, &mut at, (target, nav.body_center(target, size), size), &mut budget) {
                 break;
             }
         }

@@ -127,6 +127,70 @@ fn a_wall_across_the_step_a_mover_is_taking_turns_it_back_not_through() {
     panic!("it should arrive by the new route: {:?}", status(&app, unit));
 }
 
+/// Waypoints handed to a mover (no planner) across a cell walled since: it stops at the
+/// border of that cell and never enters it.
+#[test]
+fn a_mover_never_steps_into_a_cell_walled_since_its_route_was_made() {
+    let mut app = app_on(CORRIDOR);
+    let unit = walker(&mut app, Pos::new(0, 1), Pos::new(6, 1));
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(3, 1), true).unwrap();
+    for frame in 0..60 {
+        app.update();
+        let cell = cell_of(&app, unit).expect("on the map");
+        assert!(cell.x < 3, "frame {frame}: the mover walked into the wall ({cell})");
+    }
+    // Stopped against the wall, still on its way (nothing plans it a new route here).
+    let x = app.world().get::<Transform>(unit).unwrap().translation.x;
+    let border = center(&app, Pos::new(2, 1)).x + nav(&app).tile_size() / 2.0;
+    assert!(border - x < nav(&app).tile_size() * 0.01, "it walks up to the wall: {x} against {border}");
+    assert_eq!(status(&app, unit), PathStatus::Following);
+}
+
+/// A game system that walls the cell ahead of a mover after the plugin planned the frame
+/// (between `GridPathSystems::Plan` and `GridPathSystems::Move`): the mover does not walk into
+/// it that frame, and the next frame's re-plan takes it round.
+#[test]
+fn a_wall_painted_between_planning_and_moving_is_not_walked_into() {
+    #[derive(Resource)]
+    struct Paint(Option<Pos>);
+    fn paint(mut nav: ResMut<NavGrid>, mut paint: ResMut<Paint>) {
+        if let Some(cell) = paint.0.take() {
+            nav.set_wall(cell, true).unwrap();
+        }
+    }
+    let mut app = app_on("........\n........\n........");
+    app.insert_resource(Paint(None));
+    app.add_systems(Update, paint.after(GridPathSystems::Plan).before(GridPathSystems::Move));
+    let unit = spawn_at(&mut app, Pos::new(0, 1), (PathRequest::new(Pos::new(7, 1)), Mover::new(4.0)));
+    // Twice, wall the cell it steps into next in the frame it would cross into it.
+    let tile = nav(&app).tile_size();
+    let frame_walk = 4.0 * tile * FRAME.as_secs_f32();
+    let mut painted = Vec::new();
+    for frame in 0..300 {
+        let at = app.world().get::<Transform>(unit).unwrap().translation.truncate();
+        let next = app.world().get::<Mover>(unit).unwrap().next();
+        if let Some(next) = next.filter(|&n| n.x >= 2 && n != Pos::new(7, 1) && !painted.contains(&n)) {
+            let border = at.distance(center(&app, next).truncate()) - tile / 2.0;
+            if painted.len() < 2 && border > 0.0 && border < frame_walk {
+                app.world_mut().resource_mut::<Paint>().0 = Some(next);
+                painted.push(next);
+            }
+        }
+        app.update();
+        let cell = cell_of(&app, unit).expect("on the map");
+        assert!(
+            nav(&app).grid().is_passable(cell),
+            "frame {frame}: the mover walked into the wall at {cell}"
+        );
+        if status(&app, unit) == PathStatus::Arrived {
+            assert_eq!(painted.len(), 2, "two cells were walled in its way");
+            assert_eq!(cell, Pos::new(7, 1));
+            return;
+        }
+    }
+    panic!("it should arrive round the walls: {:?}", status(&app, unit));
+}
+
 #[test]
 fn a_held_mover_keeps_its_route_and_stands_still() {
     let mut app = app_on(CORRIDOR);
