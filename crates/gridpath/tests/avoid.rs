@@ -187,3 +187,49 @@ fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
     let v = avoidance.velocity(&bodies, &grid, 0, dt);
     assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), None);
 }
+
+/// Nine units pressing on a one-tile gap between two walls from three sides, at rest where
+/// the game's converge scene (spawn order 1 of the crowd bench: `CONVERGE_SEED=1`) left them
+/// for good. Open: none of the nine gets through. The two at the gap's mouth, each slid off its
+/// middle line against a wall corner, hold each other; without the other one of them would
+/// only slide slowly (a fifth of its speed), the other hardly at all, so right of way (both
+/// freed by a quarter) does not apply. Letting the one that would slide go first clears it in
+/// 6 s but jams the corridor scene (49 of 400 arrived), also with the rule kept from bodies
+/// facing a stream.
+#[test]
+#[ignore = "open jam (issue 22): a reproduction, failing"]
+fn nine_units_pressing_on_a_one_tile_gap_from_three_sides_get_through() {
+    let rows = [
+        "......#.......#.#.#..",
+        ".#.##.......#...#....",
+        "...#.#.......##......",
+        "....#..............#.",
+        "..............#......",
+        ".#..#....#.....#.....",
+        "...#.................",
+        ".........#.#.......#.",
+        "...#......#..........",
+        ".....................",
+        "..#.............##...",
+        "....#.....#.......#..",
+        "..............#.#....",
+    ];
+    let grid = gridpath::formats::parse_map(&rows.join("\n")).unwrap().grid;
+    let at = [
+        (10.300_08, 7.7),
+        (10.7, 7.252_72),
+        (10.999, 5.934_81),
+        (10.3, 5.672_64),
+        (10.258_04, 6.846_924),
+        (10.814_64, 5.364_136),
+        (10.722_12, 6.466_62),
+        (11.274_89, 6.699_96),
+        (10.157_35, 6.255_43),
+    ];
+    let mut crowd = Crowd::new(&grid, &[(vec![Pos::new(10, 6); at.len()], Pos::new(0, 6))]);
+    for (body, (x, y)) in crowd.bodies.iter_mut().zip(at) {
+        body.position = glam::Vec2::new(x, y);
+    }
+    let outcome = run_crowd(&grid, crowd, 60.0);
+    check("gap", &outcome);
+}
