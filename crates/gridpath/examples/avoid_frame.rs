@@ -55,6 +55,20 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration, Duration) {
     (out, wall.elapsed(), thread_cpu() - cpu)
 }
 
+/// Runs `work` on `items` in chunks of `chunk`, one thread each (`work` gets the chunk's first
+/// index); returns the busiest thread's CPU time.
+fn on_threads<T: Send>(items: &mut [T], chunk: usize, work: impl Fn(usize, &mut [T]) + Sync) -> Duration {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let tasks: Vec<_> = items
+            .chunks_mut(chunk)
+            .enumerate()
+            .map(|(k, out)| scope.spawn(move || timed(|| work(k * chunk, out)).2))
+            .collect();
+        tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
+    })
+}
+
 /// A hash of every body's final position and velocity, bit for bit: a change that claims to
 /// leave the simulation exactly as it was must leave it unchanged.
 fn fingerprint(bodies: &[gridpath::avoid::Body]) -> u64 {
@@ -121,17 +135,8 @@ fn main() {
         let chunk = n.div_ceil(THREADS).max(CHUNK);
         let avoidance_ref = &avoidance;
         let wall_split = Instant::now();
-        let split_cpu = std::thread::scope(|scope| {
-            let tasks: Vec<_> = split
-                .chunks_mut(chunk)
-                .enumerate()
-                .map(|(k, out)| {
-                    let grid = &grid;
-                    scope
-                        .spawn(move || timed(|| avoidance_ref.velocities(bodies, grid, dt, k * chunk, out)).2)
-                })
-                .collect();
-            tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
+        let split_cpu = on_threads(&mut split, chunk, |first, out| {
+            avoidance_ref.velocities(bodies, &grid, dt, first, out);
         });
         let split_wall = wall_split.elapsed();
         let ((), advance_wall, advance_cpu) =
@@ -139,44 +144,17 @@ fn main() {
         assert_eq!(single, split, "frame {frame}: the split velocities differ");
         // The positional pass as the game splits it: the two per-body phases on two threads.
         let wall_advance = Instant::now();
-        let (first_cpu, ((), rounds_cpu), last_cpu) = {
-            split_positions.clear();
-            split_positions.extend(
-                bodies
-                    .iter()
-                    .zip(&split)
-                    .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
-            );
-            let (avoidance_ref, positions_ref) = (&avoidance, &split_positions);
-            let first_cpu = std::thread::scope(|scope| {
-                let tasks: Vec<_> = flags
-                    .chunks_mut(chunk)
-                    .enumerate()
-                    .map(|(k, out)| {
-                        let grid = &grid;
-                        scope.spawn(move || {
-                            timed(|| avoidance_ref.overlapping(bodies, grid, positions_ref, k * chunk, out)).2
-                        })
-                    })
-                    .collect();
-                tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
-            });
-            let (_, _, rounds) =
-                timed(|| avoidance.separate_overlapping(bodies, &grid, &mut split_positions, &flags));
-            let avoidance_ref = &avoidance;
-            let last_cpu = std::thread::scope(|scope| {
-                let tasks: Vec<_> = split_positions
-                    .chunks_mut(chunk)
-                    .enumerate()
-                    .map(|(k, out)| {
-                        let grid = &grid;
-                        scope.spawn(move || timed(|| avoidance_ref.settle(bodies, grid, k * chunk, out)).2)
-                    })
-                    .collect();
-                tasks.into_iter().map(|t| t.join().unwrap()).max().unwrap_or_default()
-            });
-            (first_cpu, ((), rounds), last_cpu)
-        };
+        Avoidance::integrate(bodies, dt, &split, &mut split_positions);
+        let (avoidance_ref, positions_ref) = (&avoidance, &split_positions);
+        let first_cpu = on_threads(&mut flags, chunk, |first, out| {
+            avoidance_ref.overlapping(bodies, &grid, positions_ref, first, out);
+        });
+        let ((), _, rounds_cpu) =
+            timed(|| avoidance.separate_overlapping(bodies, &grid, &mut split_positions, &flags));
+        let avoidance_ref = &avoidance;
+        let last_cpu = on_threads(&mut split_positions, chunk, |first, out| {
+            avoidance_ref.settle(bodies, &grid, first, out);
+        });
         let advance2_wall = wall_advance.elapsed();
         let advance2_cpu = first_cpu + rounds_cpu + last_cpu;
         assert_eq!(positions, split_positions, "frame {frame}: the split positional pass differs");
