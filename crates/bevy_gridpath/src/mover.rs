@@ -118,10 +118,11 @@ impl Mover {
             self.next = Some(through);
             let cost = f32::from(nav.grid().tile(through).and_then(|t| t.cost()).unwrap_or(1).max(1));
             // The cell its body's top-left stands in (just behind it, on a border) and the one
-            // this move ends in.
+            // this move goes into (just past its end: a move ending on a corner point of four
+            // cells has entered the one on its line, not one it only touches there).
             let length = span.min(*budget / cost);
             let from = nav.cell_at(*at - offset - self.heading * tiny);
-            let to = nav.cell_at(*at - offset + self.heading * length);
+            let to = nav.cell_at(*at - offset + self.heading * (length + tiny));
             // Only the cells it enters: the route's corner rule decides the cells beside a
             // diagonal, and a body centre never enters those.
             if let (Some(from), Some(to)) = (from, to)

@@ -146,6 +146,18 @@ fn a_mover_never_steps_into_a_cell_walled_since_its_route_was_made() {
     assert_eq!(status(&app, unit), PathStatus::Following);
 }
 
+/// A straight segment through a corner point of four cells, one of the two it only touches
+/// there a wall (legal where corners may be cut): the mover walks on through the corner.
+#[test]
+fn a_segment_through_a_corner_beside_a_wall_is_walked_through() {
+    let mut app = app_on(CORRIDOR);
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(1, 2), true).unwrap();
+    let unit = walker(&mut app, Pos::new(0, 2), Pos::new(2, 0));
+    let frames = run_until(&mut app, 60, |app| status(app, unit) == PathStatus::Arrived);
+    assert!(frames < 60, "it should arrive: stuck at {:?}", cell_of(&app, unit));
+    assert_eq!(cell_of(&app, unit), Some(Pos::new(2, 0)));
+}
+
 /// A game system that walls the cell ahead of a mover after the plugin planned the frame
 /// (between `GridPathSystems::Plan` and `GridPathSystems::Move`): the mover does not walk into
 /// it that frame, and the next frame's re-plan takes it round.
