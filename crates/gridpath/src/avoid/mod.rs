@@ -668,8 +668,7 @@ impl Avoidance {
                 overlaps = overlaps
                     || order[run].iter().any(|&j| {
                         let j = j as usize;
-                        let floor = (body.radius + bodies[j].radius) * (1.0 - OVERLAP_TOLERANCE);
-                        j != i && p.distance_squared(positions[j]) < floor * floor
+                        j != i && too_close(p.distance_squared(positions[j]), body.radius + bodies[j].radius)
                     });
             });
             *flag = overlaps || out_of_walls(grid, body, p) != p;
@@ -829,6 +828,13 @@ pub fn step_aim(grid: &Grid, position: Vec2, radius: f32, here: Pos, next: Pos) 
     if clear(position + step * 0.5) && clear(position + step) { position + step } else { centre(next) }
 }
 
+/// Whether two bodies whose radii sum to `sum`, their centres `d2` apart squared, overlap by
+/// more than the positional pass leaves alone.
+fn too_close(d2: f32, sum: f32) -> bool {
+    let floor = sum * (1.0 - OVERLAP_TOLERANCE);
+    d2 < floor * floor
+}
+
 /// Moves the bodies in slots `s` and `t` apart (their centres in `centres`, by slot) if they
 /// overlap by more than the tolerance: half each when both move, all of it by the one that
 /// moves otherwise. Returns whether it moved them.
@@ -836,8 +842,7 @@ fn push_apart(slots: &[Slot], centres: &mut [Vec2], s: usize, t: usize) -> bool 
     let sum = slots[s].radius + slots[t].radius;
     let apart = centres[s] - centres[t];
     let d2 = apart.length_squared();
-    let floor = sum * (1.0 - OVERLAP_TOLERANCE);
-    if d2 >= floor * floor {
+    if !too_close(d2, sum) {
         return false;
     }
     let d = d2.sqrt();
