@@ -321,8 +321,27 @@ fn free_run(at: Vec2, direction: Vec2, centre: Vec2, reach: f32) -> f32 {
 
 /// Bodies each task of the velocity pass takes, at least.
 const AVOID_CHUNK: usize = 512;
-/// Tasks of the velocity pass per thread of the compute pool.
+/// Tasks per thread of the compute pool when steering splits its work over it.
 const CHUNKS_PER_THREAD: usize = 4;
+
+/// Runs `work` over `items` in chunks on the compute pool, a few per thread and at least `least`
+/// items each: threads that finish early take the rest (the thread that opens the scope, a pool
+/// thread itself, too), whatever else the pool runs meanwhile. `work` gets each chunk's first
+/// index; the chunks' results come back in order.
+fn on_pool<T: Send, R: Send + 'static>(
+    items: &mut [T],
+    least: usize,
+    work: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let chunk = items.len().div_ceil(pool.thread_num().max(1) * CHUNKS_PER_THREAD).max(least).max(1);
+    let work = &work;
+    pool.scope(|scope| {
+        for (k, out) in items.chunks_mut(chunk).enumerate() {
+            scope.spawn(async move { work(k * chunk, out) });
+        }
+    })
+}
 
 /// The velocity a unit at `me` wants towards `target` (its next cell, a far waypoint or the
 /// goal it sees), at most `speed` tiles per second and no farther than the target in one frame.
@@ -572,16 +591,8 @@ fn avoid_and_move(
     avoidance.prepare_bucketed(bodies);
     velocities.clear();
     velocities.resize(bodies.len(), Vec2::ZERO);
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    // A few chunks per thread: threads that finish early take the rest (the caller, a pool
-    // thread itself, too), whatever else the pool runs meanwhile.
-    let chunk = bodies.len().div_ceil(pool.thread_num().max(1) * CHUNKS_PER_THREAD).max(AVOID_CHUNK);
     let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
-    pool.scope(|scope| {
-        for (k, out) in velocities.chunks_mut(chunk).enumerate() {
-            scope.spawn(async move { avoidance_ref.velocities(bodies_ref, grid, dt, k * chunk, out) });
-        }
-    });
+    on_pool(velocities, AVOID_CHUNK, |first, out| avoidance_ref.velocities(bodies_ref, grid, dt, first, out));
     // The positional pass: its two per-body phases split over the pool like the velocities,
     // its rounds over the bodies that still overlap on this thread. The walkers (after the
     // crowd's bodies) stay where their Mover took them.
@@ -589,20 +600,12 @@ fn avoid_and_move(
     overlapping.clear();
     overlapping.resize(bodies.len(), false);
     let positions_ref = &*positions;
-    pool.scope(|scope| {
-        for (k, out) in overlapping.chunks_mut(chunk).enumerate() {
-            scope.spawn(
-                async move { avoidance_ref.overlapping(bodies_ref, grid, positions_ref, k * chunk, out) },
-            );
-        }
+    on_pool(overlapping, AVOID_CHUNK, |first, out| {
+        avoidance_ref.overlapping(bodies_ref, grid, positions_ref, first, out);
     });
     avoidance.separate_overlapping(bodies, grid, positions, overlapping);
     let avoidance_ref = &*avoidance;
-    pool.scope(|scope| {
-        for (k, out) in positions.chunks_mut(chunk).enumerate() {
-            scope.spawn(async move { avoidance_ref.settle(bodies_ref, grid, k * chunk, out) });
-        }
-    });
+    on_pool(positions, AVOID_CHUNK, |first, out| avoidance_ref.settle(bodies_ref, grid, first, out));
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };
@@ -722,9 +725,8 @@ struct Wish {
 const WISH_CHUNK: usize = 1024;
 
 /// Works out the wishes of the flow followers among the crowd's agents into
-/// `scratch.wishes`, over the compute pool when there are many; the cells whose sight of their
-/// goal was not known yet are checked afterwards (within the frame's budget), for the next
-/// frame.
+/// `scratch.wishes`, over the compute pool; the sight checks the tasks make (each its share of
+/// the frame's budget) are remembered afterwards.
 fn follower_wishes(
     scratch: &mut Scratch,
     (fields, sight, grid): (&FlowFields, &mut GoalSight, &Grid),
@@ -734,55 +736,64 @@ fn follower_wishes(
     let mut wishes = std::mem::take(&mut scratch.wishes);
     wishes.clear();
     wishes.resize(scratch.followers.len(), None);
-    let scratch_ref = &*scratch;
-    let sight_ref = &*sight;
-    let run = |first: usize, out: &mut [Option<Wish>], budget: usize| {
+    let (scratch_ref, sight_ref) = (&*scratch, &*sight);
+    let (checks, followers) = (sight.checks_left, wishes.len().max(1));
+    let made = on_pool(&mut wishes, WISH_CHUNK, |first, out| {
         let mut lookup = FieldLookup::new(fields);
-        let mut misses = Vec::new();
+        // This chunk's share of the frame's sight checks.
+        let mut sights = SightChecks { budget: checks * out.len() / followers, made: Vec::new() };
         for (k, wish) in out.iter_mut().enumerate() {
             let i = first + k;
             *wish = scratch_ref.followers[i].map(|follower| {
-                let context = (&mut lookup, sight_ref, grid, (&mut misses, &budget));
+                let context = (&mut lookup, sight_ref, &mut sights, grid);
                 follower_wish(context, scratch_ref, i, follower, dt, with_preferred)
             });
         }
-        misses
-    };
-    let checks = sight.checks_left;
-    let misses: Vec<Vec<SightMiss>> = if wishes.len() >= 2 * WISH_CHUNK {
-        let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-        let chunk = wishes.len().div_ceil(pool.thread_num().max(1) * CHUNKS_PER_THREAD).max(WISH_CHUNK);
-        // The frame's sight checks shared out between the tasks.
-        let budget = checks / wishes.len().div_ceil(chunk);
-        let run = &run;
-        pool.scope(|scope| {
-            for (k, out) in wishes.chunks_mut(chunk).enumerate() {
-                scope.spawn(async move { run(k * chunk, out, budget) });
-            }
-        })
-    } else {
-        vec![run(0, &mut wishes, checks)]
-    };
+        sights.made
+    });
     scratch.wishes = wishes;
-    for &(cell, goal, rules, seen) in misses.iter().flatten() {
-        sight.remember(grid, (cell, goal, rules), seen);
+    for &(cell, goal, rules, seen) in made.iter().flatten() {
+        sight.remember((cell, goal, rules), seen);
     }
 }
 
-/// A cell whose sight of a goal (under rules) was not known yet, and whether it sees it.
-type SightMiss = (Pos, Pos, Rules, bool);
+/// A cell whose sight of a goal (under rules) was checked this frame, and whether it sees it.
+type SightCheck = (Pos, Pos, Rules, bool);
+
+/// The sight checks one task of the wishes makes: each cell once, within its share of the
+/// frame's budget; [`GoalSight`] remembers them after the tasks.
+struct SightChecks {
+    budget: usize,
+    made: Vec<SightCheck>,
+}
+
+impl SightChecks {
+    /// Whether `cell` sees `goal` under `rules`: known, checked by this task already, or
+    /// checked now; `None` when the budget is spent (the unit follows its field this frame).
+    fn sees(
+        &mut self,
+        sight: &GoalSight,
+        grid: &Grid,
+        (cell, goal, rules): (Pos, Pos, Rules),
+    ) -> Option<bool> {
+        let made = || self.made.iter().find(|m| (m.0, m.1, m.2) == (cell, goal, rules)).map(|m| m.3);
+        if let Some(seen) = sight.known(cell, goal, rules).or_else(made) {
+            return Some(seen);
+        }
+        (self.made.len() < self.budget).then(|| {
+            let seen = grid.line_of_sight(cell, goal, rules);
+            self.made.push((cell, goal, rules, seen));
+            seen
+        })
+    }
+}
 
 /// The wish of crowd agent `i`, a flow follower: its next cell from its shared field (its goal
 /// straight on from a cell that sees it, its own cell on the goal), its progress, whether it
 /// arrives, and the velocity it wants (`with_preferred`); a field that cannot lead it there
 /// gives it the field's failure.
 fn follower_wish(
-    (fields, sight, grid, (misses, budget)): (
-        &mut FieldLookup,
-        &GoalSight,
-        &Grid,
-        (&mut Vec<SightMiss>, &usize),
-    ),
+    (fields, sight, sights, grid): (&mut FieldLookup, &GoalSight, &mut SightChecks, &Grid),
     scratch: &Scratch,
     i: usize,
     follower: Follower,
@@ -808,15 +819,7 @@ fn follower_wish(
             // From a cell that sees the goal, straight at it: a crowd on open ground streams in
             // straight lines instead of the field's 45° and 90° stair-steps.
             Some(next) => {
-                let rules = follower.follow.rules;
-                let seen = sight.known(grid, me.cell, goal, rules).or_else(|| {
-                    // Checked here, remembered afterwards; none left this frame: the field.
-                    (misses.len() < *budget).then(|| {
-                        let seen = grid.line_of_sight(me.cell, goal, rules);
-                        misses.push((me.cell, goal, rules, seen));
-                        seen
-                    })
-                });
+                let seen = sights.sees(sight, grid, (me.cell, goal, follower.follow.rules));
                 if seen == Some(true) { Some(goal) } else { Some(next) }
             }
             None if me.cell == goal && shared.problem.is_none() => Some(me.cell),
@@ -880,28 +883,15 @@ impl<'a> FieldLookup<'a> {
 /// checked once however many units pass it, and every edit starts afresh. At most
 /// [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of thousands after an edit): a cell
 /// not checked yet follows its field this frame.
-///
-/// Per goal (and rules) a table with a byte per cell, for the first [`SIGHT_TABLES`] goals:
-/// a crowd of thousands asks every frame, and a hash lookup per unit was the largest part of
-/// steering's own time. Goals beyond those few (many small groups) go to a hash map.
 #[derive(Default)]
 struct GoalSight {
     version: Option<NavVersion>,
-    tables: Vec<((Pos, Rules), Vec<u8>)>,
-    /// The table asked last: a run of followers of one goal finds it at once.
-    last: usize,
-    others: HashMap<(Pos, Pos, Rules), bool>,
+    seen: HashMap<(Pos, Pos, Rules), bool>,
     checks_left: usize,
 }
 
 /// New line-of-sight checks steering makes per frame, at most.
 const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
-/// Goals with a table of their own, at most (a byte per cell each).
-const SIGHT_TABLES: usize = 8;
-/// A table's entries: not checked yet, sees the goal, does not.
-const UNCHECKED: u8 = 0;
-const SEES: u8 = 1;
-const BLIND: u8 = 2;
 
 impl GoalSight {
     /// A new frame: forgets everything when the grid changed.
@@ -909,60 +899,19 @@ impl GoalSight {
         self.checks_left = SIGHT_CHECKS_PER_FRAME;
         if self.version != Some(version) {
             self.version = Some(version);
-            self.tables.clear();
-            self.others.clear();
+            self.seen.clear();
         }
-    }
-
-    /// The table of `goal` under `rules`, made if there is room for it.
-    fn table(&mut self, grid: &Grid, goal: Pos, rules: Rules) -> Option<&mut Vec<u8>> {
-        let key = (goal, rules);
-        if self.tables.get(self.last).is_none_or(|(k, _)| *k != key) {
-            match self.tables.iter().position(|(k, _)| *k == key) {
-                Some(at) => self.last = at,
-                None if self.tables.len() < SIGHT_TABLES => {
-                    self.tables.push((key, vec![UNCHECKED; grid.len()]));
-                    self.last = self.tables.len() - 1;
-                }
-                None => return None,
-            }
-        }
-        let table = &mut self.tables[self.last].1;
-        if table.len() != grid.len() {
-            // Another map under the same version cannot happen, but a wrong index must not.
-            table.clear();
-            table.resize(grid.len(), UNCHECKED);
-        }
-        Some(table)
     }
 
     /// Whether `cell` sees `goal` under `rules`, if checked already.
-    fn known(&self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> Option<bool> {
-        let key = (goal, rules);
-        let table = match self.tables.get(self.last) {
-            Some((k, table)) if *k == key => Some(table),
-            _ => self.tables.iter().find(|(k, _)| *k == key).map(|(_, table)| table),
-        };
-        match table {
-            Some(table) => match table.get(cell.y as usize * grid.width() as usize + cell.x as usize) {
-                Some(&SEES) => Some(true),
-                Some(&BLIND) => Some(false),
-                _ => None,
-            },
-            None => self.others.get(&(cell, goal, rules)).copied(),
-        }
+    fn known(&self, cell: Pos, goal: Pos, rules: Rules) -> Option<bool> {
+        self.seen.get(&(cell, goal, rules)).copied()
     }
 
-    /// Remembers whether `cell` sees `goal` under `rules` (checked this frame: one check of
-    /// the frame's budget).
-    fn remember(&mut self, grid: &Grid, (cell, goal, rules): (Pos, Pos, Rules), seen: bool) {
+    /// Remembers a check made this frame (one of the frame's budget).
+    fn remember(&mut self, key: (Pos, Pos, Rules), seen: bool) {
         self.checks_left = self.checks_left.saturating_sub(1);
-        if let Some(table) = self.table(grid, goal, rules) {
-            table[cell.y as usize * grid.width() as usize + cell.x as usize] =
-                if seen { SEES } else { BLIND };
-        } else {
-            self.others.insert((cell, goal, rules), seen);
-        }
+        self.seen.insert(key, seen);
     }
 }
 
