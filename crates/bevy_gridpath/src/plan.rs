@@ -500,18 +500,15 @@ fn queue_routes_crossed_by_edits(
                 // From the cell it stands in: an edit beside the step it is taking counts too.
                 let here = nav.anchor_at(transform.translation.truncate(), size);
                 let route = here.into_iter().chain(from).chain(waypoints.iter().map(|w| w.cell));
-                {
-                    let size = request.settings.agent_size;
-                    let grid = if size <= 1 {
-                        nav.grid()
-                    } else {
-                        if !sized.iter().any(|(s, _)| *s == size) {
-                            sized.push((size, nav.grid().for_agent_size(size)));
-                        }
-                        &sized.iter().find(|(s, _)| *s == size).expect("just made").1
-                    };
-                    edited.crosses((&nav, grid), (request.settings.rules, size), route)
-                }
+                let grid = if size <= 1 {
+                    nav.grid()
+                } else {
+                    if !sized.iter().any(|(s, _)| *s == size) {
+                        sized.push((size, nav.grid().for_agent_size(size)));
+                    }
+                    &sized.iter().find(|(s, _)| *s == size).expect("just made").1
+                };
+                edited.crosses((&nav, grid), (request.settings.rules, size), route)
             }
             PathStatus::Arrived => replaced,
         };
