@@ -202,7 +202,7 @@ impl FlowField {
     /// of buckets spans the largest step (√2 × the largest terrain cost).
     fn fill_dijkstra(&mut self, grid: &Grid) {
         // Uniform cost (every step 1 or √2) needs no cost load per cell.
-        if grid.has_uniform_cost() && self.rules == Rules::OCTILE {
+        if grid.has_uniform_cost() && self.rules == Rules::OCTILE && !grid.has_fences() {
             if corner_share(grid.octile_moves()) > CLUTTERED {
                 self.fill_uniform_octile::<false>(grid);
             } else {
@@ -218,8 +218,11 @@ impl FlowField {
     /// [`FlowField::fill_dijkstra`], for a grid whose passable cells all cost 1 when `UNIFORM`.
     fn fill_dial<const UNIFORM: bool>(&mut self, grid: &Grid) {
         let cells = grid.cells();
+        let fences = grid.fence_masks();
         let nb = Neighbours::new(grid, self.rules);
-        let octile = self.rules == Rules::OCTILE;
+        // The octile shortcuts below prune moves by where a cell was entered from, which a fence
+        // can make wrong (the parent's direct step may cross it): with fences, every legal move.
+        let octile = self.rules == Rules::OCTILE && !grid.has_fences();
         let stride = grid.stride().cast_signed();
         let goal = grid.index(self.goal);
         let class = grid.class_at(goal);
@@ -263,7 +266,7 @@ impl FlowField {
                     crate::search::legal_octile_moves(cells, v, stride, class)
                         & crate::search::FORWARD[Packed::dir(word).min(8) as usize]
                 } else {
-                    (0..nb.count).filter(|&k| nb.legal(cells, v, k, class)).fold(0, |m, k| m | 1 << k)
+                    (0..nb.count).filter(|&k| nb.legal(cells, fences, v, k, class)).fold(0, |m, k| m | 1 << k)
                 };
                 for k in crate::search::DirSet(moves) {
                     let k = k & 7; // (no bounds checks on the tables below)
@@ -370,6 +373,7 @@ impl FlowField {
 
     fn fill_bfs(&mut self, grid: &Grid) {
         let cells = grid.cells();
+        let fences = grid.fence_masks();
         let nb = Neighbours::new(grid, self.rules);
         let goal = grid.index(self.goal);
         let class = grid.class_at(goal);
@@ -382,7 +386,7 @@ impl FlowField {
             let d = Packed::cost(self.packed[v]) + 1.0;
             for k in 0..nb.count {
                 let u = v.wrapping_add_signed(nb.offset[k]);
-                if self.packed[u] != Packed::UNREACHED || !nb.legal(cells, v, k, class) {
+                if self.packed[u] != Packed::UNREACHED || !nb.legal(cells, fences, v, k, class) {
                     continue;
                 }
                 self.packed[u] = Packed::word(d, k as u64);

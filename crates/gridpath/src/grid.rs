@@ -139,6 +139,14 @@ pub enum GridError {
         /// Grid height.
         height: u32,
     },
+    /// A fence between two cells that do not share a side.
+    #[error("cells {a} and {b} do not share a side: a fence stands between side-by-side cells")]
+    NotSideBySide {
+        /// One cell.
+        a: Pos,
+        /// The other.
+        b: Pos,
+    },
     /// A terrain cost of 0 or above [`MAX_COST`].
     #[error("terrain cost {cost} is not allowed: costs are 1..={MAX_COST}")]
     BadCost {
@@ -252,6 +260,20 @@ impl Rules {
 pub(crate) const DIRS: [(i32, i32); 8] =
     [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)];
 
+/// The index into [`DIRS`] of the step `(dx, dy)` (not `(0, 0)`).
+pub(crate) const fn dir_index(dx: i32, dy: i32) -> usize {
+    match (dx, dy) {
+        (0, -1) => 0,
+        (1, 0) => 1,
+        (0, 1) => 2,
+        (-1, 0) => 3,
+        (1, -1) => 4,
+        (1, 1) => 5,
+        (-1, 1) => 6,
+        _ => 7,
+    }
+}
+
 /// √2, the length of a diagonal step.
 pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 
@@ -304,6 +326,17 @@ pub struct Grid {
     /// in step by every edit: an edit changes only the clearance of the cells whose
     /// [`MAX_AGENT_SIZE`]² square holds it, the 4 × 4 cells up and left of it.
     clearance: Vec<u8>,
+    /// Per padded cell, bit `k`: the step from the cell in direction `k` of [`DIRS`] crosses a
+    /// *fence* ([`Grid::set_fence`]) and is illegal whatever the two cells hold. A cardinal bit
+    /// is a fence on that side of the cell; a diagonal bit is set when a fence lies on any of
+    /// the four cell sides meeting at the corner the step passes (the fence's end post blocks
+    /// the corner, under every corner rule). Empty while the grid has no fence, so a grid of
+    /// cells alone carries no table. The 2007 `octile-corner` maps need fences: there a height
+    /// step between two tiles of ground forbids the step across it while both cells stay
+    /// walkable (see `formats/corner.rs`).
+    fences: Vec<u8>,
+    /// How many cell sides are fenced.
+    fence_count: u32,
 }
 
 /// The largest agent (body of `k` × `k` cells) the searches and flow fields take, and the cap
@@ -331,6 +364,8 @@ impl Clone for Grid {
             moves: self.moves.clone(),
             jumps: self.jumps.clone(),
             clearance: self.clearance.clone(),
+            fences: self.fences.clone(),
+            fence_count: self.fence_count,
         }
     }
 }
@@ -347,6 +382,8 @@ impl PartialEq for Grid {
             && self.moves == other.moves
             && self.jumps == other.jumps
             && self.clearance == other.clearance
+            && self.fence_count == other.fence_count
+            && (self.fence_count == 0 || self.fences == other.fences)
     }
 }
 
@@ -675,6 +712,8 @@ impl Grid {
             moves: vec![0; len],
             jumps: vec![0; len],
             clearance: vec![0; len],
+            fences: Vec::new(),
+            fence_count: 0,
         })
     }
 
@@ -736,12 +775,21 @@ impl Grid {
     /// squares overlap in all but one row or column of the anchors' squares, and a diagonal
     /// under [`Corners::Forbid`] also needs its two orthogonal anchors, whose squares cover
     /// what the body sweeps. Every search and flow field runs on it for agents above size 1.
+    ///
+    /// With fences ([`Grid::set_fence`]) a body never stands across one: an anchor whose
+    /// square has a fence between two of its cells is a wall too. The sized grid needs no
+    /// fences then: every side a body of two cells or more crosses in a step lies inside the
+    /// square it leaves or the one it enters (for a diagonal under [`Corners::Forbid`], inside
+    /// one of the four squares of the step and its two orthogonal anchors).
     #[must_use]
     pub fn for_agent_size(&self, agent_size: u8) -> Grid {
+        if agent_size <= 1 {
+            return self.clone();
+        }
         let mut sized = Grid::unmasked(self.width, self.height, Tile::Wall).unwrap_or_else(|_| self.clone());
         for pos in self.positions() {
             let i = self.index(pos);
-            if self.clearance[i] >= agent_size {
+            if self.clearance[i] >= agent_size && !self.fence_inside(i, usize::from(agent_size)) {
                 // Same cell byte, so always a valid tile.
                 let _ = sized.set_tile_unmasked(pos, Tile::decode(self.cells[i]));
             }
@@ -766,7 +814,7 @@ impl Grid {
             {
                 crate::search::legal_octile_moves(&self.cells, i, self.stride.cast_signed(), class) as u8
             }
-        };
+        } & !self.fences.get(i).copied().unwrap_or(0);
         self.jumps[i] = (self.jumps[i] & 0x0f) | (self.moves[i] & 0xf0);
     }
 
@@ -977,15 +1025,17 @@ impl Grid {
     }
 
     /// Whether padded cell `i` is rough ([`Planes::rough_rows`]): open, with a cell of its
-    /// class and another cost among its eight neighbours.
+    /// class and another cost among its eight neighbours, or a fence on a side of a cell of its
+    /// 3 × 3 neighbourhood.
     fn compute_rough(&self, i: usize) -> bool {
         let byte = self.cells[i];
         let class = byte >> 6;
         class != 0
             && [-1, 0, 1].iter().any(|&dy| {
                 [-1, 0, 1].iter().any(|&dx| {
-                    let n = self.cells[i.wrapping_add_signed(self.offset(dx, dy))];
-                    n >> 6 == class && n != byte
+                    let j = i.wrapping_add_signed(self.offset(dx, dy));
+                    let n = self.cells[j];
+                    (n >> 6 == class && n != byte) || self.fences.get(j).is_some_and(|&f| f != 0)
                 })
             })
     }
@@ -1008,7 +1058,7 @@ impl Grid {
     fn refresh_rough(&mut self) {
         self.planes.rough_rows.fill(0);
         self.planes.rough_cols.fill(0);
-        if self.has_uniform_cost() {
+        if self.has_uniform_cost() && !self.has_fences() {
             return;
         }
         for y in 1..=self.height as usize {
@@ -1146,6 +1196,10 @@ impl Grid {
         if self.class_at(i.wrapping_add_signed(d)) != class {
             return false;
         }
+        #[expect(clippy::cast_possible_truncation, reason = "dx, dy are in -1..=1")]
+        if self.fence_blocks(i, dir_index(dx as i32, dy as i32)) {
+            return false;
+        }
         if dx == 0 || dy == 0 {
             return true;
         }
@@ -1195,6 +1249,161 @@ impl Grid {
             })?;
         }
         Ok(cost)
+    }
+
+    /// `true` when a fence stands anywhere on the grid ([`Grid::set_fence`]).
+    #[must_use]
+    pub fn has_fences(&self) -> bool {
+        self.fence_count > 0
+    }
+
+    /// How many cell sides are fenced.
+    #[must_use]
+    pub fn fence_count(&self) -> u32 {
+        self.fence_count
+    }
+
+    /// `true` when a fence stands between the side-by-side cells `a` and `b` (`false` for
+    /// cells that are not side by side or not on the grid).
+    #[must_use]
+    pub fn is_fenced(&self, a: Pos, b: Pos) -> bool {
+        self.side_between(a, b).is_ok_and(|(i, k)| self.fence_blocks(i, k))
+    }
+
+    /// Puts up (`true`) or takes down a fence between the side-by-side cells `a` and `b`:
+    /// every step across that side is illegal while it stands, and so is every diagonal step
+    /// through either end of it (the corner a fence ends at is its post), whatever the cells
+    /// hold and under every [`Rules`]. The cells keep their tiles: a unit can walk along a
+    /// fence on either side, not across — a cliff edge between two walkable tiles, as the
+    /// 2007 `octile-corner` maps have them.
+    ///
+    /// Returns whether the side was fenced before. Fences are made at load time, not per
+    /// frame: the grid's derived data (move masks, rough and jump bits) is recomputed whole,
+    /// as after loading; [`Grid::set_fences`] puts up many for the price of one.
+    ///
+    /// # Errors
+    /// [`GridError::OutOfBounds`] or [`GridError::NotSideBySide`]; the grid is unchanged then.
+    pub fn set_fence(&mut self, a: Pos, b: Pos, fenced: bool) -> Result<bool, GridError> {
+        let was = self.is_fenced(a, b);
+        self.set_fences(&[(a, b, fenced)])?;
+        Ok(was)
+    }
+
+    /// [`Grid::set_fence`] for many sides, with one refresh of the derived data. Returns how
+    /// many sides changed.
+    ///
+    /// # Errors
+    /// As [`Grid::set_fence`] for the first bad pair; every pair is checked first, so the grid
+    /// is unchanged then.
+    pub fn set_fences(&mut self, edits: &[(Pos, Pos, bool)]) -> Result<usize, GridError> {
+        let sides = edits
+            .iter()
+            .map(|&(a, b, fenced)| self.side_between(a, b).map(|side| (side, fenced)))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.fences.is_empty() {
+            if sides.iter().all(|&(_, fenced)| !fenced) {
+                return Ok(0);
+            }
+            self.fences = vec![0; self.cells.len()];
+        }
+        let mut changed = 0;
+        for ((i, k), fenced) in sides {
+            if self.fence_blocks(i, k) == fenced {
+                continue;
+            }
+            changed += 1;
+            let j = i.wrapping_add_signed(self.offset(DIRS[k].0, DIRS[k].1));
+            // The side seen from the other cell: the opposite direction.
+            let back = (k + 2) % 4;
+            if fenced {
+                self.fences[i] |= 1 << k;
+                self.fences[j] |= 1 << back;
+                self.fence_count += 1;
+            } else {
+                self.fences[i] &= !(1 << k);
+                self.fences[j] &= !(1 << back);
+                self.fence_count -= 1;
+            }
+        }
+        if changed > 0 {
+            self.refresh_fence_diagonals();
+            if self.fence_count == 0 {
+                self.fences = Vec::new();
+            }
+            self.revision += 1;
+            self.refresh_moves();
+        }
+        Ok(changed)
+    }
+
+    /// The padded index of `a` and the direction (0..4, into [`DIRS`]) of its side towards `b`.
+    fn side_between(&self, a: Pos, b: Pos) -> Result<(usize, usize), GridError> {
+        for p in [a, b] {
+            if !self.in_bounds(p) {
+                return Err(GridError::OutOfBounds { pos: p, width: self.width, height: self.height });
+            }
+        }
+        let dx = i64::from(b.x) - i64::from(a.x);
+        let dy = i64::from(b.y) - i64::from(a.y);
+        if dx.abs() + dy.abs() != 1 {
+            return Err(GridError::NotSideBySide { a, b });
+        }
+        #[expect(clippy::cast_possible_truncation, reason = "dx, dy are in -1..=1")]
+        Ok((self.index(a), dir_index(dx as i32, dy as i32)))
+    }
+
+    /// Whether the `k` × `k` square with padded cell `i` at its top-left corner has a fence
+    /// between two of its cells (an east side short of its last column, a south side short of
+    /// its last row).
+    fn fence_inside(&self, i: usize, k: usize) -> bool {
+        if self.fences.is_empty() {
+            return false;
+        }
+        (0..k).any(|dy| {
+            (0..k).any(|dx| {
+                let f = self.fences[i + dy * self.stride + dx];
+                (dx + 1 < k && f & 2 != 0) || (dy + 1 < k && f & 4 != 0)
+            })
+        })
+    }
+
+    /// Sets every cell's diagonal fence bits from the cardinal ones: a diagonal is blocked when
+    /// any of the four sides meeting at its corner is fenced.
+    fn refresh_fence_diagonals(&mut self) {
+        if self.fences.is_empty() {
+            return;
+        }
+        let s = self.stride.cast_signed();
+        for y in 1..=self.height as usize {
+            for x in 1..=self.width as usize {
+                let i = y * self.stride + x;
+                let card = |j: usize, k: usize| self.fences[j] >> k & 1;
+                let mut mask = self.fences[i] & 0x0f;
+                for (k, &(dx, dy)) in DIRS.iter().enumerate().skip(4) {
+                    // The corner's four sides: the cell's two towards it, and the two the
+                    // neighbours across those have towards it.
+                    let (kx, ky) = (dir_index(dx, 0), dir_index(0, dy));
+                    let beside_x = i.wrapping_add_signed(dx as isize);
+                    let beside_y = i.wrapping_add_signed(dy as isize * s);
+                    if card(i, kx) | card(i, ky) | card(beside_y, kx) | card(beside_x, ky) == 1 {
+                        mask |= 1 << k;
+                    }
+                }
+                self.fences[i] = mask;
+            }
+        }
+    }
+
+    /// Whether the step from padded cell `i` in direction `k` crosses a fence.
+    #[inline]
+    pub(crate) fn fence_blocks(&self, i: usize, k: usize) -> bool {
+        self.fences.get(i).is_some_and(|&f| f >> k & 1 == 1)
+    }
+
+    /// The per-cell fence masks (see the field `fences`); empty when the grid has no fence.
+    #[inline]
+    pub(crate) fn fence_masks(&self) -> &[u8] {
+        &self.fences
     }
 
     // ---- internals shared with the searches ----
@@ -1308,11 +1517,15 @@ impl Neighbours {
         n
     }
 
-    /// Is direction `k` from padded index `i` legal for a mover of `class`?
+    /// Is direction `k` from padded index `i` legal for a mover of `class`? `fences`: the
+    /// grid's fence masks ([`Grid::fence_masks`], empty without fences).
     #[inline(always)]
-    pub(crate) fn legal(&self, cells: &[u8], i: usize, k: usize, class: u8) -> bool {
+    pub(crate) fn legal(&self, cells: &[u8], fences: &[u8], i: usize, k: usize, class: u8) -> bool {
         let j = i.wrapping_add_signed(self.offset[k]);
         if cells[j] >> 6 != class {
+            return false;
+        }
+        if !fences.is_empty() && fences[i] >> k & 1 == 1 {
             return false;
         }
         if k < 4 {

@@ -72,6 +72,12 @@ impl Grid {
         if !self.is_passable(a) || !self.is_passable(b) {
             return false;
         }
+        if self.has_fences() {
+            // The segment tests read cells, not the sides between them: on a grid with fences
+            // ([`Grid::set_fence`]) only a single legal step is known to be clear, so smoothing
+            // keeps such a grid's paths as they are rather than cut across a fence.
+            return a == b || self.can_step(a, b, rules);
+        }
         if a.x == b.x || a.y == b.y {
             return self.straight_run_open(a, b);
         }

@@ -103,6 +103,7 @@ fn best_first<O: Observer, F: Frontier>(
 ) -> Result<Stats, Stats> {
     let grid = q.grid;
     let cells = grid.cells();
+    let fences = grid.fence_masks();
     let nb = Neighbours::new(grid, q.settings.rules);
     let est = Estimator::new(grid.stride(), q.goal, q.settings.heuristic, q.settings.weight);
     nodes.reset(grid.padded_len(), grid.stride());
@@ -151,7 +152,7 @@ fn best_first<O: Observer, F: Frontier>(
         }
         let gi = nodes.g(i);
         for k in 0..nb.count {
-            if !nb.legal(cells, i, k, class) {
+            if !nb.legal(cells, fences, i, k, class) {
                 continue;
             }
             let j = i.wrapping_add_signed(nb.offset[k]);

@@ -44,6 +44,7 @@ pub(crate) fn wavefront<O: Observer>(
     let nb = Neighbours::new(grid, q.settings.rules);
     let class = grid.class_at(start);
     let cells = grid.cells();
+    let fences = grid.fence_masks();
     let mut i = start;
     out.push(q.start);
     while i != goal {
@@ -52,7 +53,7 @@ pub(crate) fn wavefront<O: Observer>(
         // which keeps the path's length low among equal step counts).
         let next = (0..nb.count).find_map(|k| {
             let j = i.wrapping_add_signed(nb.offset[k]);
-            (nb.legal(cells, i, k, class) && nodes.seen(j) && nodes.g(j) == want).then_some(j)
+            (nb.legal(cells, fences, i, k, class) && nodes.seen(j) && nodes.g(j) == want).then_some(j)
         });
         // BFS layers guarantee a lower neighbour; fail safe instead of looping if not.
         let Some(j) = next else { return Err(stats) };
@@ -72,6 +73,7 @@ fn flood<O: Observer>(
 ) -> (bool, Stats) {
     let grid = q.grid;
     let cells = grid.cells();
+    let fences = grid.fence_masks();
     let nb = Neighbours::new(grid, q.settings.rules);
     let class = grid.class_at(from);
     let nodes = &mut searcher.fwd;
@@ -98,7 +100,7 @@ fn flood<O: Observer>(
         let g = nodes.g(i) + 1.0;
         for k in 0..nb.count {
             let j = i.wrapping_add_signed(nb.offset[k]);
-            if nodes.seen(j) || !nb.legal(cells, i, k, class) {
+            if nodes.seen(j) || !nb.legal(cells, fences, i, k, class) {
                 continue;
             }
             #[expect(clippy::cast_possible_truncation, reason = "a direction index below 8")]

@@ -24,6 +24,7 @@ pub(crate) fn run<O: Observer>(
 ) -> Result<Stats, Stats> {
     let grid = q.grid;
     let cells = grid.cells();
+    let fences = grid.fence_masks();
     let nb = Neighbours::new(grid, q.settings.rules);
     let to_goal = Estimator::new(grid.stride(), q.goal, q.settings.heuristic, 1.0);
     let to_start = Estimator::new(grid.stride(), q.start, q.settings.heuristic, 1.0);
@@ -83,7 +84,7 @@ pub(crate) fn run<O: Observer>(
         }
         let gi = this.g(i);
         for k in 0..nb.count {
-            if !nb.legal(cells, i, k, class) {
+            if !nb.legal(cells, fences, i, k, class) {
                 continue;
             }
             let j = i.wrapping_add_signed(nb.offset[k]);

@@ -154,6 +154,9 @@ pub struct Incremental {
     grid_id: u64,
     revision: u64,
     cells: Vec<u8>,
+    /// A copy of its fence masks (`Grid::fence_masks`): fences change only by a whole refresh,
+    /// so a change restarts the search.
+    fences: Vec<u8>,
     stride: usize,
     neighbours: Neighbours,
     /// Per padded cell: the cost to the goal as last expanded, and its one-step look-ahead.
@@ -195,6 +198,7 @@ impl Incremental {
             grid_id: grid.id(),
             revision: grid.revision(),
             cells: grid.cells().to_vec(),
+            fences: grid.fence_masks().to_vec(),
             stride: grid.stride(),
             neighbours: Neighbours::new(grid, rules),
             g: vec![INF; len],
@@ -276,7 +280,7 @@ impl Incremental {
     ///
     /// A grid of another size starts the planner over (and counts every cell as changed).
     pub fn update_cells(&mut self, grid: &Grid, changed: &[Pos]) -> usize {
-        if !self.same_size(grid) {
+        if !self.same_size(grid) || self.fences != grid.fence_masks() {
             return self.restart(grid);
         }
         self.follow_start();
@@ -302,7 +306,7 @@ impl Incremental {
     /// from the differences (what [`Incremental::plan`] does by itself when the grid is not that
     /// state). Returns how many cells changed.
     pub fn sync(&mut self, grid: &Grid) -> usize {
-        if !self.same_size(grid) {
+        if !self.same_size(grid) || self.fences != grid.fence_masks() {
             return self.restart(grid);
         }
         self.follow_start();
@@ -415,7 +419,7 @@ impl Incremental {
     #[inline]
     fn step(&self, i: usize, k: usize) -> Option<(usize, Cost)> {
         let class = self.cells[i] >> 6;
-        if class == 0 || !self.neighbours.legal(&self.cells, i, k, class) {
+        if class == 0 || !self.neighbours.legal(&self.cells, &self.fences, i, k, class) {
             return None;
         }
         let j = i.wrapping_add_signed(self.neighbours.offset[k]);

@@ -186,6 +186,8 @@ pub(crate) struct View<'a> {
     masks: &'a [u8],
     /// The grid's straight-jump and diagonal-move bits (see `Grid::jumps`).
     jumps: &'a [u8],
+    /// The grid's fence masks (`Grid::fence_masks`; empty without fences).
+    fences: &'a [u8],
     #[cfg(test)]
     class: u8,
     stride: usize,
@@ -212,6 +214,7 @@ impl<'a> View<'a> {
             planes,
             masks,
             jumps,
+            fences: &[],
             #[cfg(test)]
             class,
             stride,
@@ -220,6 +223,20 @@ impl<'a> View<'a> {
             gx: goal.0,
             gy: goal.1,
         }
+    }
+
+    /// This view with the grid's fence masks: its rough cells next to a fence try every move.
+    pub(crate) fn with_fences(self, fences: &'a [u8]) -> Self {
+        Self { fences, ..self }
+    }
+
+    /// Whether a cell of padded cell `i`'s 3 × 3 neighbourhood has a fence on a side.
+    #[inline]
+    fn near_fence(&self, i: usize) -> bool {
+        !self.fences.is_empty()
+            && [i - self.stride, i, i + self.stride]
+                .iter()
+                .any(|&row| self.fences[row - 1..=row + 1].iter().any(|&f| f != 0))
     }
 
     #[cfg(test)]
@@ -399,9 +416,14 @@ impl<'a> View<'a> {
         relax: &mut R,
     ) {
         // A rough jump point prunes by its neighbours' costs (`rough_moves`); the others as
-        // JPS does on uniform cost.
+        // JPS does on uniform cost. Next to a fence a pruned move's detour may cross the
+        // fence, so there every legal move is tried, as A* would.
         let moves = if WEIGHTED && self.planes.is_rough(node.0, node.1) {
-            rough_moves(self.cells, i, self.stride, dir, u32::from(self.masks[i]))
+            if self.near_fence(i) {
+                u32::from(self.masks[i])
+            } else {
+                rough_moves(self.cells, i, self.stride, dir, u32::from(self.masks[i]))
+            }
         } else {
             u32::from(JPS_MOVES[dir as usize][usize::from(self.masks[i])])
         };
@@ -452,7 +474,9 @@ pub(crate) fn run<O: Observer, const BITS: bool>(
     out: &mut Vec<Pos>,
     obs: &mut O,
 ) -> Result<(Stats, f64), Stats> {
-    if q.grid.has_uniform_cost() {
+    // Fences make their cells rough (jump points with every move tried): the weighted search
+    // knows rough cells.
+    if q.grid.has_uniform_cost() && !q.grid.has_fences() {
         search::<O, BITS, false>(searcher, q, out, obs)
     } else {
         search::<O, BITS, true>(searcher, q, out, obs)
@@ -473,7 +497,8 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
     let (gx, gy) = (q.goal.x as usize + 1, q.goal.y as usize + 1);
     let masks = grid.octile_moves();
     let view =
-        View::new(grid.cells(), masks, grid.jumps(), grid.planes(), stride, grid.class_at(start), (gx, gy));
+        View::new(grid.cells(), masks, grid.jumps(), grid.planes(), stride, grid.class_at(start), (gx, gy))
+            .with_fences(grid.fence_masks());
     let stride64 = stride as u64;
     let magic = (1u64 << 40).div_ceil(stride64);
     let Searcher { jump_nodes: nodes, buckets: open, .. } = searcher;

@@ -121,6 +121,9 @@ impl Algorithm {
             Algorithm::Theta | Algorithm::LazyTheta if settings.rules.moves != Moves::Eight => {
                 Err("any-angle searches need 8-connected moves (a 4-connected unit never moves at an angle)")
             }
+            Algorithm::Theta | Algorithm::LazyTheta if grid.has_fences() => Err(
+                "any-angle searches draw lines through cells, which do not see fences: grids without fences only",
+            ),
             Algorithm::LazyTheta if !grid.has_uniform_cost() => Err(
                 "Lazy Theta* takes a segment's length for its cost before checking it: uniform terrain cost only (Theta* handles terrain costs)",
             ),
@@ -673,7 +676,9 @@ impl Searcher {
         let exact = |r: Result<(Stats, f64), Stats>| r.map(|(stats, cost)| (stats, Some(cost)));
         let measured = |r: Result<Stats, Stats>| r.map(|stats| (stats, None));
         let result = match settings.algorithm {
-            Algorithm::AStar if octile::applies(settings) => exact(octile::run(self, &q, out, observer)),
+            Algorithm::AStar if octile::applies(settings) && !grid.has_fences() => {
+                exact(octile::run(self, &q, out, observer))
+            }
             Algorithm::AStar => measured(best_first::run(self, &q, best_first::Mode::AStar, out, observer)),
             Algorithm::Dijkstra => {
                 measured(best_first::run(self, &q, best_first::Mode::Dijkstra, out, observer))

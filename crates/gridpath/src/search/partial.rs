@@ -11,6 +11,7 @@ use crate::grid::{Grid, Neighbours, Pos, Rules};
 /// component; a failure path, so it allocates its own arrays.
 pub(crate) fn closest_reachable(grid: &Grid, start: Pos, goal: Pos, rules: Rules) -> Pos {
     let cells = grid.cells();
+    let fences = grid.fence_masks();
     let nb = Neighbours::new(grid, rules);
     let s = grid.index(start);
     let class = grid.class_at(s);
@@ -37,7 +38,7 @@ pub(crate) fn closest_reachable(grid: &Grid, start: Pos, goal: Pos, rules: Rules
             best = (k, d, i);
         }
         for dir in 0..nb.count {
-            if !nb.legal(cells, i, dir, class) {
+            if !nb.legal(cells, fences, i, dir, class) {
                 continue;
             }
             let j = i.wrapping_add_signed(nb.offset[dir]);

@@ -136,7 +136,8 @@ impl<'a> Layout<'a> {
             return u32::from(m[i]);
         }
         let cells = self.grid.cells();
-        (0..nb.count).filter(|&k| nb.legal(cells, i, k, self.class)).fold(0, |m, k| m | 1 << k)
+        let fences = self.grid.fence_masks();
+        (0..nb.count).filter(|&k| nb.legal(cells, fences, i, k, self.class)).fold(0, |m, k| m | 1 << k)
     }
 
     /// Line of sight from padded index `p` to `s`; a neighbouring `p` sees `s` exactly when

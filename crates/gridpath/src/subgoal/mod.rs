@@ -699,6 +699,10 @@ impl SubgoalGraph {
             Err("subgoal graphs do not give partial routes (use Searcher with Settings::partial)")
         } else if !grid.has_uniform_cost() {
             Err("subgoal graphs need uniform terrain cost (edges cost their octile length)")
+        } else if grid.has_fences() {
+            Err(
+                "subgoal graphs need a grid without fences (their direct edges assume every octile path between two cells free of walls is walkable)",
+            )
         } else {
             Ok(())
         }
