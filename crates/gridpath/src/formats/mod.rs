@@ -7,6 +7,7 @@
 //! half-written file. Every parser returns an error naming the problem (text formats: its line
 //! and column); none panics on any input.
 
+mod corner;
 mod files;
 mod movingai;
 mod scen;
@@ -14,6 +15,7 @@ mod text;
 pub mod tilepath;
 pub mod tmx;
 
+pub use corner::{CORNER_DIRECTIONS, CornerMap, parse_octile_corner};
 pub use files::{LoadError, MAX_FILE_BYTES, MapFormat, load_map, load_map_bytes, write_atomic};
 pub use movingai::{parse_movingai, write_movingai};
 pub use scen::{Scenario, map_path_for_scen, parse_scen, write_scen};
