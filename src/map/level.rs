@@ -110,14 +110,25 @@ pub fn parse_level(text: &str) -> Result<Level, String> {
     level_of(formats::parse_map(text).map_err(|e| e.to_string())?)
 }
 
-/// A level from a parsed map. Endpoints marked in the file (`S`/`G` in the ASCII format, the
+/// A level from a parsed map, which must have no fences (`gridpath::Grid::set_fence`: the
+/// height steps of HOG's 2007 `octile-corner` maps), as the game neither draws nor saves them.
+/// Endpoints marked in the file (`S`/`G` in the ASCII format, the
 /// `.tpmap` header, Tiled objects) are used; otherwise the start is the ground cell nearest the
 /// top-left corner and the goal the one nearest the bottom-right corner.
 ///
 /// # Errors
-/// The map has no ground cell, or a marked endpoint is not passable.
+/// The map has fences (see above), no ground cell, or a marked endpoint is not passable.
 pub fn level_of(parsed: ParsedMap) -> Result<Level, String> {
     let grid = parsed.grid;
+    if grid.has_fences() {
+        // A 2007 octile-corner map's height steps: the view would hide them and a save would
+        // lose them, so the game leaves such maps to the gridpath CLI.
+        return Err(format!(
+            "it has height steps ({} fenced cell sides, an octile-corner map): tilepath cannot draw or save \
+             those yet; `gridpath solve` and `gridpath scen` read it",
+            grid.fence_count()
+        ));
+    }
     let (w, h) = (grid.width(), grid.height());
     let start = match parsed.start {
         Some(start) => start,

@@ -113,6 +113,15 @@ fn bad_files_of_every_kind_leave_map_edits_and_units_untouched() {
             "broken.tmx",
         ),
         (write(dir.path(), "walls.txt", b"###\n###\n"), "no ground cell"),
+        // A 2007 map of corner heights whose two tiles differ in height: a fence between them.
+        (
+            write(
+                dir.path(),
+                "cliff.map",
+                b"type octile-corner\nheight 2\nwidth 3\nmap\n233\n233\nGGG\nGGG\n",
+            ),
+            "height steps",
+        ),
     ];
     for (path, problem) in cases {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -92,6 +92,23 @@ fn scen_checks_arena_and_prints_the_summary_line() {
 }
 
 #[test]
+fn scen_matches_wc3maps512_on_its_2007_map_and_convert_keeps_no_half_map() {
+    // The 2007 octile-corner map is scaled to the scenarios' 512 x 512, its height steps fenced.
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/wc3-2007");
+    let scen = data.join("duskwood.map.scen");
+    let (out, err, code) = gridpath(&["scen", scen.to_str().unwrap(), "--algo", "jps"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().last(), Some("scen: 1280 queries, 0 mismatches, 0 illegal"), "{out}");
+    // No output format keeps fences: converting would lose the map's cliffs, so it is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("duskwood.tpmap");
+    let (_, err, code) =
+        gridpath(&["convert", data.join("duskwood.map").to_str().unwrap(), to.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("fenced") && !to.exists(), "{err}");
+}
+
+#[test]
 fn bench_checks_every_answer_in_both_orders() {
     // Without the peers feature the bench times and checks gridpath's own searches; the
     // per-map row and the summary line are there in either order of the runs.

@@ -11,7 +11,7 @@
 //! (abstraction/mapAbstraction.cpp).
 
 use super::{ParseError, numbered_lines, short};
-use crate::grid::{MAX_SIDE, Tile};
+use crate::grid::{Grid, MAX_SIDE, Pos, Tile};
 
 /// The eight step directions, in the order of the bits of [`CornerMap::cuts`]: `(dx, dy)` for
 /// N, E, S, W, NE, SE, SW, NW (`y` grows downward).
@@ -124,6 +124,67 @@ fn class_allows(map: &CornerMap, x: i64, y: i64, dx: i32, dy: i32) -> bool {
 /// `2..=MAX_SIDE + 1` corners, a target size outside `1..=MAX_SIDE`, a character that is not a
 /// digit (heights) or an ASCII letter (tiles), a short or long row, missing or extra rows.
 pub fn parse_octile_corner(text: &str, width: u32, height: u32) -> Result<CornerMap, ParseError> {
+    check_target(width, height)?;
+    let tiles = read_tiles(text)?;
+    Ok(scaled_map(&tiles, width, height))
+}
+
+/// A map in HOG's `octile-corner` format as a [`Grid`]: its tiles, with a fence
+/// ([`Grid::set_fence`]) on every side a height step cuts, scaled to `size` as
+/// [`parse_octile_corner`] scales (`None`: one cell per tile, unscaled). Searched under
+/// [`Rules::OCTILE`](crate::Rules::OCTILE), the grid's steps are exactly HOG's graph edges: a
+/// fence blocks the cardinal step across it and the diagonals through its ends, which is the
+/// 2007 rule (a diagonal needs all four sides round its corner crossable).
+///
+/// # Errors
+/// As [`parse_octile_corner`].
+pub fn parse_octile_corner_grid(text: &str, size: Option<(u32, u32)>) -> Result<Grid, ParseError> {
+    let tiles = read_tiles(text)?;
+    #[expect(clippy::cast_possible_truncation, reason = "read_tiles keeps sides within MAX_SIDE")]
+    let (width, height) = size.unwrap_or((tiles.w as u32, tiles.h as u32));
+    check_target(width, height)?;
+    scaled_map(&tiles, width, height).to_grid()
+}
+
+/// `true` when `text`'s header (the lines before `map`) says `type octile-corner`.
+pub(crate) fn is_octile_corner(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| *l != "map")
+        .any(|l| l.split_whitespace().eq(["type", "octile-corner"]))
+}
+
+impl CornerMap {
+    /// This map as a [`Grid`]: the tiles, and a fence on every cell side whose cardinal step is
+    /// cut. The diagonal cuts follow: HOG cuts a diagonal exactly when a side of its 2 × 2
+    /// block is uncrossable, and a fence blocks the diagonals through its ends.
+    ///
+    /// # Errors
+    /// A [`ParseError`] for a map whose size no grid takes (never for a parsed map).
+    pub fn to_grid(&self) -> Result<Grid, ParseError> {
+        let size_error = |e: crate::GridError| ParseError::new(0, 0, e.to_string());
+        let mut grid = Grid::unmasked(self.width, self.height, Tile::Wall).map_err(size_error)?;
+        let mut fences = Vec::new();
+        for (i, (&tile, &cut)) in self.tiles.iter().zip(&self.cuts).enumerate() {
+            #[expect(clippy::cast_possible_truncation, reason = "below MAX_SIDE squared")]
+            let pos = Pos::new((i % self.width as usize) as u32, (i / self.width as usize) as u32);
+            grid.set_tile_unmasked(pos, tile).map_err(size_error)?;
+            // East (bit 1) and south (bit 2): each side once.
+            if cut & 2 != 0 {
+                fences.push((pos, Pos::new(pos.x + 1, pos.y), true));
+            }
+            if cut & 4 != 0 {
+                fences.push((pos, Pos::new(pos.x, pos.y + 1), true));
+            }
+        }
+        grid.refresh_moves();
+        grid.set_fences(&fences).map_err(size_error)?;
+        Ok(grid)
+    }
+}
+
+/// The size to scale to: `1..=MAX_SIDE` a side.
+fn check_target(width: u32, height: u32) -> Result<(), ParseError> {
     for side in [width, height] {
         if side == 0 {
             return Err(ParseError::new(0, 0, "the size to scale to must be at least 1 cell a side"));
@@ -132,8 +193,12 @@ pub fn parse_octile_corner(text: &str, width: u32, height: u32) -> Result<Corner
             return Err(ParseError::too_big(0, 0, u64::from(side)));
         }
     }
-    let tiles = read_tiles(text)?;
-    let (cells, class) = scale(&tiles, width as usize, height as usize);
+    Ok(())
+}
+
+/// The tiles scaled to `width` × `height` (a checked size) with their cut masks.
+fn scaled_map(tiles: &Tiles, width: u32, height: u32) -> CornerMap {
+    let (cells, class) = scale(tiles, width as usize, height as usize);
     let tiles = class
         .iter()
         .map(|&c| match c {
@@ -145,7 +210,7 @@ pub fn parse_octile_corner(text: &str, width: u32, height: u32) -> Result<Corner
         .collect();
     let mut map = CornerMap { width, height, tiles, cuts: Vec::new() };
     map.cuts = cut_masks(&map, &cells);
-    Ok(map)
+    map
 }
 
 /// The unscaled map as `Map::loadOctileCorner` leaves it: `w` × `h` tiles, row-major.

@@ -193,6 +193,25 @@ pub fn load_map(path: &Path) -> Result<ParsedMap, LoadError> {
     load_map_bytes(path, &bytes)
 }
 
+/// [`load_map`] for the scenarios of a `.scen` file, whose lines give the size of the map they
+/// were made on (`size`). A map of HOG's 2007 `octile-corner` format is scaled to that size as
+/// HOG scaled it for them ([`parse_octile_corner_grid`](super::parse_octile_corner_grid)): the
+/// `wc3maps512` scenarios were made on their 2007 maps scaled to 512 × 512. Any other map loads
+/// as it is.
+///
+/// # Errors
+/// As [`load_map`].
+pub fn load_map_for_scen(path: &Path, size: Option<(u32, u32)>) -> Result<ParsedMap, LoadError> {
+    let bytes = read_limited(path, MAX_FILE_BYTES).map_err(|e| e.into_load_error(path))?;
+    let text = check_text(path, &bytes)?;
+    if let (Some(size), true) = (size, super::corner::is_octile_corner(text)) {
+        let grid =
+            super::parse_octile_corner_grid(text, Some(size)).map_err(|e| LoadError::parse(path, e))?;
+        return Ok(ParsedMap { grid, start: None, goal: None });
+    }
+    load_map(path)
+}
+
 #[cfg(feature = "tiled")]
 fn load_tmx_file(path: &Path, bytes: &[u8]) -> Result<ParsedMap, LoadError> {
     check_text(path, bytes)?;

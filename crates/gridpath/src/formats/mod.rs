@@ -15,8 +15,10 @@ mod text;
 pub mod tilepath;
 pub mod tmx;
 
-pub use corner::{CORNER_DIRECTIONS, CornerMap, parse_octile_corner};
-pub use files::{LoadError, MAX_FILE_BYTES, MapFormat, load_map, load_map_bytes, write_atomic};
+pub use corner::{CORNER_DIRECTIONS, CornerMap, parse_octile_corner, parse_octile_corner_grid};
+pub use files::{
+    LoadError, MAX_FILE_BYTES, MapFormat, load_map, load_map_bytes, load_map_for_scen, write_atomic,
+};
 pub use movingai::{parse_movingai, write_movingai};
 pub use scen::{Scenario, map_path_for_scen, parse_scen, write_scen};
 pub use text::{parse_ascii, parse_digits, write_ascii, write_digits};

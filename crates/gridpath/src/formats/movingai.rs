@@ -4,6 +4,8 @@ use super::{ParseError, numbered_lines, read_rows};
 use crate::grid::{Grid, MAX_SIDE, Pos, Tile};
 
 /// Parses a Moving AI map: `type octile`, `height H`, `width W`, `map`, then H rows of W cells.
+/// A map of HOG's 2007 `type octile-corner` (corner heights, the originals of `wc3maps512`) is
+/// read by [`parse_octile_corner_grid`](super::parse_octile_corner_grid), one cell per tile.
 ///
 /// Cells: `.` `G` `S` ground (cost 1), `W` water and `T` trees (cost 1, each connecting only to
 /// its own kind, as HOG2 and the published scenarios have it), `@` `O` walls. tilepath extension: the digits `2`-`9` are ground with that terrain cost (written by
@@ -30,11 +32,19 @@ pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
         match key {
             "map" => break,
             "type" => {
+                if value == Some("octile-corner") {
+                    // HOG's 2007 maps of corner heights: their tiles, with fences on the height
+                    // steps, one cell per tile.
+                    return super::corner::parse_octile_corner_grid(text, None);
+                }
                 if value != Some("octile") {
                     return Err(ParseError::new(
                         n,
                         6,
-                        format!("unsupported map type {:?}: expected 'octile'", value.unwrap_or("")),
+                        format!(
+                            "unsupported map type {:?}: expected 'octile' or 'octile-corner'",
+                            value.unwrap_or("")
+                        ),
                     ));
                 }
             }

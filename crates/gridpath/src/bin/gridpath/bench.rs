@@ -419,7 +419,7 @@ pub(crate) fn load(file: &Path) -> Result<(String, Grid, Vec<Scenario>), Failure
     let text = std::fs::read_to_string(file).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
     let scenarios = formats::parse_scen(&text).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
     let map_path = formats::map_path_for_scen(file);
-    let grid = crate::load_map(&map_path)?.grid;
+    let grid = crate::load_scen_map(&map_path, &scenarios)?.grid;
     let name = map_path.file_stem().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     Ok((name, grid, scenarios))
 }

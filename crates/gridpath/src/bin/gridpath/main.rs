@@ -284,6 +284,13 @@ pub(crate) fn load_map(path: &Path) -> Result<ParsedMap, Failure> {
     formats::load_map(path).map_err(|e| Failure(e.to_string(), 2))
 }
 
+/// The map of a scenario file, at the size its scenarios were made on (a 2007 `octile-corner`
+/// map is scaled to it, as HOG did: `formats::load_map_for_scen`).
+pub(crate) fn load_scen_map(path: &Path, scenarios: &[formats::Scenario]) -> Result<ParsedMap, Failure> {
+    let size = scenarios.first().map(|s| (s.width, s.height));
+    formats::load_map_for_scen(path, size).map_err(|e| Failure(e.to_string(), 2))
+}
+
 fn generate(
     generator: gridpath::generate::Generator,
     width: u32,
@@ -338,6 +345,17 @@ fn write_map(map: &ParsedMap, output: &Path) -> Result<(), Failure> {
             2,
         )
     })?;
+    if map.grid.has_fences() {
+        // No output format stores fences: writing would drop the map's height steps.
+        return Err(Failure(
+            format!(
+                "{}: the map has {} fenced cell sides (height steps), which no output format keeps",
+                output.display(),
+                map.grid.fence_count()
+            ),
+            2,
+        ));
+    }
     let write = |path: &Path, text: &str| {
         formats::write_atomic(path, text.as_bytes())
             .map_err(|e| Failure(format!("{}: {e}", path.display()), 2))
@@ -573,7 +591,7 @@ fn run_scenarios(files: &[PathBuf], settings: Settings, opts: ScenOptions) -> Re
         let scenarios =
             formats::parse_scen(&text).map_err(|e| Failure(format!("{}: {e}", file.display()), 2))?;
         let map_path = formats::map_path_for_scen(file);
-        let grid = load_map(&map_path)?.grid;
+        let grid = load_scen_map(&map_path, &scenarios)?.grid;
         optimal_algorithm &= settings.algorithm.is_optimal(&grid, &settings);
         let mut report =
             MapReport { queries: 0, optimal: 0, mismatches: 0, illegal: 0, micros: Vec::new(), expanded: 0 };
