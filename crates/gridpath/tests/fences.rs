@@ -99,6 +99,23 @@ fn check_searches(grid: &Grid, rules: Rules, start: Pos, goal: Pos) -> Result<()
             }
         }
     }
+    // The subgoal graph, where it answers (8 moves without corner cutting, uniform cost).
+    let settings = Settings { rules, ..Settings::default() };
+    if SubgoalGraph::check(grid, &settings).is_ok() {
+        match (want, SubgoalGraph::build(grid).find_path(grid, start, goal, &settings)) {
+            (None, Err(_)) => {}
+            (Some(want), Ok(path)) => {
+                let walked = grid.path_cost(&path.cells, rules);
+                prop_assert!(walked.is_ok(), "subgoal graph: illegal step {walked:?}");
+                prop_assert!(
+                    (path.cost - want).abs() < EPS && (walked.unwrap() - want).abs() < EPS,
+                    "subgoal graph {} from {start} to {goal}, optimum {want}",
+                    path.cost
+                );
+            }
+            (want, got) => prop_assert!(false, "subgoal graph: reference {want:?}, got {got:?}"),
+        }
+    }
     Ok(())
 }
 
@@ -106,7 +123,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     /// A*, Dijkstra, JPS (with and without jump bits), bidirectional search and BFS where it is
-    /// exact, the cost field and the incremental planner, before and after tile edits.
+    /// exact, the subgoal graph, the cost field and the incremental planner, before and after
+    /// tile edits.
     #[test]
     fn exact_methods_respect_fences(
         (mut grid, edits) in arb_fenced(),
@@ -184,8 +202,8 @@ proptest! {
     }
 }
 
-/// The fence API: symmetric sides, posts that block diagonals, errors that change nothing, and
-/// the methods that cannot see fences say so.
+/// The fence API: symmetric sides, posts that block diagonals, errors that change nothing, the
+/// methods that cannot see fences say so, and a subgoal graph rebuilds when fences change.
 #[test]
 fn fences_block_sides_and_the_diagonals_through_their_posts() {
     let mut grid = Grid::new(4, 4).unwrap();
@@ -219,10 +237,12 @@ fn fences_block_sides_and_the_diagonals_through_their_posts() {
         Searcher::new().find_path(&grid, Pos::new(0, 0), Pos::new(3, 3), &theta),
         Err(SearchError::Unsupported { .. })
     ));
-    assert!(SubgoalGraph::check(&grid, &Settings::default()).is_err());
     assert!(!grid.line_of_sight(a, Pos::new(3, 1), Rules::OCTILE));
+    let mut graph = SubgoalGraph::build(&grid);
+    assert!((graph.find_path(&grid, a, b, &Settings::default()).unwrap().cost - 3.0).abs() < EPS);
     // Taking it down restores the plain grid.
     assert_eq!(grid.set_fence(b, a, false), Ok(true));
+    assert!((graph.find_path(&grid, a, b, &Settings::default()).unwrap().cost - 1.0).abs() < EPS);
     assert!(!grid.has_fences() && grid.can_step(a, b, Rules::OCTILE));
     let field = FlowField::for_agent(FieldKind::Cost, &grid, b, Rules::OCTILE, 1).unwrap();
     assert_eq!(field.distance(a), Some(1.0));

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use gridpath::formats::{self, Scenario};
-use gridpath::{Algorithm, FlowField, Grid, Incremental, Pos, Rules, Searcher, Settings};
+use gridpath::{Algorithm, FlowField, Grid, Incremental, Pos, Rules, Searcher, Settings, SubgoalGraph};
 
 /// The published lengths have two decimals: a match is within half a unit of the last one.
 const ROUNDING: f64 = 0.005;
@@ -28,8 +28,8 @@ fn load(name: &str) -> (Grid, Vec<Scenario>) {
     (grid, scenarios)
 }
 
-/// A*, Dijkstra, JPS with and without jump bits, and bidirectional search return every published
-/// length, on legal paths.
+/// A*, Dijkstra, JPS with and without jump bits, bidirectional search and the subgoal graph
+/// return every published length, on legal paths.
 #[test]
 fn every_exact_search_matches_every_published_length() {
     let mut total = 0;
@@ -63,9 +63,23 @@ fn every_exact_search_matches_every_published_length() {
                 }
             }
         }
+        let mut graph = SubgoalGraph::build(&grid);
+        for s in &scenarios {
+            let path = graph.find_path(&grid, s.start, s.goal, &Settings::default()).unwrap();
+            let walked = grid.path_cost(&path.cells, Rules::OCTILE).unwrap();
+            assert!(
+                (path.cost - s.optimal).abs() < ROUNDING && (walked - path.cost).abs() < 1e-9,
+                "{name} subgoal graph: {} -> {} costs {} (walked {walked}), published {}",
+                s.start,
+                s.goal,
+                path.cost,
+                s.optimal
+            );
+            total += 1;
+        }
     }
-    // Four searches (A*, Dijkstra, JPS twice, bidirectional) on 3,772 queries.
-    assert_eq!(total, 5 * (1280 + 1212 + 1280));
+    // A*, Dijkstra, JPS twice, bidirectional search and the subgoal graph on 3,772 queries.
+    assert_eq!(total, 6 * (1280 + 1212 + 1280));
 }
 
 /// The cost fields and the incremental planner give the published lengths too (a sample of

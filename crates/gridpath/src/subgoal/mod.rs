@@ -18,6 +18,10 @@
 //!   with the octile heuristic, and refines each edge into its grid cells: its diagonal steps
 //!   first, or its straight ones first (one of the two is free by construction).
 //!
+//! **Fences** ([`Grid::set_fence`]): every open cell with a fence on a side or a fence post on
+//! a corner is a subgoal too (a fence's ends are obstacle corners), and no scan or refined
+//! edge steps across a fence; a scan stops at the first such cell, as at any subgoal.
+//!
 //! Direct-h-reachable cells are found as the paper's clearance-based search does: from the
 //! cell, a ray each way along the four axes, then along each diagonal, from every cell of the
 //! diagonal the two straight scans of its quadrant, each scan stopping at an obstacle or a
@@ -157,6 +161,9 @@ pub struct SubgoalGraph {
     stride: usize,
     /// Copy of the padded cell bytes the graph describes (class in bits 6–7).
     cells: Vec<u8>,
+    /// Copy of the grid's fence masks (`Grid::fence_masks`, empty without fences). Fences
+    /// change only by a refresh of the whole grid, so a change rebuilds the graph.
+    fences: Vec<u8>,
     /// Per padded cell: its subgoal's slot, or [`NONE`].
     slot_at: Vec<u32>,
     subgoals: Vec<Subgoal>,
@@ -263,9 +270,11 @@ impl Bbox {
     }
 }
 
-/// The cells a scan reads: the class copy and the subgoal map.
+/// The cells a scan reads: the class copy, the fences and the subgoal map.
 struct View<'a> {
     cells: &'a [u8],
+    /// Fence masks (empty without fences): a step across one is blocked.
+    fences: &'a [u8],
     slot_at: &'a [u32],
     stride: usize,
     off: [isize; 8],
@@ -277,6 +286,9 @@ impl View<'_> {
     fn scan(&self, s: usize, extra: usize, out: &mut Vec<usize>) -> Bbox {
         let class = self.cells[s] >> 6;
         let free = |i: usize| self.cells[i] >> 6 == class;
+        // The step from `i` in direction `d` crosses a fence (only from a vertex or the scan's
+        // own cell: every other cell next to a fence is a subgoal, where the scan stops).
+        let fenced = |i: usize, d: usize| !self.fences.is_empty() && self.fences[i] >> d & 1 == 1;
         let vertex = |i: usize| self.slot_at[i] != NONE || i == extra;
         let (sx, sy) = (s % self.stride, s / self.stride);
         let mut bb = Bbox([sx, sy, sx, sy]);
@@ -288,6 +300,9 @@ impl View<'_> {
         let ray = |mut i: usize, d: usize, limit: usize, out: &mut Vec<usize>| {
             let mut t = 0;
             while t < limit {
+                if fenced(i, d) {
+                    break;
+                }
                 i = i.wrapping_add_signed(self.off[d]);
                 if !free(i) {
                     break;
@@ -315,7 +330,8 @@ impl View<'_> {
                 bb.include(step(px, diag, 1), step_y(py, diag, 1));
                 if !(free(p.wrapping_add_signed(self.off[a]))
                     && free(p.wrapping_add_signed(self.off[b]))
-                    && free(next))
+                    && free(next)
+                    && !fenced(p, diag))
                 {
                     break;
                 }
@@ -351,6 +367,7 @@ impl SubgoalGraph {
             height: grid.height(),
             stride: grid.stride(),
             cells: grid.cells().to_vec(),
+            fences: grid.fence_masks().to_vec(),
             slot_at: vec![NONE; grid.padded_len()],
             subgoals: Vec::new(),
             free: Vec::new(),
@@ -505,7 +522,7 @@ impl SubgoalGraph {
         if self.is_current(grid) {
             return 0;
         }
-        if grid.width() != self.width || grid.height() != self.height {
+        if grid.width() != self.width || grid.height() != self.height || self.fences != grid.fence_masks() {
             self.rebuild(grid);
             return grid.len();
         }
@@ -584,11 +601,16 @@ impl SubgoalGraph {
     }
 
     /// Whether padded cell `i` is a subgoal: open, with a blocked diagonal neighbour whose two
-    /// straight neighbours are open (of its class).
+    /// straight neighbours are open (of its class), or with a fence on a side or a fence post
+    /// on a corner (a fence's ends are obstacle corners a shortest route may bend round, and a
+    /// fence cell stops every scan, so the scans never step across a fence but from a vertex).
     fn is_subgoal(&self, i: usize) -> bool {
         let class = self.cells[i] >> 6;
         if class == 0 {
             return false;
+        }
+        if !self.fences.is_empty() && self.fences[i] != 0 {
+            return true;
         }
         let off = offsets(self.stride);
         let same = |d: usize| self.cells[i.wrapping_add_signed(off[d])] >> 6 == class;
@@ -657,6 +679,7 @@ impl SubgoalGraph {
         found.clear();
         let view = View {
             cells: &self.cells,
+            fences: &self.fences,
             slot_at: &self.slot_at,
             stride: self.stride,
             off: offsets(self.stride),
@@ -699,10 +722,6 @@ impl SubgoalGraph {
             Err("subgoal graphs do not give partial routes (use Searcher with Settings::partial)")
         } else if !grid.has_uniform_cost() {
             Err("subgoal graphs need uniform terrain cost (edges cost their octile length)")
-        } else if grid.has_fences() {
-            Err(
-                "subgoal graphs need a grid without fences (their direct edges assume every octile path between two cells free of walls is walkable)",
-            )
         } else {
             Ok(())
         }
@@ -799,6 +818,7 @@ impl SubgoalGraph {
         let generation = w.generation;
         let view = View {
             cells: &self.cells,
+            fences: &self.fences,
             slot_at: &self.slot_at,
             stride: self.stride,
             off: offsets(self.stride),
@@ -964,6 +984,11 @@ impl SubgoalGraph {
             let i = y as usize * self.stride + x as usize;
             self.cells[i] >> 6 == class
         };
+        let fenced = |x: i32, y: i32, mx: i32, my: i32| {
+            #[expect(clippy::cast_sign_loss, reason = "padded coordinates of a route stay inside")]
+            let i = y as usize * self.stride + x as usize;
+            !self.fences.is_empty() && self.fences[i] >> crate::grid::dir_index(mx, my) & 1 == 1
+        };
         let mark = out.len();
         for diagonal_first in [true, false] {
             out.truncate(mark);
@@ -976,8 +1001,9 @@ impl SubgoalGraph {
             };
             'walk: for (mx, my, count) in order {
                 for _ in 0..count {
-                    let ok =
-                        free(x + mx, y + my) && (mx == 0 || my == 0 || (free(x + mx, y) && free(x, y + my)));
+                    let ok = free(x + mx, y + my)
+                        && (mx == 0 || my == 0 || (free(x + mx, y) && free(x, y + my)))
+                        && !fenced(x, y, mx, my);
                     if !ok {
                         legal = false;
                         break 'walk;
