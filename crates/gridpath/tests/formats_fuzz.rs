@@ -36,6 +36,23 @@ proptest! {
         let _ = parse_map_bytes(rows.join("\n").as_bytes());
     }
 
+    /// HOG's 2007 corner-height maps: read one cell per tile (through `parse_map_bytes`) or
+    /// scaled to any size, including sizes no grid takes.
+    #[test]
+    fn octile_corner_parser_never_panics_on_near_valid_text(
+        h in -3i64..12, w in -3i64..12,
+        heights in prop::collection::vec("[0-9x ]{0,12}", 0..12),
+        tiles in prop::collection::vec("[GSWTOgstw.é]{0,12}", 0..12),
+        to in (0u32..20, 0u32..20),
+    ) {
+        let text = format!("type octile-corner\nheight {h}\nwidth {w}\nmap\n{}\n{}", heights.join("\n"), tiles.join("\n"));
+        let _ = parse_map_bytes(text.as_bytes());
+        if let Ok(map) = gridpath::formats::parse_octile_corner(&text, to.0, to.1) {
+            prop_assert!(map.to_grid().is_ok());
+        }
+        let _ = gridpath::formats::parse_octile_corner_grid(&text, Some(to));
+    }
+
     #[test]
     fn tpmap_parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
         let _ = load_map_bytes("fuzz.tpmap".as_ref(), &bytes);
@@ -171,6 +188,11 @@ fn regression_tmx_map_nested_in_layer_data_is_an_error_not_a_panic() {
 #[test]
 fn absurd_sizes_are_refused_with_a_clear_message() {
     let e = parse_map_bytes(b"type octile\nheight 100000\nwidth 100000\nmap\n").unwrap_err();
+    assert!(e.to_string().contains("8192"), "{e}");
+    let e = parse_map_bytes(b"type octile-corner\nheight 100000\nwidth 3\nmap\n").unwrap_err();
+    assert!(e.to_string().contains("8192"), "{e}");
+    let corners = "type octile-corner\nheight 2\nwidth 2\nmap\n22\n22\nGG\nGG\n";
+    let e = gridpath::formats::parse_octile_corner_grid(corners, Some((9000, 9000))).unwrap_err();
     assert!(e.to_string().contains("8192"), "{e}");
     let e = parse_map_bytes(&[0xff, 0xfe, 0x00, 0x41]).unwrap_err();
     assert!(e.to_string().contains("not a text file"), "{e}");
