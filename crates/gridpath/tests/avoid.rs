@@ -198,8 +198,13 @@ fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
 /// facing a stream. Kept to *arches* (both touching a wall and each other, heading the same
 /// way) and with the goer avoiding the other as it steps aside, it clears this in 6.8 s and
 /// passes the other jam tests, but the game's bench then leaves 2 of 400 in its corridor and
-/// 16 of 10,000 round the lab unit on the converge goal (where velocities by turns jammed too:
-/// a latent jam there); right of way by index instead does not clear this one.
+/// 19 of 10,000 in its converge scene; right of way by index instead does not clear this one.
+/// Neither of the game's jams is an arch; both are latent, and the changed timing shows them:
+/// in the corridor, two units of the right-hand group never left their room, walled in by the
+/// left-hand group's arrived units round its goal there (arrived units never move); in the
+/// converge scene, 19 units and the lab unit (a walker on its own route) hold each other up
+/// 84 tiles from the goal, the walker waiting for them and they for it (velocities by turns
+/// jammed there too).
 #[test]
 #[ignore = "open jam (issue 22): a reproduction, failing"]
 fn nine_units_pressing_on_a_one_tile_gap_from_three_sides_get_through() {
