@@ -371,79 +371,26 @@ fn cut_masks(map: &CornerMap, cells: &[Corners]) -> Vec<u8> {
     cuts
 }
 
-/// Reads the header up to its `map` line: the corner grid's width and height (`2..=MAX_SIDE + 1`
-/// each) and the number of the `map` line.
+/// Reads the header up to its `map` line (the shared Moving AI header): the corner grid's width
+/// and height (`2..=MAX_SIDE + 1` each) and the number of the `map` line.
 fn read_header<'a>(
     lines: &mut impl Iterator<Item = (usize, &'a str)>,
 ) -> Result<(u32, u32, usize), ParseError> {
-    let (mut width, mut height, mut typed) = (None, None, false);
-    let mut last = 0;
-    loop {
-        let Some((n, line)) = lines.next() else {
-            return Err(ParseError::new(last + 1, 0, "missing 'map' line before the rows"));
-        };
-        last = n;
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
+    let header = super::movingai::read_header(lines)?;
+    match header.kind {
+        Some(("octile-corner", _)) => {}
+        Some((other, line)) => {
+            return Err(ParseError::new(
+                line,
+                1,
+                format!("unsupported map type {:?}: expected 'octile-corner'", short(other)),
+            ));
         }
-        let mut words = trimmed.split_whitespace();
-        let key = words.next().unwrap_or("");
-        let value = words.next();
-        match key {
-            "map" => break,
-            "type" => {
-                if value != Some("octile-corner") {
-                    return Err(ParseError::new(
-                        n,
-                        1,
-                        format!(
-                            "unsupported map type {:?}: expected 'octile-corner'",
-                            short(value.unwrap_or(""))
-                        ),
-                    ));
-                }
-                typed = true;
-            }
-            "height" | "width" => {
-                let raw = value.ok_or_else(|| ParseError::new(n, 0, format!("'{key}' has no value")))?;
-                let column = line.find(raw).map_or(0, |c| c + 1);
-                let v: u64 = raw.parse().map_err(|_| {
-                    ParseError::new(n, column, format!("{key} {:?} is not a whole number", short(raw)))
-                })?;
-                if v > u64::from(MAX_SIDE) + 1 {
-                    return Err(ParseError::too_big(n, column, v - 1));
-                }
-                if v < 2 {
-                    return Err(ParseError::new(
-                        n,
-                        column,
-                        format!("{key} {v} is out of range: the corner grid is 2..={} a side", MAX_SIDE + 1),
-                    ));
-                }
-                // At most MAX_SIDE + 1.
-                let v = u32::try_from(v).unwrap_or(u32::MAX);
-                if key == "height" {
-                    height = Some(v);
-                } else {
-                    width = Some(v);
-                }
-            }
-            other => {
-                return Err(ParseError::new(
-                    n,
-                    1,
-                    format!("unexpected header line {:?}: expected type, height, width or map", short(other)),
-                ));
-            }
-        }
+        None => return Err(ParseError::new(header.map_line, 0, "header has no 'type octile-corner' line")),
     }
-    if !typed {
-        return Err(ParseError::new(last, 0, "header has no 'type octile-corner' line"));
-    }
-    let width = width.ok_or_else(|| ParseError::new(last, 0, "header has no 'width' line"))?;
-    let height = height.ok_or_else(|| ParseError::new(last, 0, "header has no 'height' line"))?;
-    Ok((width, height, last))
+    let width = header.width.within(2, MAX_SIDE + 1, "the corner grid is", "corners")?;
+    let height = header.height.within(2, MAX_SIDE + 1, "the corner grid is", "corners")?;
+    Ok((width, height, header.map_line))
 }
 
 fn next_row<'a>(

@@ -1,6 +1,6 @@
 //! The Moving AI `.map` format.
 
-use super::{ParseError, numbered_lines, read_rows};
+use super::{ParseError, numbered_lines, read_rows, short};
 use crate::grid::{Grid, MAX_SIDE, Pos, Tile};
 
 /// Parses a Moving AI map: `type octile`, `height H`, `width W`, `map`, then H rows of W cells.
@@ -15,7 +15,81 @@ use crate::grid::{Grid, MAX_SIDE, Pos, Tile};
 /// [`ParseError`] for a bad header, a size outside `1..=8192`, a bad cell, or missing rows.
 pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
     let mut lines = numbered_lines(text);
-    let (mut width, mut height) = (None, None);
+    let header = read_header(&mut lines)?;
+    match header.kind {
+        // The type line is optional.
+        Some(("octile", _)) | None => {}
+        // HOG's 2007 maps of corner heights: their tiles, with fences on the height steps, one
+        // cell per tile.
+        Some(("octile-corner", _)) => return super::corner::parse_octile_corner_grid(text, None),
+        Some((other, line)) => {
+            return Err(ParseError::new(
+                line,
+                6,
+                format!("unsupported map type {:?}: expected 'octile' or 'octile-corner'", short(other)),
+            ));
+        }
+    }
+    let width = header.width.within(1, MAX_SIDE, "maps are", "cells")?;
+    let height = header.height.within(1, MAX_SIDE, "maps are", "cells")?;
+    read_rows(&mut lines, width, height, header.map_line, |ch| match ch {
+        '.' | 'G' | 'S' => Ok(Tile::FLOOR),
+        'W' => Ok(Tile::Water { cost: 1 }),
+        'T' => Ok(Tile::Trees { cost: 1 }),
+        '@' | 'O' => Ok(Tile::Wall),
+        '2'..='9' => Ok(Tile::Ground { cost: ch as u8 - b'0' }),
+        other => Err(format!("unknown cell {other:?}: expected one of . G S W T @ O or 2-9")),
+    })
+}
+
+/// A Moving AI style header (`type`, `height`, `width`, then `map`), shared by the `.map` reader
+/// and HOG's `octile-corner` one: the type as written with its line, if there is one, the two
+/// sides as written, and the number of the `map` line.
+pub(super) struct Header<'a> {
+    pub(super) kind: Option<(&'a str, usize)>,
+    pub(super) width: Side,
+    pub(super) height: Side,
+    pub(super) map_line: usize,
+}
+
+/// A `width` or `height` line's value as written, where it stands; checked by the reader that
+/// knows its range ([`Side::within`]).
+pub(super) struct Side {
+    key: &'static str,
+    value: i128,
+    line: usize,
+    column: usize,
+}
+
+impl Side {
+    /// The side as a `u32` in `lo..=hi`: above `hi` is [`ParseError::too_big`] (well formed, too
+    /// big: a loader says so rather than "broken"), below `lo` out of range, "`what` lo..=hi
+    /// `unit` a side".
+    pub(super) fn within(&self, lo: u32, hi: u32, what: &str, unit: &str) -> Result<u32, ParseError> {
+        let Side { key, value, line, column } = *self;
+        if value > i128::from(hi) {
+            // Reported in cells: a corner grid's side is one more than its tiles'.
+            let cells = u64::try_from(value - i128::from(hi - MAX_SIDE)).unwrap_or(u64::MAX);
+            return Err(ParseError::too_big(line, column, cells));
+        }
+        u32::try_from(value).ok().filter(|v| (lo..=hi).contains(v)).ok_or_else(|| {
+            ParseError::new(
+                line,
+                column,
+                format!("{key} {value} is out of range: {what} {lo}..={hi} {unit} a side"),
+            )
+        })
+    }
+}
+
+/// Reads a header up to its `map` line.
+///
+/// # Errors
+/// A line that is none of the four, a side that is not a whole number, no `map` line, no side.
+pub(super) fn read_header<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+) -> Result<Header<'a>, ParseError> {
+    let (mut kind, mut width, mut height) = (None, None, None);
     let mut last_line = 0;
     loop {
         let Some((n, line)) = lines.next() else {
@@ -31,69 +105,33 @@ pub fn parse_movingai(text: &str) -> Result<Grid, ParseError> {
         let value = words.next();
         match key {
             "map" => break,
-            "type" => {
-                if value == Some("octile-corner") {
-                    // HOG's 2007 maps of corner heights: their tiles, with fences on the height
-                    // steps, one cell per tile.
-                    return super::corner::parse_octile_corner_grid(text, None);
-                }
-                if value != Some("octile") {
-                    return Err(ParseError::new(
-                        n,
-                        6,
-                        format!(
-                            "unsupported map type {:?}: expected 'octile' or 'octile-corner'",
-                            value.unwrap_or("")
-                        ),
-                    ));
-                }
-            }
+            "type" => kind = Some((value.unwrap_or(""), n)),
             "height" | "width" => {
-                let column = line.find(value.unwrap_or("")).map_or(0, |c| c + 1);
-                let v = parse_side(value, n, column, key)?;
+                let raw = value.ok_or_else(|| ParseError::new(n, 0, format!("'{key}' has no value")))?;
+                let column = line.find(raw).map_or(0, |c| c + 1);
+                let v: i128 = raw.parse().map_err(|_| {
+                    ParseError::new(n, column, format!("{key} {:?} is not a whole number", short(raw)))
+                })?;
+                let side =
+                    Side { key: if key == "height" { "height" } else { "width" }, value: v, line: n, column };
                 if key == "height" {
-                    height = Some(v);
+                    height = Some(side);
                 } else {
-                    width = Some(v);
+                    width = Some(side);
                 }
             }
             other => {
                 return Err(ParseError::new(
                     n,
                     1,
-                    format!("unexpected header line {other:?}: expected type, height, width or map"),
+                    format!("unexpected header line {:?}: expected type, height, width or map", short(other)),
                 ));
             }
         }
     }
     let width = width.ok_or_else(|| ParseError::new(last_line, 0, "header has no 'width' line"))?;
     let height = height.ok_or_else(|| ParseError::new(last_line, 0, "header has no 'height' line"))?;
-    read_rows(&mut lines, width, height, last_line, |ch| match ch {
-        '.' | 'G' | 'S' => Ok(Tile::FLOOR),
-        'W' => Ok(Tile::Water { cost: 1 }),
-        'T' => Ok(Tile::Trees { cost: 1 }),
-        '@' | 'O' => Ok(Tile::Wall),
-        '2'..='9' => Ok(Tile::Ground { cost: ch as u8 - b'0' }),
-        other => Err(format!("unknown cell {other:?}: expected one of . G S W T @ O or 2-9")),
-    })
-}
-
-fn parse_side(value: Option<&str>, line: usize, column: usize, key: &str) -> Result<u32, ParseError> {
-    let raw = value.ok_or_else(|| ParseError::new(line, 0, format!("'{key}' has no value")))?;
-    let v: i128 = raw
-        .parse()
-        .map_err(|_| ParseError::new(line, column, format!("{key} {raw:?} is not a whole number")))?;
-    if v > i128::from(MAX_SIDE) {
-        // Well formed but too big: its own kind, so a loader can say "too big" rather than "broken".
-        return Err(ParseError::too_big(line, column, u64::try_from(v).unwrap_or(u64::MAX)));
-    }
-    u32::try_from(v).ok().filter(|v| (1..=MAX_SIDE).contains(v)).ok_or_else(|| {
-        ParseError::new(
-            line,
-            column,
-            format!("{key} {v} is out of range: maps are 1..={MAX_SIDE} cells a side"),
-        )
-    })
+    Ok(Header { kind, width, height, map_line: last_line })
 }
 
 /// Writes `grid` as a Moving AI map (LF line ends): `.` floor, `@` wall, `W` water (cost 1),
