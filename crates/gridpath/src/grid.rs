@@ -1137,16 +1137,18 @@ impl Grid {
         self.set_tile(pos, if wall { Tile::Wall } else { Tile::FLOOR })
     }
 
-    /// Sets every cell to `tile`.
+    /// Sets every cell to `tile`. Fences stay: they stand between cells, not on them.
     ///
     /// # Errors
     /// [`GridError::BadCost`].
     pub fn fill(&mut self, tile: Tile) -> Result<(), GridError> {
-        *self = Self::filled(self.width, self.height, tile).map(|g| Grid {
-            revision: self.revision + 1,
-            id: self.id,
-            ..g
-        })?;
+        let mut filled = Self::unmasked(self.width, self.height, tile)?;
+        filled.revision = self.revision + 1;
+        filled.id = self.id;
+        filled.fences = std::mem::take(&mut self.fences);
+        filled.fence_count = self.fence_count;
+        filled.refresh_moves();
+        *self = filled;
         Ok(())
     }
 

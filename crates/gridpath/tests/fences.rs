@@ -239,6 +239,10 @@ fn fences_block_sides_and_the_diagonals_through_their_posts() {
     assert!(!grid.line_of_sight(a, Pos::new(3, 1), Rules::OCTILE));
     let mut graph = SubgoalGraph::build(&grid);
     assert!((graph.find_path(&grid, a, b, &Settings::default()).unwrap().cost - 3.0).abs() < EPS);
+    // Filling the grid keeps its fences: they stand between cells.
+    let mut filled = grid.clone();
+    filled.fill(Tile::FLOOR).unwrap();
+    assert!(filled.is_fenced(a, b) && !filled.can_step(a, b, Rules::OCTILE));
     // Taking it down restores the plain grid.
     assert_eq!(grid.set_fence(b, a, false), Ok(true));
     assert!((graph.find_path(&grid, a, b, &Settings::default()).unwrap().cost - 1.0).abs() < EPS);
