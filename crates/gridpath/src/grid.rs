@@ -1279,6 +1279,10 @@ impl Grid {
     /// fence on either side, not across — a cliff edge between two walkable tiles, as the
     /// 2007 `octile-corner` maps have them.
     ///
+    /// No map format stores fences (the writers in [`crate::formats`] write the cells alone;
+    /// `gridpath convert` refuses a fenced map): they come from the `octile-corner` reader or
+    /// from code.
+    ///
     /// Returns whether the side was fenced before. Fences are made at load time, not per
     /// frame: the grid's derived data (move masks, rough and jump bits) is recomputed whole,
     /// as after loading; [`Grid::set_fences`] puts up many for the price of one.
