@@ -383,7 +383,7 @@ impl PartialEq for Grid {
             && self.jumps == other.jumps
             && self.clearance == other.clearance
             && self.fence_count == other.fence_count
-            && (self.fence_count == 0 || self.fences == other.fences)
+            && self.fences == other.fences
     }
 }
 
@@ -641,12 +641,24 @@ impl fmt::Debug for Grid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Small grids print their cells (as a Moving AI map) so failing tests show the map.
         if self.len() <= 64 * 64 {
-            write!(f, "Grid {{ revision: {} }}\n{}", self.revision, crate::formats::write_movingai(self))
+            // The map format holds no fences: their sides are listed after it.
+            write!(f, "Grid {{ revision: {} }}\n{}", self.revision, crate::formats::write_movingai(self))?;
+            if self.has_fences() {
+                let fenced = self.positions().flat_map(|p| {
+                    [Pos::new(p.x + 1, p.y), Pos::new(p.x, p.y + 1)]
+                        .into_iter()
+                        .filter(move |&q| self.is_fenced(p, q))
+                        .map(move |q| (p, q))
+                });
+                write!(f, "fences: {:?}", fenced.collect::<Vec<_>>())?;
+            }
+            Ok(())
         } else {
             f.debug_struct("Grid")
                 .field("width", &self.width)
                 .field("height", &self.height)
                 .field("revision", &self.revision)
+                .field("fence_count", &self.fence_count)
                 .finish_non_exhaustive()
         }
     }
@@ -777,10 +789,8 @@ impl Grid {
     /// what the body sweeps. Every search and flow field runs on it for agents above size 1.
     ///
     /// With fences ([`Grid::set_fence`]) a body never stands across one: an anchor whose
-    /// square has a fence between two of its cells is a wall too. The sized grid needs no
-    /// fences then: every side a body of two cells or more crosses in a step lies inside the
-    /// square it leaves or the one it enters (for a diagonal under [`Corners::Forbid`], inside
-    /// one of the four squares of the step and its two orthogonal anchors).
+    /// square has a fence between two of its cells is a wall too, and an anchor's step is
+    /// blocked where a step of one of its square's cells is.
     #[must_use]
     pub fn for_agent_size(&self, agent_size: u8) -> Grid {
         if agent_size <= 1 {
@@ -794,9 +804,45 @@ impl Grid {
                 let _ = sized.set_tile_unmasked(pos, Tile::decode(self.cells[i]));
             }
         }
+        if self.has_fences() {
+            sized.fences_for_bodies(self, usize::from(agent_size));
+        }
         sized.refresh_moves();
         sized.revision = self.revision;
         sized
+    }
+
+    /// The fence masks of [`Grid::for_agent_size`]'s grid, from `grid`'s: a body's step in a
+    /// direction crosses a fence or passes a post exactly when one of its `k` × `k` cells' steps
+    /// that way does, so an anchor's mask is the union of its square's masks. (Under
+    /// [`Corners::Forbid`] the walls of squares with a fence inside already block these steps;
+    /// under the corner-cutting rules a diagonal's side anchors may be walls, and a body's
+    /// corner cell could pass a post on no square's inside.)
+    fn fences_for_bodies(&mut self, grid: &Grid, k: usize) {
+        self.fences = vec![0; self.cells.len()];
+        self.fence_count = 0;
+        for y in 1..=self.height as usize {
+            for x in 1..=self.width as usize {
+                let i = y * self.stride + x;
+                if self.cells[i] == 0 {
+                    continue;
+                }
+                let mut mask = 0;
+                for dy in 0..k {
+                    for dx in 0..k {
+                        mask |= grid.fences[i + dy * grid.stride + dx];
+                    }
+                }
+                self.fences[i] = mask;
+            }
+        }
+        // The masks are symmetric: the cells of a step's two anchors' squares cross the same
+        // sides and pass the same posts. Counted as the anchors' fenced sides, each once (its
+        // east and south); a grid may have blocked diagonals and no fenced side.
+        self.fence_count = self.fences.iter().map(|&f| u32::from(f >> 1 & 1) + u32::from(f >> 2 & 1)).sum();
+        if self.fences.iter().all(|&f| f == 0) {
+            self.fences = Vec::new();
+        }
     }
 
     /// This grid's id (see the field).
@@ -1253,10 +1299,11 @@ impl Grid {
         Ok(cost)
     }
 
-    /// `true` when a fence stands anywhere on the grid ([`Grid::set_fence`]).
+    /// `true` when a fence stands anywhere on the grid ([`Grid::set_fence`]), or, on
+    /// [`Grid::for_agent_size`]'s grid, when a body's step is blocked by one.
     #[must_use]
     pub fn has_fences(&self) -> bool {
-        self.fence_count > 0
+        !self.fences.is_empty()
     }
 
     /// How many cell sides are fenced.
@@ -1295,8 +1342,9 @@ impl Grid {
         Ok(was)
     }
 
-    /// [`Grid::set_fence`] for many sides, with one refresh of the derived data. Returns how
-    /// many sides changed.
+    /// [`Grid::set_fence`] for many sides, with one refresh of the derived data, in order.
+    /// Returns how many of the edits changed a side (a side put up and taken down in one batch
+    /// counts twice).
     ///
     /// # Errors
     /// As [`Grid::set_fence`] for the first bad pair; every pair is checked first, so the grid

@@ -170,17 +170,19 @@ proptest! {
         }
     }
 
-    /// A body of 2 × 2 or 3 × 3 cells never stands across a fence and never crosses one: every
-    /// cell of it makes a legal step of the original grid at every step of its route.
+    /// A body of 2 × 2 to 4 × 4 cells never stands across a fence and never crosses one or
+    /// passes a post: every cell of it makes a legal step of the original grid at every step of
+    /// its route, under every rule.
     #[test]
     fn large_bodies_never_cross_fences(
         (grid, _) in arb_fenced(),
-        size in 2u8..=3,
+        size in 2u8..=4,
+        rules in arb_rules(),
         ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
     ) {
         let at = |x: u32, y: u32| Pos::new(x % grid.width(), y % grid.height());
         let (start, goal) = (at(ends.0, ends.1), at(ends.2, ends.3));
-        let settings = Settings { agent_size: size, ..Settings::default() };
+        let settings = Settings { agent_size: size, rules, ..Settings::default() };
         let Ok(path) = Searcher::new().find_path(&grid, start, goal, &settings) else {
             return Ok(());
         };
@@ -194,7 +196,7 @@ proptest! {
                         u32::try_from(i64::from(from.x) + dx).unwrap(),
                         u32::try_from(i64::from(from.y) + dy).unwrap(),
                     );
-                    prop_assert!(grid.can_step(from, to, Rules::OCTILE), "body cell {from} -> {to} on step {w:?}");
+                    prop_assert!(grid.can_step(from, to, rules), "body cell {from} -> {to} on step {w:?}");
                 }
             }
         }
@@ -239,6 +241,16 @@ fn fences_block_sides_and_the_diagonals_through_their_posts() {
     assert!(!grid.line_of_sight(a, Pos::new(3, 1), Rules::OCTILE));
     let mut graph = SubgoalGraph::build(&grid);
     assert!((graph.find_path(&grid, a, b, &Settings::default()).unwrap().cost - 3.0).abs() < EPS);
+    // A 2 x 2 body cutting corners still cannot pass a post (the review's case): a fence
+    // between (1,0) and (2,0) blocks the body's step (0,0) -> (1,1), whose cell (1,0) would
+    // pass the post at the fence's lower end.
+    let mut small = Grid::new(4, 3).unwrap();
+    small.set_fence(Pos::new(1, 0), Pos::new(2, 0), true).unwrap();
+    for corners in [gridpath::Corners::Forbid, gridpath::Corners::AllowOne, gridpath::Corners::Allow] {
+        let settings = Settings { agent_size: 2, rules: Rules::eight(corners), ..Settings::default() };
+        let path = Searcher::new().find_path(&small, Pos::new(0, 0), Pos::new(1, 1), &settings).unwrap();
+        assert!((path.cost - 2.0).abs() < EPS, "{corners:?}: {:?}", path.cells);
+    }
     // Filling the grid keeps its fences: they stand between cells.
     let mut filled = grid.clone();
     filled.fill(Tile::FLOOR).unwrap();

@@ -24,7 +24,9 @@
 //! of the non-overlap guarantee, and it pins another glam than Bevy's.
 //!
 //! Walls: a body's obstacles are the cells it cannot enter from where it stands — walls, the
-//! map's edge, and cells of another terrain class (ground units keep out of water). Bodies are
+//! map's edge, and cells of another terrain class (ground units keep out of water). Fences
+//! between cells ([`Grid::set_fence`](crate::Grid::set_fence)) are not obstacles here: a body
+//! pushed by others could cross one (the game opens no map with fences). Bodies are
 //! circles, so a body never squeezes diagonally between two walls that touch at a corner.
 //!
 //! Space: x to the right, y down, one unit per tile; cell `(x, y)` covers `[x, x + 1) × [y, y + 1)`.

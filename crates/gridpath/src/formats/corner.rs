@@ -146,12 +146,10 @@ pub fn parse_octile_corner_grid(text: &str, size: Option<(u32, u32)>) -> Result<
     scaled_map(&tiles, width, height).to_grid()
 }
 
-/// `true` when `text`'s header (the lines before `map`) says `type octile-corner`.
+/// `true` when `text`'s header says `type octile-corner` (as its reader takes it).
 pub(crate) fn is_octile_corner(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .take_while(|l| *l != "map")
-        .any(|l| l.split_whitespace().eq(["type", "octile-corner"]))
+    super::movingai::read_header(&mut numbered_lines(text))
+        .is_ok_and(|h| matches!(h.kind, Some(("octile-corner", _))))
 }
 
 impl CornerMap {
@@ -177,8 +175,10 @@ impl CornerMap {
                 fences.push((pos, Pos::new(pos.x, pos.y + 1), true));
             }
         }
-        grid.refresh_moves();
-        grid.set_fences(&fences).map_err(size_error)?;
+        // Putting up fences refreshes the derived data; without any, refresh it here.
+        if grid.set_fences(&fences).map_err(size_error)? == 0 {
+            grid.refresh_moves();
+        }
         Ok(grid)
     }
 }
@@ -227,6 +227,14 @@ fn read_tiles(text: &str) -> Result<Tiles, ParseError> {
     let (cw, ch, header_end) = read_header(&mut lines)?;
     let (cw, ch) = (cw as usize, ch as usize);
 
+    // A header can name a grid far larger than the file: refuse before allocating for it.
+    if text.len() < 2 * cw * ch {
+        return Err(ParseError::new(
+            header_end + 1,
+            0,
+            format!("the file is too short for {ch} rows of {cw} heights and {ch} rows of {cw} tiles"),
+        ));
+    }
     // Corner heights, cw x ch, row-major.
     let mut heights = vec![0i8; cw * ch];
     let mut last = header_end;

@@ -278,7 +278,8 @@ impl Incremental {
     /// Only the cells next to an edit are updated here; the repair's search runs in the next
     /// plan, and its [`Path::stats`] count both.
     ///
-    /// A grid of another size starts the planner over (and counts every cell as changed).
+    /// A grid of another size or with other fences ([`Grid::set_fence`]) starts the planner
+    /// over (and counts every cell as changed).
     pub fn update_cells(&mut self, grid: &Grid, changed: &[Pos]) -> usize {
         if !self.same_size(grid) || self.fences != grid.fence_masks() {
             return self.restart(grid);

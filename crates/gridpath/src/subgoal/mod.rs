@@ -499,6 +499,7 @@ impl SubgoalGraph {
     #[must_use]
     pub fn bytes(&self) -> usize {
         self.cells.len()
+            + self.fences.len()
             + self.slot_at.len() * size_of::<u32>()
             + self.subgoals.len() * size_of::<Subgoal>()
             + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
