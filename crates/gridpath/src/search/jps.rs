@@ -63,6 +63,11 @@
 //! (`jps_on_terrain_costs_is_exact`) checks costs and paths against Dijkstra and A* on random
 //! maps with patches of several costs, walls and water, before and after random edits.
 //!
+//! Where costs change on every cell, every cell is rough and JPS expands about what A* does;
+//! in wide cost-uniform regions it jumps as on uniform cost. The jump bits count rough cells
+//! as jump points (an edit of a cost refreshes the lines through its neighbourhood, as one of
+//! a class does), so the weighted search skips the scans that find nothing too.
+//!
 //! # Fences
 //!
 //! On a grid with fences ([`Grid::set_fence`](crate::Grid::set_fence)) the weighted search runs,
@@ -70,11 +75,6 @@
 //! neighbourhood is rough too: jumps stop there, and once expanded it tries every legal move
 //! (the move masks leave out the fenced steps), as A* does. A plain cell's neighbourhood has
 //! no fence, so the local argument above holds there unchanged.
-//!
-//! Where costs change on every cell, every cell is rough and JPS expands about what A* does;
-//! in wide cost-uniform regions it jumps as on uniform cost. The jump bits count rough cells
-//! as jump points (an edit of a cost refreshes the lines through its neighbourhood, as one of
-//! a class does), so the weighted search skips the scans that find nothing too.
 
 use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
