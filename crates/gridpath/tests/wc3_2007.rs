@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use gridpath::formats::{self, Scenario};
-use gridpath::{Algorithm, FlowField, Grid, Incremental, Pos, Rules, Searcher, Settings, SubgoalGraph};
+use gridpath::{
+    Algorithm, FlowField, Grid, Incremental, Pos, Rules, SearchError, Searcher, Settings, SubgoalGraph,
+};
 
 /// The published lengths have two decimals: a match is within half a unit of the last one.
 const ROUNDING: f64 = 0.005;
@@ -28,6 +30,20 @@ fn load(name: &str) -> (Grid, Vec<Scenario>) {
     (grid, scenarios)
 }
 
+/// `path` (found by `what`) for scenario `s` costs the published length, and walks it legally.
+fn assert_published(grid: &Grid, s: &Scenario, path: Result<gridpath::Path, SearchError>, what: &str) {
+    let path = path.unwrap_or_else(|e| panic!("{what}: {} -> {}: {e}", s.start, s.goal));
+    let walked = grid.path_cost(&path.cells, Rules::OCTILE).unwrap();
+    assert!(
+        (path.cost - s.optimal).abs() < ROUNDING && (walked - path.cost).abs() < 1e-9,
+        "{what}: {} -> {} costs {} (walked {walked}), published {}",
+        s.start,
+        s.goal,
+        path.cost,
+        s.optimal
+    );
+}
+
 /// A*, Dijkstra, JPS with and without jump bits, bidirectional search and the subgoal graph
 /// return every published length, on legal paths.
 #[test]
@@ -47,34 +63,16 @@ fn every_exact_search_matches_every_published_length() {
                 let mut searcher = Searcher::new();
                 searcher.set_jump_bits(bits);
                 for s in &scenarios {
-                    let path = searcher
-                        .find_path(&grid, s.start, s.goal, &settings)
-                        .unwrap_or_else(|e| panic!("{name} {algorithm}: {} -> {}: {e}", s.start, s.goal));
-                    let walked = grid.path_cost(&path.cells, Rules::OCTILE).unwrap();
-                    assert!(
-                        (path.cost - s.optimal).abs() < ROUNDING && (walked - path.cost).abs() < 1e-9,
-                        "{name} {algorithm} (jump bits {bits}): {} -> {} costs {} (walked {walked}), published {}",
-                        s.start,
-                        s.goal,
-                        path.cost,
-                        s.optimal
-                    );
+                    let path = searcher.find_path(&grid, s.start, s.goal, &settings);
+                    assert_published(&grid, s, path, &format!("{name} {algorithm} (jump bits {bits})"));
                     total += 1;
                 }
             }
         }
         let mut graph = SubgoalGraph::build(&grid);
         for s in &scenarios {
-            let path = graph.find_path(&grid, s.start, s.goal, &Settings::default()).unwrap();
-            let walked = grid.path_cost(&path.cells, Rules::OCTILE).unwrap();
-            assert!(
-                (path.cost - s.optimal).abs() < ROUNDING && (walked - path.cost).abs() < 1e-9,
-                "{name} subgoal graph: {} -> {} costs {} (walked {walked}), published {}",
-                s.start,
-                s.goal,
-                path.cost,
-                s.optimal
-            );
+            let path = graph.find_path(&grid, s.start, s.goal, &Settings::default());
+            assert_published(&grid, s, path, &format!("{name} subgoal graph"));
             total += 1;
         }
     }
