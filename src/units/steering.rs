@@ -190,6 +190,7 @@ fn walker_bodies(
             radius: walker_radius(big.map_or(1, |big| big.size)),
             max_speed: speed,
             moving: false,
+            stuck: 0.0,
         });
         let cell = cell_of(position, grid).unwrap_or(Pos::new(0, 0));
         let arrived = *status == PathStatus::Arrived;
@@ -527,6 +528,8 @@ fn steer_crowd(
                 radius: UNIT_RADIUS,
                 max_speed: speed.0 / f32::from(cost),
                 moving: target.is_some() || arrived,
+                // Tiles walked without getting closer, at its speed: seconds stuck.
+                stuck: crowd.stalled / speed.0.max(f32::EPSILON),
             });
             continue;
         }

@@ -11,7 +11,9 @@
 //!    [`AvoidanceSettings::wall_horizon`] seconds: two small linear programs, no allocation.
 //!    It reads only the prepared buckets, so callers may split the bodies over threads. Two
 //!    stalled bodies that alone hold each other up (side by side in a one-tile gap at a wall
-//!    corner, where ORCA alone lets neither move for good) get right of way by index.
+//!    corner, where ORCA alone lets neither move for good) get right of way by index. A body
+//!    stuck for a while ([`Body::stuck`]) is jostled a little aside, which breaks the arches
+//!    a crowd pressing on a gap forms.
 //! 3. [`Avoidance::separate`] moves the new positions apart where bodies still overlap and
 //!    pushes them out of walls; a body whose centre would cross into a cell it cannot enter
 //!    keeps its old position. Its per-body phases ([`Avoidance::overlapping`],
@@ -62,13 +64,33 @@ pub struct Body {
     /// driven by something else): it keeps its velocity, others avoid it entirely, and the
     /// positional pass never moves it.
     pub moving: bool,
+    /// Seconds the body has gone without getting closer to its goal (0 if the caller does not
+    /// keep count). A body stuck for [`JOSTLE_AFTER`] seconds is jostled: it wants to go a
+    /// little to one side or the other, changing every [`JOSTLE_PERIOD`], which breaks the
+    /// arches a crowd pressing on a gap forms (as shaking breaks them in a hopper of grain).
+    pub stuck: f32,
 }
+
+/// Seconds without progress after which a body is jostled (see [`Body::stuck`]).
+pub const JOSTLE_AFTER: f32 = 4.0;
+/// Seconds a jostled body keeps one direction.
+pub const JOSTLE_PERIOD: f32 = 0.5;
+/// The widest a jostled body turns from the way it wants to go, in radians.
+const JOSTLE_ANGLE: f32 = 1.3;
 
 impl Body {
     /// A moving body at `position` wanting `preferred`, starting from rest.
     #[must_use]
     pub fn new(position: Vec2, radius: f32, max_speed: f32) -> Self {
-        Self { position, velocity: Vec2::ZERO, preferred: Vec2::ZERO, radius, max_speed, moving: true }
+        Self {
+            position,
+            velocity: Vec2::ZERO,
+            preferred: Vec2::ZERO,
+            radius,
+            max_speed,
+            moving: true,
+            stuck: 0.0,
+        }
     }
 }
 
@@ -396,6 +418,8 @@ impl Avoidance {
             return me.velocity;
         }
         let near = self.neighbours(me, i);
+        // Jostled only where no stream comes the other way: there lanes, not shoving, let both through.
+        let me = if near.1 || self.stream_ahead(me) { me } else { jostled(me, i) };
         let v = self.solve_among(grid, me, &near, dt, Yield::None);
         let nearest = &near.0;
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || headway(&me, v) >= STALLED {
@@ -830,6 +854,24 @@ pub fn step_aim(grid: &Grid, position: Vec2, radius: f32, here: Pos, next: Pos) 
     if clear(position + step * 0.5) && clear(position + step) { position + step } else { centre(next) }
 }
 
+/// `body` as it wants to go this frame: turned aside by a pseudo-random angle, the same
+/// through each [`JOSTLE_PERIOD`], once it is stuck (see [`Body::stuck`]).
+fn jostled(body: Body, i: usize) -> Body {
+    if body.stuck < JOSTLE_AFTER || body.preferred == Vec2::ZERO {
+        return body;
+    }
+    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a phase count")]
+    let phase = ((body.stuck - JOSTLE_AFTER) / JOSTLE_PERIOD) as u64;
+    // splitmix64 of the body and the phase: a different turn for each, no state kept.
+    let mut z = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ phase.wrapping_add(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    #[expect(clippy::cast_precision_loss, reason = "any angle will do")]
+    let share = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+    Body { preferred: Vec2::from_angle(share * JOSTLE_ANGLE).rotate(body.preferred), ..body }
+}
+
 /// Whether two bodies whose radii sum to `sum`, their centres `d2` apart squared, overlap by
 /// more than the positional pass leaves alone.
 fn too_close(d2: f32, sum: f32) -> bool {
@@ -1209,6 +1251,37 @@ mod tests {
         }
         assert!(closest >= 0.6 * 0.98, "closest {closest}");
         assert!(bodies[0].position.x > 16.0 && bodies[1].position.x < 4.0, "{bodies:?}");
+    }
+
+    #[test]
+    fn a_stuck_body_is_jostled_aside_never_backwards_and_the_same_within_a_period() {
+        let body = Body { preferred: Vec2::new(4.0, 0.0), ..Body::new(Vec2::new(3.0, 3.0), 0.3, 4.0) };
+        // Not stuck long enough, or wanting nothing: as it is.
+        assert_eq!(
+            jostled(Body { stuck: JOSTLE_AFTER * 0.99, ..body }, 7),
+            Body { stuck: JOSTLE_AFTER * 0.99, ..body }
+        );
+        let idle = Body { preferred: Vec2::ZERO, stuck: 100.0, ..body };
+        assert_eq!(jostled(idle, 7), idle);
+        let mut turns = Vec::new();
+        for i in 0..50 {
+            for period in 0..20 {
+                let at = |offset: f32| {
+                    let stuck = JOSTLE_AFTER + (period as f32 + offset) * JOSTLE_PERIOD;
+                    jostled(Body { stuck, ..body }, i).preferred
+                };
+                let (early, late) = (at(0.1), at(0.9));
+                assert_eq!(early, late, "body {i} period {period}: one direction through a period");
+                assert!((early.length() - 4.0).abs() < 1e-4, "the same speed: {early}");
+                let angle = Vec2::X.angle_to(early);
+                assert!(angle.abs() <= JOSTLE_ANGLE + 1e-4, "at most JOSTLE_ANGLE aside: {angle}");
+                turns.push(angle);
+            }
+        }
+        // Both sides, spread over the range (not one fixed turn).
+        let left = turns.iter().filter(|&&a| a < -JOSTLE_ANGLE / 2.0).count();
+        let right = turns.iter().filter(|&&a| a > JOSTLE_ANGLE / 2.0).count();
+        assert!(left > 150 && right > 150, "{left} far left, {right} far right of {}", turns.len());
     }
 
     #[test]

@@ -139,6 +139,7 @@ impl Crowd {
                 self.last_arrival = self.time;
                 continue;
             }
+            self.bodies[i].stuck = self.stalled[i] / SPEED;
             let towards = target - self.bodies[i].position;
             self.bodies[i].preferred = towards.normalize_or_zero() * SPEED.min(towards.length() / DT);
         }
