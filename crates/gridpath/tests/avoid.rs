@@ -101,6 +101,24 @@ fn a_crowd_of_1000_squeezes_through_a_1_tile_door() {
     check("door", &outcome);
 }
 
+/// A corridor 2 tiles wide and 100 long: 30 units gather round a goal in its middle and fill
+/// it; 10 units from its left end, bound for its right end, reach them after they arrived and
+/// must get through. Without idle units making room (`Body::stuck`, `make_room`), the arrived
+/// ring walls the ten in for good.
+#[test]
+fn a_group_gets_through_another_groups_arrival_ring_in_a_corridor() {
+    let (w, h) = (100, 4);
+    let mut grid = Grid::filled(w, h, Tile::FLOOR).unwrap();
+    for x in 0..w {
+        grid.set_wall(Pos::new(x, 0), true).unwrap();
+        grid.set_wall(Pos::new(x, 3), true).unwrap();
+    }
+    let ring = cells_in(&grid, (40, 1, 55, 3), 30);
+    let passers = cells_in(&grid, (1, 1, 6, 3), 10);
+    let outcome = run(&grid, &[(ring, Pos::new(48, 1)), (passers, Pos::new(98, 2))], 300.0);
+    check("through a ring", &outcome);
+}
+
 /// 10,000 units spread over a 256 × 256 map with scattered walls converge on its middle.
 #[test]
 fn ten_thousand_units_converge_on_one_goal() {

@@ -73,6 +73,14 @@ pub struct Body {
 
 /// Seconds without progress after which a body is jostled (see [`Body::stuck`]).
 pub const JOSTLE_AFTER: f32 = 4.0;
+/// Seconds a body must be stuck for idle bodies in its way to make room for it.
+const MAKE_ROOM_AFTER: f32 = 1.0;
+/// How far beyond touching an idle body in a stuck body's way makes room, in tiles.
+const MAKE_ROOM_GAP: f32 = 0.3;
+/// Idle bodies in a row that make room for one stuck body, at most.
+const MAKE_ROOM_CHAIN: usize = 8;
+/// Share of its top speed an idle body makes room at.
+const MAKE_ROOM_SPEED: f32 = 0.5;
 /// Seconds a jostled body keeps one direction.
 pub const JOSTLE_PERIOD: f32 = 0.5;
 /// The widest a jostled body turns from the way it wants to go, in radians.
@@ -170,6 +178,9 @@ struct Slot {
     /// The body's index.
     index: u32,
     moving: bool,
+    /// [`Body::stuck`].
+    stuck: f32,
+    max_speed: f32,
 }
 
 /// The nearest neighbours found so far, sorted by squared distance.
@@ -322,6 +333,12 @@ pub struct Avoidance {
     intent: Vec<Vec2>,
     /// Dense bucketing: per cell, how many moving bodies want to go somewhere.
     walkers: Vec<u16>,
+    /// Per slot, the velocity an idle body wants in order to make room ([`make_room`](Self::make_room)), or zero.
+    room: Vec<Vec2>,
+    /// Per body, its slot.
+    slot_of: Vec<u32>,
+    /// [`make_room`](Self::make_room)'s queue: slots and the way each presses.
+    pressing: Vec<(u32, Vec2)>,
 }
 
 impl Avoidance {
@@ -366,6 +383,8 @@ impl Avoidance {
                 radius: body.radius,
                 index,
                 moving: body.moving,
+                stuck: body.stuck,
+                max_speed: body.max_speed,
             }
         }));
     }
@@ -373,6 +392,7 @@ impl Avoidance {
     /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
     pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
         self.prepare_slots(bodies);
+        self.make_room();
         self.intent.clear();
         self.walkers.clear();
         if !self.buckets.is_dense() {
@@ -387,6 +407,73 @@ impl Avoidance {
             self.intent[c] += body.preferred.normalize_or_zero();
             self.walkers[c] = self.walkers[c].saturating_add(1);
         }
+    }
+
+    /// Which idle bodies make room, and which way ([`room`](Self::room)): a unit that arrived,
+    /// or waits, steps out of the way of one stuck pressing on it ([`MAKE_ROOM_AFTER`]), as
+    /// players expect. Without it, the arrived units round one goal wall in a unit bound
+    /// elsewhere for good: ORCA leaves a body at rest among bodies at rest where it is. The
+    /// idle body in a stuck body's path (within [`MAKE_ROOM_GAP`] beyond touching) wants to go
+    /// aside, to the side it stands on, and a little onwards; an idle body in *its* way does
+    /// the same in turn, up to [`MAKE_ROOM_CHAIN`] bodies on, so a passage packed with idle
+    /// bodies clears ahead of the one pushing through. A unit of the same group reaching an
+    /// arrival ring arrives before it is stuck that long, so rings stay as they are.
+    fn make_room(&mut self) {
+        self.room.clear();
+        self.room.resize(self.slots.len(), Vec2::ZERO);
+        self.slot_of.clear();
+        self.slot_of.resize(self.slots.len(), 0);
+        for (s, slot) in self.slots.iter().enumerate() {
+            #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+            {
+                self.slot_of[slot.index as usize] = s as u32;
+            }
+        }
+        let mut pressing = std::mem::take(&mut self.pressing);
+        pressing.clear();
+        #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+        pressing.extend(
+            self.slots
+                .iter()
+                .enumerate()
+                .filter(|(_, slot)| {
+                    slot.moving && slot.stuck >= MAKE_ROOM_AFTER && slot.preferred != Vec2::ZERO
+                })
+                .map(|(s, slot)| (s as u32, slot.preferred.normalize())),
+        );
+        let (mut from, mut hops) = (0, 0);
+        while from < pressing.len() && hops < MAKE_ROOM_CHAIN {
+            let to = pressing.len();
+            for k in from..to {
+                let (s, heading) = pressing[k];
+                let presser = self.slots[s as usize];
+                let reach = presser.radius + self.max_radius + MAKE_ROOM_GAP;
+                self.buckets.square_rows(presser.position, reach, |run| {
+                    for t in run {
+                        let other = &self.slots[t];
+                        if !other.moving || other.preferred != Vec2::ZERO || self.room[t] != Vec2::ZERO {
+                            continue;
+                        }
+                        let ahead = other.position - presser.position;
+                        let touch = presser.radius + other.radius;
+                        let lateral = det(heading, ahead);
+                        let in_the_way = ahead.dot(heading) > 0.0
+                            && lateral.abs() < touch
+                            && ahead.length_squared() < (touch + MAKE_ROOM_GAP) * (touch + MAKE_ROOM_GAP);
+                        if in_the_way {
+                            let side = if lateral >= 0.0 { 1.0 } else { -1.0 };
+                            let way = (Vec2::new(-heading.y, heading.x) * side + heading * 0.5).normalize();
+                            self.room[t] = way * other.max_speed * MAKE_ROOM_SPEED;
+                            #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+                            pressing.push((t as u32, way));
+                        }
+                    }
+                });
+            }
+            from = to;
+            hops += 1;
+        }
+        self.pressing = pressing;
     }
 
     /// Indices of the bucketed bodies in the cells a square of half-side `reach` around `p`
@@ -418,6 +505,14 @@ impl Avoidance {
             return me.velocity;
         }
         let near = self.neighbours(me, i);
+        // An idle body in the way of a stuck one makes room (see `make_room`).
+        let room =
+            self.slot_of.get(i).and_then(|&s| self.room.get(s as usize)).copied().unwrap_or(Vec2::ZERO);
+        let me = if me.preferred == Vec2::ZERO && room != Vec2::ZERO {
+            Body { preferred: room, ..me }
+        } else {
+            me
+        };
         // Jostled only where no stream comes the other way: there lanes, not shoving, let both through.
         let me = if near.1 || self.stream_ahead(me) { me } else { jostled(me, i) };
         let v = self.solve_among(grid, me, &near, dt, Yield::None);

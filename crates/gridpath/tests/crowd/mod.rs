@@ -90,6 +90,45 @@ impl Crowd {
         (0..self.bodies.len()).filter(|&i| !self.done[i]).take(5).map(|i| self.bodies[i].position).collect()
     }
 
+    /// Each unit that did not arrive (at most `limit`): where it stands, its group's goal, its
+    /// distance there, and the bodies within a tile and a half of it (arrived or not, group).
+    pub fn describe_stuck(&self, limit: usize) -> Vec<String> {
+        (0..self.bodies.len())
+            .filter(|&i| !self.done[i])
+            .take(limit)
+            .map(|i| {
+                let b = self.bodies[i];
+                let g = self.group[i];
+                let near: Vec<String> = (0..self.bodies.len())
+                    .filter(|&j| j != i && self.bodies[j].position.distance(b.position) < 1.5)
+                    .map(|j| {
+                        let o = self.bodies[j];
+                        format!(
+                            "#{j} g{} {} ({:.2},{:.2}) v=({:.2},{:.2})",
+                            self.group[j],
+                            if self.done[j] { "arrived" } else { "walking" },
+                            o.position.x,
+                            o.position.y,
+                            o.velocity.x,
+                            o.velocity.y
+                        )
+                    })
+                    .collect();
+                format!(
+                    "#{i} g{g} at ({:.2},{:.2}) goal {:?} distance {:?} stuck {:.1}s pref=({:.2},{:.2}) near: {}",
+                    b.position.x,
+                    b.position.y,
+                    self.goals[g],
+                    self.fields[g].distance(cell(b.position)),
+                    b.stuck,
+                    b.preferred.x,
+                    b.preferred.y,
+                    near.join("; ")
+                )
+            })
+            .collect()
+    }
+
     /// Sets every unit's preferred velocity for the coming frame (and lets units arrive).
     pub fn wish(&mut self, grid: &Grid) {
         let n = self.bodies.len();
