@@ -69,6 +69,11 @@ pub struct Body {
     /// little to one side or the other, changing every [`JOSTLE_PERIOD`], which breaks the
     /// arches a crowd pressing on a gap forms (as shaking breaks them in a hopper of grain).
     pub stuck: f32,
+    /// The group the body walks with (units sent to one goal together), or 0 for none. An
+    /// idle body makes room for a stuck body of another group or of none, never for one of
+    /// its own: a unit reaching its own group's arrival ring arrives there instead of
+    /// pushing in (see [`Avoidance::prepare`]).
+    pub group: u32,
 }
 
 /// Seconds without progress after which a body is jostled (see [`Body::stuck`]).
@@ -98,6 +103,7 @@ impl Body {
             max_speed,
             moving: true,
             stuck: 0.0,
+            group: 0,
         }
     }
 }
@@ -181,6 +187,8 @@ struct Slot {
     /// [`Body::stuck`].
     stuck: f32,
     max_speed: f32,
+    /// [`Body::group`].
+    group: u32,
 }
 
 /// The nearest neighbours found so far, sorted by squared distance.
@@ -337,8 +345,8 @@ pub struct Avoidance {
     room: Vec<Vec2>,
     /// Per body, its slot.
     slot_of: Vec<u32>,
-    /// [`make_room`](Self::make_room)'s queue: slots and the way each presses.
-    pressing: Vec<(u32, Vec2)>,
+    /// [`make_room`](Self::make_room)'s queue: slots, the way each presses, for which group.
+    pressing: Vec<(u32, Vec2, u32)>,
 }
 
 impl Avoidance {
@@ -385,6 +393,7 @@ impl Avoidance {
                 moving: body.moving,
                 stuck: body.stuck,
                 max_speed: body.max_speed,
+                group: body.group,
             }
         }));
     }
@@ -416,8 +425,9 @@ impl Avoidance {
     /// idle body in a stuck body's path (within [`MAKE_ROOM_GAP`] beyond touching) wants to go
     /// aside, to the side it stands on, and a little onwards; an idle body in *its* way does
     /// the same in turn, up to [`MAKE_ROOM_CHAIN`] bodies on, so a passage packed with idle
-    /// bodies clears ahead of the one pushing through. A unit of the same group reaching an
-    /// arrival ring arrives before it is stuck that long, so rings stay as they are.
+    /// bodies clears ahead of the one pushing through. Never for a body of the idle body's own
+    /// [group](Body::group): a unit reaching its group's arrival ring arrives there, and the
+    /// ring stays a ring. The chain carries the group of the body stuck at its head.
     fn make_room(&mut self) {
         self.room.clear();
         self.room.resize(self.slots.len(), Vec2::ZERO);
@@ -439,19 +449,21 @@ impl Avoidance {
                 .filter(|(_, slot)| {
                     slot.moving && slot.stuck >= MAKE_ROOM_AFTER && slot.preferred != Vec2::ZERO
                 })
-                .map(|(s, slot)| (s as u32, slot.preferred.normalize())),
+                .map(|(s, slot)| (s as u32, slot.preferred.normalize(), slot.group)),
         );
         let (mut from, mut hops) = (0, 0);
         while from < pressing.len() && hops < MAKE_ROOM_CHAIN {
             let to = pressing.len();
             for k in from..to {
-                let (s, heading) = pressing[k];
+                let (s, heading, group) = pressing[k];
                 let presser = self.slots[s as usize];
                 let reach = presser.radius + self.max_radius + MAKE_ROOM_GAP;
                 self.buckets.square_rows(presser.position, reach, |run| {
                     for t in run {
                         let other = &self.slots[t];
-                        if !other.moving || other.preferred != Vec2::ZERO || self.room[t] != Vec2::ZERO {
+                        let own = group != 0 && other.group == group;
+                        if !other.moving || other.preferred != Vec2::ZERO || self.room[t] != Vec2::ZERO || own
+                        {
                             continue;
                         }
                         let ahead = other.position - presser.position;
@@ -465,7 +477,7 @@ impl Avoidance {
                             let way = (Vec2::new(-heading.y, heading.x) * side + heading * 0.5).normalize();
                             self.room[t] = way * other.max_speed * MAKE_ROOM_SPEED;
                             #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
-                            pressing.push((t as u32, way));
+                            pressing.push((t as u32, way, group));
                         }
                     }
                 });

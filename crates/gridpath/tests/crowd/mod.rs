@@ -60,7 +60,7 @@ impl Crowd {
         let mut group = Vec::new();
         for (g, (starts, _)) in groups.iter().enumerate() {
             for &s in starts {
-                bodies.push(Body::new(center(s), RADIUS, SPEED));
+                bodies.push(Body { group: g as u32 + 1, ..Body::new(center(s), RADIUS, SPEED) });
                 group.push(g);
             }
         }
