@@ -191,6 +191,7 @@ fn walker_bodies(
             max_speed: speed,
             moving: false,
             stuck: 0.0,
+            group: 0,
         });
         let cell = cell_of(position, grid).unwrap_or(Pos::new(0, 0));
         let arrived = *status == PathStatus::Arrived;
@@ -530,6 +531,8 @@ fn steer_crowd(
                 moving: target.is_some() || arrived,
                 // Tiles walked without getting closer, at its speed: seconds stuck.
                 stuck: crowd.stalled / speed.0.max(f32::EPSILON),
+                // Units sent to one goal are a group: they never make room for each other.
+                group: crowd.goal.y.wrapping_mul(grid.width()).wrapping_add(crowd.goal.x).wrapping_add(1),
             });
             continue;
         }
