@@ -618,3 +618,32 @@ fn crowd_units_keep_clear_of_the_units_the_plugin_walks() {
     );
     assert!(arrived >= 0.98, "arrived units are walked over: closest {arrived:.3} of the radii's sum");
 }
+
+/// A corridor two tiles wide: 48 crowd units gather round a goal in its middle and fill it;
+/// 6 units from its left end, ordered to its right end, reach them after they arrived. The
+/// arrived units must make room (steering hands avoidance each unit's goal as its group and
+/// its stall as `Body::stuck`): without, they wall the six in for good.
+#[test]
+fn a_group_gets_through_another_groups_arrived_units_in_a_corridor() {
+    let rows: Vec<String> =
+        (0..4).map(|y| if y == 0 || y == 3 { "#".repeat(60) } else { ".".repeat(60) }).collect();
+    let mut app = test_app(MapSource::Text { name: "corridor".into(), text: rows.join("\n") });
+    let geometry = pathfinder(&app).geometry();
+    let mut send = |cells: Vec<Pos>, goal: Pos| {
+        for cell in cells {
+            app.world_mut()
+                .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
+                .insert((Target::Cell(goal), FollowFlowField::new(goal)));
+        }
+    };
+    let (ring_goal, far_goal) = (Pos::new(30, 1), Pos::new(57, 2));
+    send((18..42).flat_map(|x| [Pos::new(x, 1), Pos::new(x, 2)]).collect(), ring_goal);
+    send((1..4).flat_map(|x| [Pos::new(x, 1), Pos::new(x, 2)]).collect(), far_goal);
+    let frames = run_to_arrival(&mut app, 9000);
+    println!("all arrived after {frames} frames");
+    let passers: Vec<Seen> = crowd(&mut app).into_iter().filter(|s| s.goal == far_goal).collect();
+    assert_eq!(passers.len(), 6);
+    for seen in &passers {
+        assert!(seen.cell.x > 40, "{seen:?} must have got past the arrived units");
+    }
+}
