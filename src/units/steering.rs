@@ -517,6 +517,14 @@ fn steer_crowd(
             } else {
                 Vec2::ZERO
             };
+            // On a route of its own a unit has no field distance to measure progress by: it
+            // counts as stalled while it makes almost no headway (avoidance jostles it, idle
+            // units make room for it).
+            if preferred != Vec2::ZERO && crowd.velocity.dot(preferred) < 0.1 * preferred.length_squared() {
+                crowd.stalled += step;
+            } else {
+                crowd.stalled = 0.0;
+            }
             (target, arrived, preferred)
         };
         if avoidance.0 {

@@ -619,31 +619,46 @@ fn crowd_units_keep_clear_of_the_units_the_plugin_walks() {
     assert!(arrived >= 0.98, "arrived units are walked over: closest {arrived:.3} of the radii's sum");
 }
 
-/// A corridor two tiles wide: 48 crowd units gather round a goal in its middle and fill it;
-/// 6 units from its left end, ordered to its right end, reach them after they arrived. The
-/// arrived units must make room (steering hands avoidance each unit's goal as its group and
-/// its stall as `Body::stuck`): without, they wall the six in for good.
+/// A corridor two tiles wide opening into a room: 48 crowd units gather round a goal in the
+/// corridor's middle and fill it; 6 units from its far end, ordered into the room (sharing a
+/// flow field, then each alone on a route of its own to a cell of its own), reach them after
+/// they arrived. The arrived units must make room (steering hands avoidance each unit's goal
+/// as its group and its stall as `Body::stuck`): without, they wall the six in for good.
 #[test]
 fn a_group_gets_through_another_groups_arrived_units_in_a_corridor() {
-    let rows: Vec<String> =
-        (0..4).map(|y| if y == 0 || y == 3 { "#".repeat(60) } else { ".".repeat(60) }).collect();
-    let mut app = test_app(MapSource::Text { name: "corridor".into(), text: rows.join("\n") });
-    let geometry = pathfinder(&app).geometry();
-    let mut send = |cells: Vec<Pos>, goal: Pos| {
-        for cell in cells {
+    for shared in [true, false] {
+        let rows: Vec<String> = (0..12)
+            .map(|y| {
+                (0..60)
+                    .map(
+                        |x| if (5..=6).contains(&y) || (x > 40 && (1..=10).contains(&y)) { '.' } else { '#' },
+                    )
+                    .collect()
+            })
+            .collect();
+        let mut app = test_app(MapSource::Text { name: "corridor".into(), text: rows.join("\n") });
+        let (ring_goal, far_goal) = (Pos::new(22, 5), Pos::new(55, 5));
+        let geometry = pathfinder(&app).geometry();
+        for cell in (10..34).flat_map(|x| [Pos::new(x, 5), Pos::new(x, 6)]) {
             app.world_mut()
                 .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
-                .insert((Target::Cell(goal), FollowFlowField::new(goal)));
+                .insert((Target::Cell(ring_goal), FollowFlowField::new(ring_goal)));
         }
-    };
-    let (ring_goal, far_goal) = (Pos::new(30, 1), Pos::new(57, 2));
-    send((18..42).flat_map(|x| [Pos::new(x, 1), Pos::new(x, 2)]).collect(), ring_goal);
-    send((1..4).flat_map(|x| [Pos::new(x, 1), Pos::new(x, 2)]).collect(), far_goal);
-    let frames = run_to_arrival(&mut app, 9000);
-    println!("all arrived after {frames} frames");
-    let passers: Vec<Seen> = crowd(&mut app).into_iter().filter(|s| s.goal == far_goal).collect();
-    assert_eq!(passers.len(), 6);
-    for seen in &passers {
-        assert!(seen.cell.x > 40, "{seen:?} must have got past the arrived units");
+        for (k, cell) in (0..3).flat_map(|x| [Pos::new(x, 5), Pos::new(x, 6)]).enumerate() {
+            if shared {
+                app.world_mut()
+                    .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
+                    .insert((Target::Cell(far_goal), FollowFlowField::new(far_goal)));
+            } else {
+                spawn_alone(&mut app, cell, Pos::new(55, 2 + k as u32));
+            }
+        }
+        let frames = run_to_arrival(&mut app, 9000);
+        println!("shared {shared}: all arrived after {frames} frames");
+        let passers: Vec<Seen> = crowd(&mut app).into_iter().filter(|s| s.goal.x == 55).collect();
+        assert_eq!(passers.len(), 6);
+        for seen in &passers {
+            assert!(seen.cell.x > 40, "{seen:?} must have got past the arrived units (shared {shared})");
+        }
     }
 }
