@@ -248,3 +248,16 @@ fn nine_units_pressing_on_a_one_tile_gap_from_three_sides_get_through() {
     let outcome = run_crowd(&grid, crowd, 60.0);
     check("gap", &outcome);
 }
+
+/// Random scenes nobody chose (`crowd::random_scene`: caves, rooms, noise, mazes; one to three
+/// groups; 30–300 units): every unit arrives within five minutes of play, no overlap beyond
+/// 2 %, never in a wall. Seeds 0–29; `examples/jam_hunt` runs more (3 of seeds 0–99 jam, all
+/// where groups cross in narrow passages).
+#[test]
+fn random_scenes_all_arrive() {
+    for seed in 0..30 {
+        let Some((grid, groups, label)) = crowd::random_scene(seed) else { continue };
+        let outcome = run(&grid, &groups, 300.0);
+        check(&format!("seed {seed} {label}"), &outcome);
+    }
+}

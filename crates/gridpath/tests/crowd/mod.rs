@@ -3,11 +3,15 @@
 //! on touching an arrived unit of their group, as the game's steering does.
 #![allow(dead_code, reason = "the test and the example use different parts")]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
 use gridpath::avoid::{Body, step_aim};
+use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// Radius of a unit, in tiles.
 pub const RADIUS: f32 = 0.3;
@@ -209,4 +213,47 @@ pub fn converge() -> (Grid, Vec<(Vec<Pos>, Pos)>) {
         .collect();
     assert_eq!(starts.len(), 10_000);
     (grid, vec![(starts, goal)])
+}
+
+/// A random crowd scene for seed `seed`: its map (caves, rooms with one-tile corridors,
+/// noise, mazes 1–3 cells wide; 32–64 tiles a side), its groups (start cells, goal: one to
+/// three goals, 30–300 units on distinct cells that reach their group's goal) and what made it.
+pub fn random_scene(seed: u64) -> Option<(Grid, Vec<(Vec<Pos>, Pos)>, String)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let generator = match rng.random_range(0..4) {
+        0 => Generator::Caves,
+        1 => Generator::Rooms,
+        2 => Generator::Noise { density: rng.random_range(0.05..0.25) },
+        _ => Generator::Maze { corridor: rng.random_range(1..=3) },
+    };
+    let side = rng.random_range(32..=64);
+    let grid = generate(generator, side, side, seed).ok()?;
+    let open: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    // Two bodies cannot pass each other in a one-tile corridor (0.6 wide each): groups meeting
+    // head-on in a one-wide maze, or in the one-tile corridors between rooms, would need one of
+    // them to back its whole queue up to a junction, which is planning, not local avoidance.
+    // One group there.
+    let narrow = matches!(generator, Generator::Maze { corridor: 1 } | Generator::Rooms);
+    let groups = if narrow { 1 } else { rng.random_range(1..=3) };
+    let units = rng.random_range(30..=300).min(open.len() / 3);
+    let mut cells = open.clone();
+    cells.shuffle(&mut rng);
+    let mut taken = HashSet::new();
+    let mut out = Vec::new();
+    for _ in 0..groups {
+        let goal = open[rng.random_range(0..open.len())];
+        let field = FlowField::dijkstra(&grid, goal, Rules::OCTILE).ok()?;
+        let starts: Vec<Pos> = cells
+            .iter()
+            .copied()
+            .filter(|&c| c != goal && field.distance(c).is_some() && !taken.contains(&c))
+            .take(units / groups)
+            .collect();
+        taken.extend(starts.iter().copied());
+        if !starts.is_empty() {
+            out.push((starts, goal));
+        }
+    }
+    let label = format!("{} {side}x{side}", generator.name());
+    (!out.is_empty()).then_some((grid, out, label))
 }
