@@ -13,7 +13,8 @@
 //!    stalled bodies that alone hold each other up (side by side in a one-tile gap at a wall
 //!    corner, where ORCA alone lets neither move for good) get right of way by index. A body
 //!    stuck for a while ([`Body::stuck`]) is jostled a little aside, which breaks the arches
-//!    a crowd pressing on a gap forms.
+//!    a crowd pressing on a gap forms; idle bodies in its way (arrived units of another
+//!    [group](Body::group)) make room for it, as worked out in `prepare`.
 //! 3. [`Avoidance::separate`] moves the new positions apart where bodies still overlap and
 //!    pushes them out of walls; a body whose centre would cross into a cell it cannot enter
 //!    keeps its old position. Its per-body phases ([`Avoidance::overlapping`],
@@ -65,9 +66,11 @@ pub struct Body {
     /// positional pass never moves it.
     pub moving: bool,
     /// Seconds the body has gone without getting closer to its goal (0 if the caller does not
-    /// keep count). A body stuck for [`JOSTLE_AFTER`] seconds is jostled: it wants to go a
-    /// little to one side or the other, changing every [`JOSTLE_PERIOD`], which breaks the
-    /// arches a crowd pressing on a gap forms (as shaking breaks them in a hopper of grain).
+    /// keep count). Idle bodies in the way of a body stuck for a second make room for it
+    /// (see [`Avoidance::prepare`]); a body stuck for [`JOSTLE_AFTER`] seconds is jostled: it
+    /// wants to go a little to one side or the other, changing every [`JOSTLE_PERIOD`], which
+    /// breaks the arches a crowd pressing on a gap forms (as shaking breaks them in a hopper
+    /// of grain).
     pub stuck: f32,
     /// The group the body walks with (units sent to one goal together), or 0 for none. An
     /// idle body makes room for a stuck body of another group or of none, never for one of
@@ -363,7 +366,10 @@ impl Avoidance {
     }
 
     /// Buckets `bodies` by cell for this frame's [`velocity`](Self::velocity) and
-    /// [`separate`](Self::separate) calls.
+    /// [`separate`](Self::separate) calls, and works out which idle bodies make room this
+    /// frame: an idle body (wanting to go nowhere) in the path of a body [stuck](Body::stuck)
+    /// for a second, of another [group](Body::group), steps aside, and the idle bodies in its
+    /// way in turn.
     pub fn prepare(&mut self, bodies: &[Body], grid: &Grid) {
         self.bucket(bodies.iter().map(|b| b.position), grid);
         self.prepare_bucketed(bodies);
@@ -399,6 +405,7 @@ impl Avoidance {
     }
 
     /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
+    /// Also works out which idle bodies make room this frame, and which way (`make_room`).
     pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
         self.prepare_slots(bodies);
         self.make_room();
