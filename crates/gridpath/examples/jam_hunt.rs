@@ -1,7 +1,8 @@
 //! Hunts crowd jams (issue 22) on random scenes: each seed makes a map with one of the
 //! generators (caves, rooms with one-tile corridors, noise, mazes 1–3 cells wide), one to
-//! three goals (one where passages are one tile wide: see `crowd::random_scene`), and 30–300 units on distinct cells that reach their group's goal, then runs
-//! the crowd of `tests/avoid.rs` (flow fields, ORCA, arrival on the goal or on touching an
+//! three goals (one where passages are one tile wide: see `crowd::random_scene`) and 30–300
+//! units on distinct cells that reach their group's goal, then runs the crowd of
+//! `tests/avoid.rs` (flow fields, ORCA, arrival on the goal or on touching an
 //! arrived unit of the group) until every unit arrived or `--seconds` of play passed. One line
 //! per scene; scenes where units never arrived, overlapped beyond 2 % or touched a wall are
 //! marked `JAM` / `BAD` with where a few of them stand.
@@ -15,7 +16,6 @@
 mod crowd;
 
 use crowd::{Crowd, random_scene};
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Quality};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -32,14 +32,7 @@ fn main() {
     for seed in from..from + count {
         let Some((grid, groups, label)) = random_scene(seed) else { continue };
         let mut crowd = Crowd::new(&grid, &groups);
-        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
-        let (mut quality, mut velocities) = (Quality::default(), Vec::new());
-        while crowd.time < seconds && !crowd.all_arrived() {
-            crowd.wish(&grid);
-            avoidance.step(&mut crowd.bodies, &grid, crowd::DT, &mut velocities);
-            quality.observe(&crowd.bodies, &grid);
-            crowd.time += crowd::DT;
-        }
+        let quality = crowd.run(&grid, seconds);
         let jam = !crowd.all_arrived();
         let overlap = quality.gap_ratio < 0.98 || quality.wall_overlaps > 0;
         bad += usize::from(jam || overlap);

@@ -23,15 +23,7 @@ fn run(grid: &Grid, groups: &[(Vec<Pos>, Pos)], seconds: f32) -> Outcome {
 
 /// Runs `crowd` until all arrive or `seconds` pass.
 fn run_crowd(grid: &Grid, mut crowd: Crowd, seconds: f32) -> Outcome {
-    let mut avoidance = Avoidance::new(AvoidanceSettings::default());
-    let mut quality = Quality::default();
-    let mut velocities = Vec::new();
-    while crowd.time < seconds && !crowd.all_arrived() {
-        crowd.wish(grid);
-        avoidance.step(&mut crowd.bodies, grid, crowd::DT, &mut velocities);
-        quality.observe(&crowd.bodies, grid);
-        crowd.time += crowd::DT;
-    }
+    let quality = crowd.run(grid, seconds);
     Outcome {
         units: crowd.bodies.len(),
         arrived: crowd.arrived,

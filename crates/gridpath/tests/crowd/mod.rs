@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
-use gridpath::avoid::{Body, step_aim};
+use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, Quality, step_aim};
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
 use rand::seq::SliceRandom;
@@ -92,6 +92,20 @@ impl Crowd {
     /// Where a few units that did not arrive stand.
     pub fn stuck(&self) -> Vec<Vec2> {
         (0..self.bodies.len()).filter(|&i| !self.done[i]).take(5).map(|i| self.bodies[i].position).collect()
+    }
+
+    /// Runs the crowd with default avoidance until every unit arrived or `seconds` of play
+    /// passed, checking every frame: the quality figures.
+    pub fn run(&mut self, grid: &Grid, seconds: f32) -> Quality {
+        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+        let (mut quality, mut velocities) = (Quality::default(), Vec::new());
+        while self.time < seconds && !self.all_arrived() {
+            self.wish(grid);
+            avoidance.step(&mut self.bodies, grid, DT, &mut velocities);
+            quality.observe(&self.bodies, grid);
+            self.time += DT;
+        }
+        quality
     }
 
     /// Each unit that did not arrive (at most `limit`): where it stands, its group's goal, its
