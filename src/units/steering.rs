@@ -537,8 +537,9 @@ fn steer_crowd(
                 radius: UNIT_RADIUS,
                 max_speed: speed.0 / f32::from(cost),
                 moving: target.is_some() || arrived,
-                // Tiles walked without getting closer, at its speed: seconds stuck.
-                stuck: crowd.stalled / speed.0.max(f32::EPSILON),
+                // Tiles it could have walked without getting closer, at its speed on this
+                // cell (how they were counted): seconds stuck.
+                stuck: crowd.stalled * f32::from(cost) / speed.0.max(f32::EPSILON),
                 // Units sent to one goal are a group: they never make room for each other.
                 group: crowd.goal.y.wrapping_mul(grid.width()).wrapping_add(crowd.goal.x).wrapping_add(1),
             });
