@@ -533,7 +533,9 @@ impl Avoidance {
             me
         };
         // Jostled only where no stream comes the other way: there lanes, not shoving, let both through.
-        let me = if near.1 || self.stream_ahead(me) { me } else { jostled(me, i) };
+        // (The stream is looked for only when it matters: most bodies are not stuck.)
+        let jostle = me.stuck >= JOSTLE_AFTER && !near.1 && !self.stream_ahead(me);
+        let me = if jostle { jostled(me, i) } else { me };
         let v = self.solve_among(grid, me, &near, dt, Yield::None);
         let nearest = &near.0;
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || headway(&me, v) >= STALLED {
@@ -638,7 +640,7 @@ impl Avoidance {
             return Vec2::ZERO;
         }
         let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
-        let preferred = self.keep_to_side(me, oncoming, self.stream_ahead(me));
+        let preferred = self.keep_to_side(me, oncoming);
         let count = walls + others.len();
         lines[walls..count].copy_from_slice(others);
         let lines = &lines[..count];
@@ -731,9 +733,10 @@ impl Avoidance {
         })
     }
 
-    fn keep_to_side(&self, me: Body, in_the_way: bool, stream: bool) -> Vec2 {
+    fn keep_to_side(&self, me: Body, in_the_way: bool) -> Vec2 {
         let speed = me.preferred.length();
-        if !(in_the_way || stream) || self.settings.pass_side <= 0.0 || speed < EPSILON {
+        // The stream ahead is looked for last: it is the dearest test.
+        if self.settings.pass_side <= 0.0 || speed < EPSILON || !(in_the_way || self.stream_ahead(me)) {
             return me.preferred;
         }
         let heading = me.preferred / speed;
