@@ -192,6 +192,7 @@ fn walker_bodies(
             moving: false,
             stuck: 0.0,
             group: 0,
+            distance: f32::INFINITY,
         });
         let cell = cell_of(position, grid).unwrap_or(Pos::new(0, 0));
         let arrived = *status == PathStatus::Arrived;
@@ -485,6 +486,7 @@ fn steer_crowd(
         let push = if avoidance.0 { Vec2::ZERO } else { separation(scratch_ref, i, grid, true).0 };
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
+        let remaining = scratch_ref.wishes[i].as_ref().map_or(f32::INFINITY, |wish| wish.remaining);
         let (target, arrived, preferred) = if let Some(wish) = &scratch_ref.wishes[i] {
             crowd.best = wish.best;
             crowd.stalled = wish.stalled;
@@ -542,6 +544,8 @@ fn steer_crowd(
                 stuck: crowd.stalled * f32::from(cost) / speed.0.max(f32::EPSILON),
                 // Units sent to one goal are a group: they never make room for each other.
                 group: crowd.goal.y.wrapping_mul(grid.width()).wrapping_add(crowd.goal.x).wrapping_add(1),
+                // Units on routes of their own have no field to measure it by: they never queue.
+                distance: remaining,
             });
             continue;
         }
@@ -734,6 +738,10 @@ struct Wish {
     status: Option<PathStatus>,
     /// The velocity it wants (local avoidance only).
     preferred: Vec2,
+    /// How far it still has to go: its field's distance from the cell it heads for plus the
+    /// way to that cell's centre (infinity when it heads nowhere). Avoidance queues a
+    /// stream by it (`Body::distance`).
+    remaining: f32,
 }
 
 /// Flow followers per task when their wishes are split over the compute pool, at least.
@@ -823,13 +831,15 @@ fn follower_wish(
         arrived: me.arrived,
         status: None,
         preferred: Vec2::ZERO,
+        remaining: f32::INFINITY,
     };
     if me.arrived {
         return wish;
     }
     let goal = me.goal;
     // Every followed goal has a field entry: the plugin updated them this frame.
-    let mut target = fields.shared(&follower.follow).and_then(|shared| {
+    let shared = fields.shared(&follower.follow);
+    let mut target = shared.and_then(|shared| {
         let target = match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
             // From a cell that sees the goal, straight at it: a crowd on open ground streams in
             // straight lines instead of the field's 45° and 90° stair-steps.
@@ -866,6 +876,12 @@ fn follower_wish(
     wish.target = target;
     if with_preferred {
         wish.preferred = preferred_velocity(grid, me, target, follower.speed, dt);
+        let field = shared.and_then(|shared| shared.field.as_ref());
+        if let Some((t, ahead)) = target.and_then(|t| field.and_then(|f| f.distance(t)).map(|d| (t, d))) {
+            #[expect(clippy::cast_possible_truncation, reason = "tiles on a map")]
+            let ahead = ahead as f32;
+            wish.remaining = ahead + me.pos.distance(center(t));
+        }
     }
     wish
 }

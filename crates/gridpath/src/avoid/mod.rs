@@ -39,6 +39,7 @@
 mod buckets;
 mod quality;
 
+use std::cmp::Ordering;
 use std::ops::Range;
 
 use glam::Vec2;
@@ -77,6 +78,16 @@ pub struct Body {
     /// its own: a unit reaching its own group's arrival ring arrives there instead of
     /// pushing in (see [`Avoidance::prepare`]).
     pub group: u32,
+    /// How far the body still has to go to its goal, in tiles (its flow field's distance
+    /// from where it aims plus the way there), or infinity when the caller does not know.
+    /// Between two walking bodies of one [group](Body::group), the one farther from the goal
+    /// takes all of the avoiding, and the one ahead only keeps from pressing into it deeper
+    /// than a hair (0.006 tiles) each frame: a crowd pressing on a door or a one-tile
+    /// passage queues behind the body at its head instead of clogging it (under plain ORCA,
+    /// the head pressed from behind and from the sides by its own group cannot move, and
+    /// neither can anyone: an arch). The order is strict, so the body at the head of any
+    /// cluster has its way free of its own group.
+    pub distance: f32,
 }
 
 /// Seconds without progress after which a body is jostled (see [`Body::stuck`]).
@@ -89,6 +100,11 @@ const MAKE_ROOM_GAP: f32 = 0.3;
 const MAKE_ROOM_CHAIN: usize = 8;
 /// Share of its top speed an idle body makes room at.
 const MAKE_ROOM_SPEED: f32 = 0.5;
+/// How deep (tiles) a body ahead in its group's queue may press into one behind it in a
+/// frame (see [`Body::distance`]): a tenth of the overlap the quality goal allows.
+const QUEUE_PUSH: f32 = 0.003;
+/// Seconds a body ahead in its group's queue must be held up for before it presses on.
+const QUEUE_PUSH_AFTER: f32 = 0.5;
 /// Seconds a jostled body keeps one direction.
 pub const JOSTLE_PERIOD: f32 = 0.5;
 /// The widest a jostled body turns from the way it wants to go, in radians.
@@ -107,6 +123,7 @@ impl Body {
             moving: true,
             stuck: 0.0,
             group: 0,
+            distance: f32::INFINITY,
         }
     }
 }
@@ -192,6 +209,8 @@ struct Slot {
     max_speed: f32,
     /// [`Body::group`].
     group: u32,
+    /// [`Body::distance`], or infinity for a body that wants nothing (it never queues).
+    distance: f32,
 }
 
 /// The nearest neighbours found so far, sorted by squared distance.
@@ -400,6 +419,11 @@ impl Avoidance {
                 stuck: body.stuck,
                 max_speed: body.max_speed,
                 group: body.group,
+                distance: if body.moving && body.preferred != Vec2::ZERO {
+                    body.distance
+                } else {
+                    f32::INFINITY
+                },
             }
         }));
     }
@@ -528,7 +552,8 @@ impl Avoidance {
         let room =
             self.slot_of.get(i).and_then(|&s| self.room.get(s as usize)).copied().unwrap_or(Vec2::ZERO);
         let me = if me.preferred == Vec2::ZERO && room != Vec2::ZERO {
-            Body { preferred: room, ..me }
+            // Out of the way, not on its way anywhere: it never leads a queue.
+            Body { preferred: room, distance: f32::INFINITY, ..me }
         } else {
             me
         };
@@ -628,7 +653,17 @@ impl Avoidance {
                 Yield::To(j, velocity) if slot.index as usize == j => {
                     body_line(me, &Slot { velocity, moving: false, ..*slot }, self.settings.time_horizon, dt)
                 }
-                _ => body_line(me, slot, self.settings.time_horizon, dt),
+                _ => match queue_order(&me, slot) {
+                    // Behind me in my group's queue: it does all of the avoiding.
+                    Ordering::Less => contact_line(me, slot, dt),
+                    Ordering::Greater => {
+                        // All of the avoiding for one held up at the head (it presses on),
+                        // half for one on its way (it may stop any moment, as in plain ORCA).
+                        let moving = slot.stuck < QUEUE_PUSH_AFTER;
+                        body_line(me, &Slot { moving, ..*slot }, self.settings.time_horizon, dt)
+                    }
+                    Ordering::Equal => body_line(me, slot, self.settings.time_horizon, dt),
+                },
             };
             others[found] = line;
             found += 1;
@@ -987,6 +1022,37 @@ fn jostled(body: Body, i: usize) -> Body {
     #[expect(clippy::cast_precision_loss, reason = "any angle will do")]
     let share = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     Body { preferred: Vec2::from_angle(share * JOSTLE_ANGLE).rotate(body.preferred), ..body }
+}
+
+/// Where `me` stands against `other` in their group's queue (see [`Body::distance`]): `Less`
+/// ahead of it, `Greater` behind it, `Equal` when neither queues behind the other (other
+/// groups, no group, idle or unknown distances, a tie).
+fn queue_order(me: &Body, other: &Slot) -> Ordering {
+    let queues = me.group != 0
+        && me.group == other.group
+        && me.moving
+        && me.preferred != Vec2::ZERO
+        && me.distance.is_finite()
+        && other.distance.is_finite();
+    if queues { me.distance.partial_cmp(&other.distance).unwrap_or(Ordering::Equal) } else { Ordering::Equal }
+}
+
+/// The constraint on `me`, ahead in its group's queue, from `other` behind it: not into it
+/// this frame deeper than [`QUEUE_PUSH`], whatever `other` does. It is `other` that avoids;
+/// the shallow push lets the head of a crowd that presses on it from behind and from the
+/// sides make its way (under ORCA, touching bodies at rest can never move closer: the
+/// pressing crowd's arch holds), and the positional pass parts the two.
+fn contact_line(me: Body, other: &Slot, dt: f32) -> Line {
+    let apart = me.position - other.position;
+    let d = apart.length();
+    let away = if d > EPSILON { apart / d } else { Vec2::X };
+    let gap = d - me.radius - other.radius;
+    // Only a body held up presses on: one on its way has no need to, and every press makes
+    // the one behind it give a hair of ground (a jitter in a moving queue).
+    let push = if me.stuck >= QUEUE_PUSH_AFTER { QUEUE_PUSH } else { 0.0 };
+    // Allowed: velocities v with v · away ≥ -(gap + push) / dt.
+    let least = -(gap + push) / dt.max(1e-3);
+    Line { point: away * least, direction: Vec2::new(away.y, -away.x) }
 }
 
 /// Whether two bodies whose radii sum to `sum`, their centres `d2` apart squared, overlap by

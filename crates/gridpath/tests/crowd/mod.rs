@@ -172,10 +172,12 @@ impl Crowd {
             }
             // Along the field's step, wherever in its cell the unit stands: a stream spreads over
             // the passage's width instead of queuing on cell centres.
-            let target = if here == goal {
-                center(goal)
+            let (target, ahead) = if here == goal {
+                (center(goal), 0.0)
             } else {
-                step_aim(grid, self.bodies[i].position, RADIUS, here, field.next_step(here).unwrap())
+                let next = field.next_step(here).unwrap();
+                let aim = step_aim(grid, self.bodies[i].position, RADIUS, here, next);
+                (aim, field.distance(next).unwrap_or(f64::INFINITY) as f32)
             };
             let (bodies, group) = (&self.bodies, &self.group);
             let touches = self.stalled[i] >= STALL
@@ -197,6 +199,7 @@ impl Crowd {
                 continue;
             }
             self.bodies[i].stuck = self.stalled[i] / SPEED;
+            self.bodies[i].distance = ahead + target.distance(self.bodies[i].position);
             let towards = target - self.bodies[i].position;
             self.bodies[i].preferred = towards.normalize_or_zero() * SPEED.min(towards.length() / DT);
         }
@@ -270,4 +273,16 @@ pub fn random_scene(seed: u64) -> Option<(Grid, Vec<(Vec<Pos>, Pos)>, String)> {
     }
     let label = format!("{} {side}x{side}", generator.name());
     (!out.is_empty()).then_some((grid, out, label))
+}
+
+/// A rooms map (one-tile doors and corridors) `side` tiles a side packed full: a unit on every
+/// cell that reaches the goal (an open cell in the middle of the list), all one group. The
+/// crowd presses on every door at once, as a game's "everyone to the keep" order does.
+pub fn packed_rooms(side: u32, seed: u64) -> (Grid, Vec<(Vec<Pos>, Pos)>) {
+    let grid = generate(Generator::Rooms, side, side, seed).unwrap();
+    let open: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    let goal = open[open.len() / 2];
+    let field = FlowField::dijkstra(&grid, goal, Rules::OCTILE).unwrap();
+    let starts = open.iter().copied().filter(|&p| p != goal && field.distance(p).is_some()).collect();
+    (grid, vec![(starts, goal)])
 }
