@@ -81,12 +81,13 @@ pub struct Body {
     /// How far the body still has to go to its goal, in tiles (its flow field's distance
     /// from where it aims plus the way there), or infinity when the caller does not know.
     /// Between two walking bodies of one [group](Body::group), the one farther from the goal
-    /// takes all of the avoiding, and the one ahead only keeps from pressing into it deeper
-    /// than a hair (0.006 tiles) each frame: a crowd pressing on a door or a one-tile
-    /// passage queues behind the body at its head instead of clogging it (under plain ORCA,
-    /// the head pressed from behind and from the sides by its own group cannot move, and
-    /// neither can anyone: an arch). The order is strict, so the body at the head of any
-    /// cluster has its way free of its own group.
+    /// avoids the one ahead as in ORCA (all of the avoiding once that one is held up), and
+    /// the one ahead only keeps from pressing into it, by at most a hair (0.003 tiles) a frame
+    /// once held up itself: a crowd pressing on a door or a one-tile passage queues behind the
+    /// body at its head instead of clogging it (under plain ORCA, the head pressed from behind
+    /// and from the sides by its own group cannot move, and neither can anyone: an arch). The
+    /// order is strict, so the body at the head of any cluster has its way free of its own
+    /// group.
     pub distance: f32,
 }
 
@@ -101,7 +102,8 @@ const MAKE_ROOM_CHAIN: usize = 8;
 /// Share of its top speed an idle body makes room at.
 const MAKE_ROOM_SPEED: f32 = 0.5;
 /// How deep (tiles) a body ahead in its group's queue may press into one behind it in a
-/// frame (see [`Body::distance`]): a tenth of the overlap the quality goal allows.
+/// frame (see [`Body::distance`]): a quarter of the overlap the quality goal allows (2 % of
+/// two radii of 0.3), which the positional pass then parts.
 const QUEUE_PUSH: f32 = 0.003;
 /// Seconds a body ahead in its group's queue must be held up for before it presses on.
 const QUEUE_PUSH_AFTER: f32 = 0.5;
@@ -654,7 +656,7 @@ impl Avoidance {
                     body_line(me, &Slot { velocity, moving: false, ..*slot }, self.settings.time_horizon, dt)
                 }
                 _ => match queue_order(&me, slot) {
-                    // Behind me in my group's queue: it does all of the avoiding.
+                    // Behind me in my group's queue: it avoids me; I only keep from pressing in.
                     Ordering::Less => contact_line(me, slot, dt),
                     Ordering::Greater => {
                         // All of the avoiding for one held up at the head (it presses on),
