@@ -486,8 +486,7 @@ fn steer_crowd(
         let push = if avoidance.0 { Vec2::ZERO } else { separation(scratch_ref, i, grid, true).0 };
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
-        let remaining = scratch_ref.wishes[i].as_ref().map_or(f32::INFINITY, |wish| wish.remaining);
-        let (target, arrived, preferred) = if let Some(wish) = &scratch_ref.wishes[i] {
+        let (target, arrived, preferred, remaining) = if let Some(wish) = &scratch_ref.wishes[i] {
             crowd.best = wish.best;
             crowd.stalled = wish.stalled;
             if let Some(new) = &wish.status {
@@ -496,7 +495,7 @@ fn steer_crowd(
             if wish.arrived && !me.arrived {
                 waypoints.clear();
             }
-            (wish.target, wish.arrived, wish.preferred)
+            (wish.target, wish.arrived, wish.preferred, wish.remaining)
         } else {
             let mut target = None;
             let mut arrived = me.arrived;
@@ -527,7 +526,8 @@ fn steer_crowd(
             } else {
                 crowd.stalled = 0.0;
             }
-            (target, arrived, preferred)
+            // No field to measure the way left by: it never queues (`Body::distance`).
+            (target, arrived, preferred, f32::INFINITY)
         };
         if avoidance.0 {
             // Arrived units wish for nothing but still avoid: they give way to passers. A unit
@@ -544,7 +544,6 @@ fn steer_crowd(
                 stuck: crowd.stalled * f32::from(cost) / speed.0.max(f32::EPSILON),
                 // Units sent to one goal are a group: they never make room for each other.
                 group: crowd.goal.y.wrapping_mul(grid.width()).wrapping_add(crowd.goal.x).wrapping_add(1),
-                // Units on routes of their own have no field to measure it by: they never queue.
                 distance: remaining,
             });
             continue;
