@@ -17,7 +17,8 @@
 //!    frame times and the quality figures of `gridpath::avoid::Quality`: `corridor` (200 against
 //!    200 head-on through a corridor 3 tiles wide and 40 long), `door` (1,000 units through a
 //!    one-tile door) and `converge` (10,000 units on distinct cells converging on the goal;
-//!    `CONVERGE_SEED=N` spawns them in another order).
+//!    `CONVERGE_SEED=N` spawns them in another order). `-- converge` (or `door`, `corridor`)
+//!    runs one of them.
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
 
@@ -209,7 +210,19 @@ fn ascii_map(name: &str, width: usize, height: usize, wall: impl Fn(usize, usize
     MapSource::Text { name: name.into(), text: rows.join("\n") }
 }
 
-fn avoid() {
+fn avoid(wanted: impl Fn(&str) -> bool) {
+    if wanted("avoid-corridor") {
+        avoid_corridor();
+    }
+    if wanted("avoid-door") {
+        avoid_door();
+    }
+    if wanted("avoid-converge") {
+        avoid_converge();
+    }
+}
+
+fn avoid_corridor() {
     // Corridor: rooms of 20 x 13 at both ends of a corridor 3 tiles wide (rows 5-7) and 40 long.
     let corridor = ascii_map("corridor", 80, 13, |x, y| (20..60).contains(&x) && !(5..=7).contains(&y));
     let left: Vec<Pos> = (0..20).flat_map(|x| (1..13).map(move |y| Pos::new(x, y))).collect();
@@ -218,6 +231,9 @@ fn avoid() {
     groups.extend(left.iter().rev().take(200).map(|&cell| (cell, Some(Pos::new(75, 6)))));
     groups.extend(right.iter().take(200).map(|&cell| (cell, Some(Pos::new(4, 6)))));
     avoid_scenario("corridor", corridor, &groups, 600.0);
+}
+
+fn avoid_door() {
     // Door: a wall down column 32 with a one-tile door at row 20; 1,000 units left of it.
     let door = ascii_map("door", 64, 40, |x, y| x == 32 && y != 20);
     let cells: Vec<(Pos, Option<Pos>)> = (0..32u32)
@@ -227,6 +243,9 @@ fn avoid() {
         .map(|cell| (cell, Some(Pos::new(56, 20))))
         .collect();
     avoid_scenario("door", door, &cells, 600.0);
+}
+
+fn avoid_converge() {
     // Converge: 10,000 units on distinct cells of the bench map, on the main goal.
     let app = bench_app();
     let mut cells = reachable_cells(&app);
@@ -513,8 +532,9 @@ fn main() {
     if wanted("edit") {
         edit();
     }
-    if wanted("avoid") {
-        avoid();
+    // `avoid` runs its three scenarios; `avoid-door` (or `door`) one of them.
+    if ["avoid-corridor", "avoid-door", "avoid-converge"].iter().any(|name| wanted(name)) {
+        avoid(wanted);
     }
     if wanted("async") {
         run_async(Algorithm::AStar);

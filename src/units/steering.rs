@@ -569,7 +569,7 @@ fn steer_crowd(
 }
 
 /// The walkers that alone hold up a stalled crowd unit within [`IN_THE_WAY`] of their body,
-/// even seen standing where they stand (`Avoidance::held_up_by`, after this frame's
+/// even seen standing where they stand (`Avoidance::holds_up`, after this frame's
 /// velocities).
 fn walkers_in_the_way(avoidance: &Avoidance, avoid: &AvoidScratch, grid: &Grid, dt: f32) -> Vec<Entity> {
     let AvoidScratch { bodies, velocities, walker_entities, .. } = avoid;
@@ -581,7 +581,7 @@ fn walkers_in_the_way(avoidance: &Avoidance, avoid: &AvoidScratch, grid: &Grid, 
         let holds_up = avoidance
             .near(walker.position, reach)
             .filter(|&i| i < crowd)
-            .any(|i| avoidance.held_up_by(bodies, grid, i, velocities[i], dt) == Some(crowd + k));
+            .any(|i| avoidance.holds_up(bodies, grid, crowd + k, (i, velocities[i]), dt));
         if holds_up {
             found.push(entity);
         }

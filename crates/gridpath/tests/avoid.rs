@@ -148,7 +148,7 @@ fn two_units_stalled_side_by_side_at_a_wall_corner_get_through() {
 /// A body in a dead-end corner, stalled, and a walker (a body outside avoiding, on a route of
 /// its own) at the corner's mouth announcing that it comes down the corner: the body's way out
 /// passes under the walker. Touching, the walker alone holds it up, so the caller can back the
-/// walker up (`held_up_by`); backed up a little, the walker, seen standing where it waits,
+/// walker up (`holds_up`); backed up a little, the walker, seen standing where it waits,
 /// lets the body out, where seen coming it would keep the body in for good.
 #[test]
 fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
@@ -173,7 +173,7 @@ fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
     avoidance.prepare(&bodies, &grid);
     let v = avoidance.velocity(&bodies, &grid, 0, dt);
     assert!(v.x > -0.5, "no room to pass under the walker yet: {v}");
-    assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), Some(1));
+    assert!(avoidance.holds_up(&bodies, &grid, 1, (0, v), dt));
     // The walker backing up, a little each frame, as the caller makes it: until the body gets
     // out to the left at a good pace, the walker alone holds it up; it does before the walker is
     // back in the shaft's cell above.
@@ -187,7 +187,7 @@ fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
         if v.x < -1.25 {
             break y;
         }
-        assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), Some(1), "walker at {y}: {v}");
+        assert!(avoidance.holds_up(&bodies, &grid, 1, (0, v), dt), "walker at {y}: {v}");
     };
     println!("out with the walker {:.2} tiles back", 3.1345 - freed);
     // A body making headway is held up by nobody.
@@ -195,7 +195,7 @@ fn a_stalled_body_gets_out_from_under_a_waiting_walker() {
     let bodies = [moving, walker_at(2.0)];
     avoidance.prepare(&bodies, &grid);
     let v = avoidance.velocity(&bodies, &grid, 0, dt);
-    assert_eq!(avoidance.held_up_by(&bodies, &grid, 0, v, dt), None);
+    assert!(!avoidance.holds_up(&bodies, &grid, 1, (0, v), dt));
 }
 
 /// Nine units pressing on a one-tile gap between two walls from three sides, at rest where

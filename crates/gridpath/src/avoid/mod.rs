@@ -335,6 +335,10 @@ fn headway(body: &Body, v: Vec2) -> f32 {
     v.dot(body.preferred) / body.preferred.length_squared().max(EPSILON)
 }
 
+/// Seconds without progress after which a body near a walker no longer takes the velocity it
+/// works out for headway (see [`Avoidance::goes_by`]).
+const UNREALISED_AFTER: f32 = 1.0;
+
 /// Share of its speed a body's preferred velocity must have against a heading to come the
 /// other way.
 const ONCOMING: f32 = 0.3;
@@ -565,7 +569,8 @@ impl Avoidance {
         let me = if jostle { jostled(me, i) } else { me };
         let v = self.solve_among(grid, me, &near, dt, Yield::None);
         let nearest = &near.0;
-        if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || headway(&me, v) >= STALLED {
+        if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || self.goes_by(&me, v, nearest)
+        {
             return v;
         }
         for &(_, s) in nearest.nearest() {
@@ -609,34 +614,49 @@ impl Avoidance {
         v
     }
 
-    /// A body that alone holds body `i` up, if any (the nearest such): `i` takes part in
-    /// avoiding, wants to go somewhere, made almost no headway last frame and would make
-    /// `velocity` this frame, and without that one neighbour it would make good headway. The body in the way may be
-    /// one that does not take part in avoiding (a walker on a route of its own, holding back
-    /// for `i` while `i` cannot get out of its way): the caller can then make it step back.
+    /// Whether body `j` alone holds body `i` up: `i` takes part in avoiding, wants to go
+    /// somewhere, made almost no headway last frame and does not go its way at `velocity`,
+    /// worked out for it this frame (see [`goes_by`](Self::goes_by)); `j` is among its
+    /// nearest neighbours, and without `j` it would make good headway. `j` may be a body that
+    /// does not take part in avoiding (a walker on a route of its own, holding back for `i`
+    /// while `i` cannot get out of its way): the caller can then make it step back. Asked of
+    /// one `j`, not for the one body that holds `i` up: more than one neighbour may hold `i`
+    /// up alone, and only a walker can be asked to step back.
     #[must_use]
-    pub fn held_up_by(
+    pub fn holds_up(
         &self,
         bodies: &[Body],
         grid: &Grid,
-        i: usize,
-        velocity: Vec2,
+        j: usize,
+        (i, velocity): (usize, Vec2),
         dt: f32,
-    ) -> Option<usize> {
+    ) -> bool {
         let me = bodies[i];
-        if !me.moving
-            || me.preferred == Vec2::ZERO
-            || headway(&me, me.velocity) >= STALLED
-            || headway(&me, velocity) >= STALLED
-        {
-            return None;
+        if !me.moving || me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED {
+            return false;
         }
         let near = self.neighbours(me, i);
-        near.0
-            .nearest()
-            .iter()
-            .map(|&(_, s)| self.slots[s as usize].index as usize)
-            .find(|&j| headway(&me, self.solve_among(grid, me, &near, dt, Yield::Ignore(j))) >= FREED)
+        let is_near = near.0.nearest().iter().any(|&(_, s)| self.slots[s as usize].index as usize == j);
+        is_near
+            && !self.goes_by(&me, velocity, &near.0)
+            && headway(&me, self.solve_among(grid, me, &near, dt, Yield::Ignore(j))) >= FREED
+    }
+
+    /// Whether `me` goes its way at velocity `v`, worked out for it this frame among its
+    /// `nearest` neighbours: `v` makes headway, unless a walker is among them and `me` has
+    /// been held up for [`UNREALISED_AFTER`]. A walker is seen going where it means to go,
+    /// but its own mover may hold it back for `me`: the velocity worked out against it can
+    /// then be the least bad of the linear program (the walker seen coming one way, `me`'s
+    /// own group the other), pointing `me`'s way while walls and the positional pass keep
+    /// `me` where it is, frame after frame, and the walker waits for good. Among bodies that
+    /// all take part, a velocity that makes headway is what they agreed on and is believed.
+    fn goes_by(&self, me: &Body, v: Vec2, nearest: &Nearest) -> bool {
+        headway(me, v) >= STALLED
+            && (me.stuck < UNREALISED_AFTER
+                || !nearest.nearest().iter().any(|&(_, s)| {
+                    let other = &self.slots[s as usize];
+                    !other.moving && other.velocity != Vec2::ZERO
+                }))
     }
 
     /// The velocity of `me` (a moving body) among its nearest neighbours and whether one in its
@@ -1467,6 +1487,65 @@ mod tests {
         let left = turns.iter().filter(|&&a| a < -JOSTLE_ANGLE / 2.0).count();
         let right = turns.iter().filter(|&&a| a > JOSTLE_ANGLE / 2.0).count();
         assert!(left > 150 && right > 150, "{left} far left, {right} far right of {}", turns.len());
+    }
+
+    /// Met in the game (10,000 units converging, one spawn order): a unit at the mouth of a
+    /// one-cell dead end, two of its group in the dead end behind it, and a walker (the lab's
+    /// unit, not taking part) touching it from above, meaning to go down-right through it and
+    /// waiting for it. Seen coming, the walker left the unit only a velocity into the wall
+    /// corner, which never moved it; both waited for good.
+    #[test]
+    fn a_unit_pinned_between_a_waiting_walker_and_its_group_gets_out_of_the_way() {
+        let mut grid = open(16);
+        // The dead end is cell (6, 8): walls left, right and below it.
+        for wall in [(5, 8), (7, 8), (6, 9)] {
+            grid.set_wall(Pos::new(wall.0, wall.1), true).unwrap();
+        }
+        let member = |position: Vec2, preferred: Vec2, distance: f32| Body {
+            preferred,
+            stuck: 90.0,
+            group: 7,
+            distance,
+            ..Body::new(position, 0.3, 5.0)
+        };
+        let walker = Body {
+            velocity: Vec2::new(3.536, 3.536),
+            preferred: Vec2::new(3.536, 3.536),
+            moving: false,
+            ..Body::new(Vec2::new(6.249, 7.249), 0.3, 5.0)
+        };
+        let mut bodies = vec![
+            member(Vec2::new(6.259, 7.848), Vec2::new(4.814, -1.35), 77.51),
+            member(Vec2::new(6.7, 8.254), Vec2::new(0.0, -5.0), 78.01),
+            member(Vec2::new(6.3, 8.7), Vec2::new(0.0, -5.0), 78.44),
+            walker,
+        ];
+        let (start, dt) = (bodies[0].position, 1.0 / 60.0);
+        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+        avoidance.prepare(&bodies, &grid);
+        let v = avoidance.velocity(&bodies, &grid, 0, dt);
+        // Its velocity points its way, but it is stalled there: the walker alone holds it up.
+        assert!(avoidance.holds_up(&bodies, &grid, 3, (0, v), dt), "the walker holds it up: {v}");
+        let mut scratch = Vec::new();
+        let mut backed = 0.0;
+        for _ in 0..60 {
+            avoidance.prepare(&bodies, &grid);
+            let v = avoidance.velocity(&bodies, &grid, 0, dt);
+            // As the game does: a walker that holds a unit up steps back.
+            if avoidance.holds_up(&bodies, &grid, 3, (0, v), dt) {
+                bodies[3].position.y -= 0.05;
+                backed += 0.05;
+            }
+            avoidance.step(&mut bodies, &grid, dt, &mut scratch);
+            for (i, a) in bodies.iter().enumerate() {
+                for b in &bodies[i + 1..] {
+                    assert!(a.position.distance(b.position) >= 0.6 * 0.98, "{a:?} overlaps {b:?}");
+                }
+            }
+        }
+        let moved = bodies[0].position - start;
+        assert!(moved.x >= 0.3, "the unit at the mouth went its way (right): moved {moved}");
+        assert!(backed < 1.0, "the walker stepped back {backed} tiles: less than a tile");
     }
 
     #[test]
