@@ -462,7 +462,7 @@ fn steer_crowd(
     let rules = problem.settings().rules;
     let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
     let dt = time.delta_secs();
-    sight.on(problem.nav().version());
+    sight.on(problem.nav().version(), grid, &fields);
     if avoidance.0 {
         let AvoidScratch { walkers: bodies, walker_agents, walker_entities, .. } = &mut *avoid;
         walker_bodies(&walkers, (grid, space, &fields), (bodies, walker_agents, walker_entities));
@@ -763,7 +763,7 @@ fn follower_wishes(
     let made = on_pool(&mut wishes, WISH_CHUNK, |first, out| {
         let mut lookup = FieldLookup::new(fields);
         // This chunk's share of the frame's sight checks.
-        let mut sights = SightChecks { budget: checks * out.len() / followers, made: Vec::new() };
+        let mut sights = SightChecks::new(checks * out.len() / followers);
         for (k, wish) in out.iter_mut().enumerate() {
             let i = first + k;
             *wish = scratch_ref.followers[i].map(|follower| {
@@ -774,37 +774,52 @@ fn follower_wishes(
         sights.made
     });
     scratch.wishes = wishes;
-    for &(cell, goal, rules, seen) in made.iter().flatten() {
-        sight.remember((cell, goal, rules), seen);
+    for (&key, &seen) in made.iter().flatten() {
+        sight.remember(key, seen);
     }
 }
 
-/// A cell whose sight of a goal (under rules) was checked this frame, and whether it sees it.
-type SightCheck = (Pos, Pos, Rules, bool);
-
 /// The sight checks one task of the wishes makes: each cell once, within its share of the
 /// frame's budget; [`GoalSight`] remembers them after the tasks.
-struct SightChecks {
+struct SightChecks<'a> {
     budget: usize,
-    made: Vec<SightCheck>,
+    made: HashMap<(Pos, Pos, Rules), bool>,
+    /// The last goal's table looked up: a run of followers of one goal finds it once.
+    last: Option<((Pos, Rules), Option<&'a [u8]>)>,
 }
 
-impl SightChecks {
+impl<'a> SightChecks<'a> {
+    fn new(budget: usize) -> Self {
+        Self { budget, made: HashMap::default(), last: None }
+    }
+
     /// Whether `cell` sees `goal` under `rules`: known, checked by this task already, or
     /// checked now; `None` when the budget is spent (the unit follows its field this frame).
     fn sees(
         &mut self,
-        sight: &GoalSight,
+        sight: &'a GoalSight,
         grid: &Grid,
         (cell, goal, rules): (Pos, Pos, Rules),
     ) -> Option<bool> {
-        let made = || self.made.iter().find(|m| (m.0, m.1, m.2) == (cell, goal, rules)).map(|m| m.3);
-        if let Some(seen) = sight.known(cell, goal, rules).or_else(made) {
+        let table = match self.last {
+            Some((key, table)) if key == (goal, rules) => table,
+            _ => {
+                let table = sight.table(goal, rules);
+                self.last = Some(((goal, rules), table));
+                table
+            }
+        };
+        match table.and_then(|t| t.get(sight.index(cell))).copied() {
+            Some(SEES) => return Some(true),
+            Some(BLIND) => return Some(false),
+            _ => {}
+        }
+        if let Some(&seen) = self.made.get(&(cell, goal, rules)) {
             return Some(seen);
         }
         (self.made.len() < self.budget).then(|| {
             let seen = grid.line_of_sight(cell, goal, rules);
-            self.made.push((cell, goal, rules, seen));
+            self.made.insert((cell, goal, rules), seen);
             seen
         })
     }
@@ -814,8 +829,8 @@ impl SightChecks {
 /// straight on from a cell that sees it, its own cell on the goal), its progress, whether it
 /// arrives, and the velocity it wants (`with_preferred`); a field that cannot lead it there
 /// gives it the field's failure.
-fn follower_wish(
-    (fields, sight, sights, grid): (&mut FieldLookup, &GoalSight, &mut SightChecks, &Grid),
+fn follower_wish<'a>(
+    (fields, sight, sights, grid): (&mut FieldLookup, &'a GoalSight, &mut SightChecks<'a>, &Grid),
     scratch: &Scratch,
     i: usize,
     follower: Follower,
@@ -916,32 +931,56 @@ impl<'a> FieldLookup<'a> {
 #[derive(Default)]
 struct GoalSight {
     version: Option<NavVersion>,
-    seen: HashMap<(Pos, Pos, Rules), bool>,
+    /// Per followed goal and rules, per cell (row by row): [`UNCHECKED`], [`BLIND`] or
+    /// [`SEES`]. A table per goal, not a map of cells: every follower looks its cell up every
+    /// frame.
+    tables: HashMap<(Pos, Rules), Vec<u8>>,
+    width: u32,
     checks_left: usize,
 }
 
 /// New line-of-sight checks steering makes per frame, at most.
 const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
+/// [`GoalSight`]'s marks of a cell: not checked yet, does not see its goal, sees it.
+const UNCHECKED: u8 = 0;
+const BLIND: u8 = 1;
+const SEES: u8 = 2;
 
 impl GoalSight {
-    /// A new frame: forgets everything when the grid changed.
-    fn on(&mut self, version: NavVersion) {
+    /// A new frame: forgets everything when the grid changed, and the goals no field is
+    /// followed to any more; a table for each newly followed goal.
+    fn on(&mut self, version: NavVersion, grid: &Grid, fields: &FlowFields) {
         self.checks_left = SIGHT_CHECKS_PER_FRAME;
         if self.version != Some(version) {
             self.version = Some(version);
-            self.seen.clear();
+            self.tables.clear();
+            self.width = grid.width();
+        }
+        let followed =
+            |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
+        self.tables.retain(|&(goal, rules), _| followed(goal, rules));
+        let cells = grid.width() as usize * grid.height() as usize;
+        for (follow, _) in fields.iter() {
+            self.tables.entry((follow.goal, follow.rules)).or_insert_with(|| vec![UNCHECKED; cells]);
         }
     }
 
-    /// Whether `cell` sees `goal` under `rules`, if checked already.
-    fn known(&self, cell: Pos, goal: Pos, rules: Rules) -> Option<bool> {
-        self.seen.get(&(cell, goal, rules)).copied()
+    /// The table of `goal` under `rules` (every followed goal has one).
+    fn table(&self, goal: Pos, rules: Rules) -> Option<&[u8]> {
+        self.tables.get(&(goal, rules)).map(Vec::as_slice)
+    }
+
+    fn index(&self, cell: Pos) -> usize {
+        cell.y as usize * self.width as usize + cell.x as usize
     }
 
     /// Remembers a check made this frame (one of the frame's budget).
-    fn remember(&mut self, key: (Pos, Pos, Rules), seen: bool) {
+    fn remember(&mut self, (cell, goal, rules): (Pos, Pos, Rules), seen: bool) {
         self.checks_left = self.checks_left.saturating_sub(1);
-        self.seen.insert(key, seen);
+        let index = self.index(cell);
+        if let Some(mark) = self.tables.get_mut(&(goal, rules)).and_then(|table| table.get_mut(index)) {
+            *mark = if seen { SEES } else { BLIND };
+        }
     }
 }
 
