@@ -171,13 +171,17 @@ impl Crowd {
                 self.stalled[i] += SPEED * DT;
             }
             // Along the field's step, wherever in its cell the unit stands: a stream spreads over
-            // the passage's width instead of queuing on cell centres.
-            let (target, ahead) = if here == goal {
-                (center(goal), 0.0)
+            // the passage's width instead of queuing on cell centres. Its distance to go: the
+            // field's distance from the cell it heads for plus the way to that cell's centre, as
+            // the game measures it (not to the aim, a step ahead of wherever it stands: every body
+            // of a cell would have the same distance, and queue order would be by cells).
+            let (target, to_go) = if here == goal {
+                (center(goal), center(goal).distance(self.bodies[i].position))
             } else {
                 let next = field.next_step(here).unwrap();
                 let aim = step_aim(grid, self.bodies[i].position, RADIUS, here, next);
-                (aim, field.distance(next).unwrap_or(f64::INFINITY) as f32)
+                let from_next = field.distance(next).unwrap_or(f64::INFINITY) as f32;
+                (aim, from_next + center(next).distance(self.bodies[i].position))
             };
             let (bodies, group) = (&self.bodies, &self.group);
             let touches = self.stalled[i] >= STALL
@@ -199,7 +203,7 @@ impl Crowd {
                 continue;
             }
             self.bodies[i].stuck = self.stalled[i] / SPEED;
-            self.bodies[i].distance = ahead + target.distance(self.bodies[i].position);
+            self.bodies[i].distance = to_go;
             let towards = target - self.bodies[i].position;
             self.bodies[i].preferred = towards.normalize_or_zero() * SPEED.min(towards.length() / DT);
         }
