@@ -606,7 +606,7 @@ fn avoid_and_move(
 ) {
     let AvoidScratch { bodies, velocities, positions, overlapping, .. } = avoid;
     // The bodies stand where the agents were bucketed this frame.
-    avoidance.prepare_bucketed(bodies);
+    avoidance.prepare_bucketed(bodies, grid);
     velocities.clear();
     velocities.resize(bodies.len(), Vec2::ZERO);
     let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);

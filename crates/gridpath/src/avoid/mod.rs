@@ -397,7 +397,7 @@ impl Avoidance {
     /// way in turn.
     pub fn prepare(&mut self, bodies: &[Body], grid: &Grid) {
         self.bucket(bodies.iter().map(|b| b.position), grid);
-        self.prepare_bucketed(bodies);
+        self.prepare_bucketed(bodies, grid);
     }
 
     /// Buckets the bodies' centres alone, before the bodies themselves are known (a caller
@@ -436,9 +436,9 @@ impl Avoidance {
 
     /// [`prepare`](Self::prepare) for bodies whose centres were just [`bucket`](Self::bucket)ed.
     /// Also works out which idle bodies make room this frame, and which way (`make_room`).
-    pub fn prepare_bucketed(&mut self, bodies: &[Body]) {
+    pub fn prepare_bucketed(&mut self, bodies: &[Body], grid: &Grid) {
         self.prepare_slots(bodies);
-        self.make_room();
+        self.make_room(grid);
         self.intent.clear();
         self.walkers.clear();
         if !self.buckets.is_dense() {
@@ -462,10 +462,12 @@ impl Avoidance {
     /// idle body in a stuck body's path (within [`MAKE_ROOM_GAP`] beyond touching) wants to go
     /// aside, to the side it stands on, and a little onwards; an idle body in *its* way does
     /// the same in turn, up to [`MAKE_ROOM_CHAIN`] bodies on, so a passage packed with idle
-    /// bodies clears ahead of the one pushing through. Never for a body of the idle body's own
+    /// bodies clears ahead of the one pushing through. Where a wall stands on that side, the
+    /// other side; where walls stand on both (a one-tile passage), straight on, and the chain
+    /// clears the passage ahead. Never for a body of the idle body's own
     /// [group](Body::group): a unit reaching its group's arrival ring arrives there, and the
     /// ring stays a ring. The chain carries the group of the body stuck at its head.
-    fn make_room(&mut self) {
+    fn make_room(&mut self, grid: &Grid) {
         self.room.clear();
         self.room.resize(self.slots.len(), Vec2::ZERO);
         self.slot_of.clear();
@@ -511,7 +513,21 @@ impl Avoidance {
                             && ahead.length_squared() < (touch + MAKE_ROOM_GAP) * (touch + MAKE_ROOM_GAP);
                         if in_the_way {
                             let side = if lateral >= 0.0 { 1.0 } else { -1.0 };
-                            let way = (Vec2::new(-heading.y, heading.x) * side + heading * 0.5).normalize();
+                            let aside = Vec2::new(-heading.y, heading.x) * side;
+                            // Room to step aside: open ground as far as the body must go to
+                            // clear the stuck body's path (across it, to the other side), plus
+                            // its radius.
+                            let class = class_at(grid, other.position);
+                            let open = |way: Vec2, clear: f32| {
+                                class_at(grid, other.position + way * (clear + other.radius)) == class
+                            };
+                            let way = if open(aside, touch - lateral.abs()) {
+                                (aside + heading * 0.5).normalize()
+                            } else if open(-aside, touch + lateral.abs()) {
+                                (-aside + heading * 0.5).normalize()
+                            } else {
+                                heading
+                            };
                             self.room[t] = way * other.max_speed * MAKE_ROOM_SPEED;
                             #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
                             pressing.push((t as u32, way, group));
@@ -1546,6 +1562,39 @@ mod tests {
         let moved = bodies[0].position - start;
         assert!(moved.x >= 0.3, "the unit at the mouth went its way (right): moved {moved}");
         assert!(backed < 1.0, "the walker stepped back {backed} tiles: less than a tile");
+    }
+
+    /// An idle body in the way of a stuck one steps aside where it has room, and straight on
+    /// in a one-tile passage (where stepping aside only pressed it into a wall, and the idle
+    /// bodies ahead of it never moved: a passage plugged by another group's arrived units).
+    #[test]
+    fn an_idle_body_makes_room_aside_or_straight_on_in_a_one_tile_passage() {
+        let idle =
+            |x: f32, y: f32| Body { preferred: Vec2::ZERO, group: 2, ..Body::new(Vec2::new(x, y), 0.3, 5.0) };
+        let presser = |y: f32| Body {
+            preferred: Vec2::new(5.0, 0.0),
+            stuck: 2.0,
+            group: 1,
+            ..Body::new(Vec2::new(5.9, y), 0.3, 5.0)
+        };
+        let room = |grid: &Grid, bodies: &[Body]| {
+            let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+            avoidance.prepare(bodies, grid);
+            (1..bodies.len()).map(|i| avoidance.room[avoidance.slot_of[i] as usize]).collect::<Vec<_>>()
+        };
+        // Open ground: aside (to the side it stands on) and a little onwards.
+        let open = open(16);
+        let aside = room(&open, &[presser(5.5), idle(6.5, 5.6)]);
+        assert!(aside[0].y > 0.0 && aside[0].y > aside[0].x.abs(), "aside: {aside:?}");
+        // A one-tile passage along row 5: straight on, and the idle body ahead of it too.
+        let mut passage = Grid::filled(16, 11, Tile::Wall).unwrap();
+        for x in 0..16 {
+            passage.set_wall(Pos::new(x, 5), false).unwrap();
+        }
+        let on = room(&passage, &[presser(5.5), idle(6.5, 5.6), idle(7.1, 5.5)]);
+        for way in &on {
+            assert!(way.x > 0.0 && way.y.abs() < 1e-4, "straight on along the passage: {on:?}");
+        }
     }
 
     #[test]
