@@ -935,7 +935,9 @@ struct GoalSight {
     /// [`SEES`]. A table per goal, not a map of cells: every follower looks its cell up every
     /// frame.
     tables: HashMap<(Pos, Rules), Vec<u8>>,
+    /// The grid's size: a table's length is `width` × `height`.
     width: u32,
+    height: u32,
     checks_left: usize,
 }
 
@@ -948,24 +950,20 @@ const SEES: u8 = 2;
 
 impl GoalSight {
     /// A new frame: forgets everything when the grid changed, and the goals no field is
-    /// followed to any more; a table for each newly followed goal.
+    /// followed to any more (a table is a byte per cell).
     fn on(&mut self, version: NavVersion, grid: &Grid, fields: &FlowFields) {
         self.checks_left = SIGHT_CHECKS_PER_FRAME;
         if self.version != Some(version) {
             self.version = Some(version);
             self.tables.clear();
-            self.width = grid.width();
+            (self.width, self.height) = (grid.width(), grid.height());
         }
         let followed =
             |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
         self.tables.retain(|&(goal, rules), _| followed(goal, rules));
-        let cells = grid.width() as usize * grid.height() as usize;
-        for (follow, _) in fields.iter() {
-            self.tables.entry((follow.goal, follow.rules)).or_insert_with(|| vec![UNCHECKED; cells]);
-        }
     }
 
-    /// The table of `goal` under `rules` (every followed goal has one).
+    /// The table of `goal` under `rules`, once a cell's sight of it was checked.
     fn table(&self, goal: Pos, rules: Rules) -> Option<&[u8]> {
         self.tables.get(&(goal, rules)).map(Vec::as_slice)
     }
@@ -977,8 +975,9 @@ impl GoalSight {
     /// Remembers a check made this frame (one of the frame's budget).
     fn remember(&mut self, (cell, goal, rules): (Pos, Pos, Rules), seen: bool) {
         self.checks_left = self.checks_left.saturating_sub(1);
-        let index = self.index(cell);
-        if let Some(mark) = self.tables.get_mut(&(goal, rules)).and_then(|table| table.get_mut(index)) {
+        let (index, cells) = (self.index(cell), self.width as usize * self.height as usize);
+        let table = self.tables.entry((goal, rules)).or_insert_with(|| vec![UNCHECKED; cells]);
+        if let Some(mark) = table.get_mut(index) {
             *mark = if seen { SEES } else { BLIND };
         }
     }
