@@ -215,6 +215,14 @@ struct Slot {
     distance: f32,
 }
 
+impl Slot {
+    /// A body outside avoiding that means to walk (a walker on a route of its own): seen going
+    /// where it means to go, though its own mover may hold it back.
+    fn is_walker(&self) -> bool {
+        !self.moving && self.velocity != Vec2::ZERO
+    }
+}
+
 /// The nearest neighbours found so far, sorted by squared distance.
 #[derive(Clone, Copy, Debug)]
 struct Nearest {
@@ -592,7 +600,7 @@ impl Avoidance {
         for &(_, s) in nearest.nearest() {
             let other = &self.slots[s as usize];
             let j = other.index as usize;
-            if !other.moving && other.velocity != Vec2::ZERO {
+            if other.is_walker() {
                 // A body outside avoiding that means to walk (a walker on its own route) and
                 // is held up: seen coming, it may leave a stalled body no velocity at all
                 // (touching it, in a corner), while it in turn waits for that body. Both
@@ -669,10 +677,7 @@ impl Avoidance {
     fn goes_by(&self, me: &Body, v: Vec2, nearest: &Nearest) -> bool {
         headway(me, v) >= STALLED
             && (me.stuck < UNREALISED_AFTER
-                || !nearest.nearest().iter().any(|&(_, s)| {
-                    let other = &self.slots[s as usize];
-                    !other.moving && other.velocity != Vec2::ZERO
-                }))
+                || !nearest.nearest().iter().any(|&(_, s)| self.slots[s as usize].is_walker()))
     }
 
     /// The velocity of `me` (a moving body) among its nearest neighbours and whether one in its
