@@ -663,6 +663,44 @@ fn a_group_gets_through_another_groups_arrived_units_in_a_corridor() {
     }
 }
 
+/// Two rooms joined by a one-tile passage 14 long: 12 crowd units in each room, each room's
+/// units sent to a goal in the other (two groups: steering hands avoidance each unit's goal as
+/// its group). They meet face to face in the passage, where two bodies cannot pass, and one
+/// group must back out for the other (`Avoidance::give_way`). On this map gridpath's crowd
+/// harness stood both groups there for good without it; the game's steering got them through
+/// before too (one group backed out after some 5 s), so this guards the whole game's way
+/// through rather than reproducing that jam (`tests/avoid.rs` in gridpath does).
+#[test]
+fn two_groups_meeting_face_to_face_in_a_one_tile_passage_both_get_through() {
+    let rows: Vec<String> = (0..11)
+        .map(|y| {
+            (0..36)
+                .map(|x| {
+                    let room = (1..=9).contains(&y) && ((1..=10).contains(&x) || (25..=34).contains(&x));
+                    let passage = y == 5 && (11..=24).contains(&x);
+                    if room || passage { '.' } else { '#' }
+                })
+                .collect()
+        })
+        .collect();
+    let mut app = test_app(MapSource::Text { name: "passage".into(), text: rows.join("\n") });
+    let geometry = pathfinder(&app).geometry();
+    let sides = [((6..10), Pos::new(30, 5)), ((26..30), Pos::new(5, 5))];
+    for (xs, goal) in sides {
+        for cell in xs.flat_map(|x| [Pos::new(x, 3), Pos::new(x, 5), Pos::new(x, 7)]) {
+            app.world_mut()
+                .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
+                .insert((Target::Cell(goal), FollowFlowField::new(goal)));
+        }
+    }
+    let frames = run_to_arrival(&mut app, 60 * 120);
+    println!("all 24 arrived after {frames} frames ({:.1} s)", frames as f32 / 60.0);
+    for seen in crowd(&mut app) {
+        let home_left = seen.goal.x > 20;
+        assert_eq!(seen.cell.x > 20, home_left, "{seen:?} must have got to the other room");
+    }
+}
+
 /// A rooms map (one-tile doors and corridors) packed with one group: a crowd unit on every
 /// cell, all sent to one goal. Steering hands avoidance each follower's distance to go
 /// (`Body::distance`), so the crowd queues at each door behind the unit at its head; without

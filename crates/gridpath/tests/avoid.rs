@@ -111,6 +111,30 @@ fn a_group_gets_through_another_groups_arrival_ring_in_a_corridor() {
     check("through a ring", &outcome);
 }
 
+/// Two rooms joined by a one-tile passage 14 long; 12 units in each room head for the other
+/// room, so the two groups meet face to face inside it, where no two bodies fit side by side.
+/// Without one side giving way (`Avoidance::give_way`: the one with the shorter queue behind
+/// it backs out, its group behind it too) both stand there for good; lanes and jostling
+/// cannot help in a passage one body wide.
+#[test]
+fn two_groups_face_to_face_in_a_one_tile_passage_take_turns() {
+    let (w, h) = (40, 15);
+    let mut grid = Grid::filled(w, h, Tile::FLOOR).unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            let border = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+            let between_rooms = (13..27).contains(&x) && y != 7;
+            if border || between_rooms {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+    }
+    let left = cells_in(&grid, (8, 4, 12, 11), 12);
+    let right = cells_in(&grid, (28, 4, 32, 11), 12);
+    let outcome = run(&grid, &[(left, Pos::new(34, 7)), (right, Pos::new(5, 7))], 180.0);
+    check("face to face", &outcome);
+}
+
 /// 10,000 units spread over a 256 × 256 map with scattered walls converge on its middle.
 #[test]
 fn ten_thousand_units_converge_on_one_goal() {

@@ -343,6 +343,11 @@ fn headway(body: &Body, v: Vec2) -> f32 {
     v.dot(body.preferred) / body.preferred.length_squared().max(EPSILON)
 }
 
+/// Seconds two bodies stand face to face where they could pass side by side before one gives
+/// way all the same (see [`Avoidance::give_way`]): lanes usually part them well before, but
+/// walls staggered on either side can leave no way round.
+const GIVE_WAY_ANYWHERE_AFTER: f32 = 15.0;
+
 /// Seconds without progress after which a body near a walker no longer takes the velocity it
 /// works out for headway (see [`Avoidance::goes_by`]).
 const UNREALISED_AFTER: f32 = 1.0;
@@ -381,8 +386,9 @@ pub struct Avoidance {
     room: Vec<Vec2>,
     /// Per body, its slot.
     slot_of: Vec<u32>,
-    /// [`make_room`](Self::make_room)'s queue: slots, the way each presses, for which group.
-    pressing: Vec<(u32, Vec2, u32)>,
+    /// [`make_room`](Self::make_room)'s queue: slots, the way each presses, for which group,
+    /// and whether it gives way face to face (or backs out behind one that does).
+    pressing: Vec<(u32, Vec2, u32, bool)>,
 }
 
 impl Avoidance {
@@ -472,9 +478,14 @@ impl Avoidance {
     /// the same in turn, up to [`MAKE_ROOM_CHAIN`] bodies on, so a passage packed with idle
     /// bodies clears ahead of the one pushing through. Where a wall stands on that side, the
     /// other side; where walls stand on both (a one-tile passage), straight on, and the chain
-    /// clears the passage ahead. Never for a body of the idle body's own
+    /// clears the passage ahead. Never for a stuck body of the idle body's own
     /// [group](Body::group): a unit reaching its group's arrival ring arrives there, and the
-    /// ring stays a ring. The chain carries the group of the body stuck at its head.
+    /// ring stays a ring. Further down the chain, which carries the group of the body stuck at
+    /// its head, that group's idle bodies make room too: its arrived units may be what holds up
+    /// another group's idle body in the way (a seeded scene walled a unit in for good so, two
+    /// groups' arrival rings meeting in a one-tile gap). Bodies walking face to face give way
+    /// first ([`give_way`](Self::give_way)); behind one that gives way, the walkers of its
+    /// group that come its way make room as idle bodies do.
     fn make_room(&mut self, grid: &Grid) {
         self.room.clear();
         self.room.resize(self.slots.len(), Vec2::ZERO);
@@ -488,57 +499,48 @@ impl Avoidance {
         }
         let mut pressing = std::mem::take(&mut self.pressing);
         pressing.clear();
+        // Face to face first: who gives way, so a body that does presses on no one.
+        self.give_way(grid, &mut pressing);
         #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
         pressing.extend(
             self.slots
                 .iter()
                 .enumerate()
-                .filter(|(_, slot)| {
-                    slot.moving && slot.stuck >= MAKE_ROOM_AFTER && slot.preferred != Vec2::ZERO
+                .filter(|&(s, slot)| {
+                    slot.moving
+                        && slot.stuck >= MAKE_ROOM_AFTER
+                        && slot.preferred != Vec2::ZERO
+                        && self.room[s] == Vec2::ZERO
                 })
-                .map(|(s, slot)| (s as u32, slot.preferred.normalize(), slot.group)),
+                .map(|(s, slot)| (s as u32, slot.preferred.normalize(), slot.group, false)),
         );
         let (mut from, mut hops) = (0, 0);
         while from < pressing.len() && hops < MAKE_ROOM_CHAIN {
             let to = pressing.len();
             for k in from..to {
-                let (s, heading, group) = pressing[k];
+                let (s, heading, group, yielding) = pressing[k];
                 let presser = self.slots[s as usize];
                 let reach = presser.radius + self.max_radius + MAKE_ROOM_GAP;
                 self.buckets.square_rows(presser.position, reach, |run| {
                     for t in run {
                         let other = &self.slots[t];
-                        let own = group != 0 && other.group == group;
-                        if !other.moving || other.preferred != Vec2::ZERO || self.room[t] != Vec2::ZERO || own
-                        {
+                        // Further down the chain, the head's group makes room too: its arrived
+                        // units may be what holds up the body in the head's way.
+                        let own = hops == 0 && group != 0 && other.group == group;
+                        if !other.moving || self.room[t] != Vec2::ZERO || own {
                             continue;
                         }
-                        let ahead = other.position - presser.position;
-                        let touch = presser.radius + other.radius;
-                        let lateral = det(heading, ahead);
-                        let in_the_way = ahead.dot(heading) > 0.0
-                            && lateral.abs() < touch
-                            && ahead.length_squared() < (touch + MAKE_ROOM_GAP) * (touch + MAKE_ROOM_GAP);
-                        if in_the_way {
-                            let side = if lateral >= 0.0 { 1.0 } else { -1.0 };
-                            let aside = Vec2::new(-heading.y, heading.x) * side;
-                            // Room to step aside: open ground as far as the body must go to
-                            // clear the stuck body's path (across it, to the other side), plus
-                            // its radius.
-                            let class = class_at(grid, other.position);
-                            let open = |way: Vec2, clear: f32| {
-                                class_at(grid, other.position + way * (clear + other.radius)) == class
-                            };
-                            let way = if open(aside, touch - lateral.abs()) {
-                                (aside + heading * 0.5).normalize()
-                            } else if open(-aside, touch + lateral.abs()) {
-                                (-aside + heading * 0.5).normalize()
-                            } else {
-                                heading
-                            };
+                        // Idle, or (behind one giving way) walking against it: its queue backs
+                        // out with it.
+                        let against = other.preferred.dot(heading) < other.against;
+                        if other.preferred != Vec2::ZERO && !(yielding && against) {
+                            continue;
+                        }
+                        if in_the_way(&presser, heading, other) {
+                            let way = room_way(grid, &presser, heading, other);
                             self.room[t] = way * other.max_speed * MAKE_ROOM_SPEED;
                             #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
-                            pressing.push((t as u32, way, group));
+                            pressing.push((t as u32, way, group, yielding));
                         }
                     }
                 });
@@ -547,6 +549,78 @@ impl Avoidance {
             hops += 1;
         }
         self.pressing = pressing;
+    }
+
+    /// Face to face: two walking bodies of different [groups](Body::group) that block each
+    /// other, one stuck for [`MAKE_ROOM_AFTER`] and the other stalled, each in the other's way
+    /// and going against it, where the open ground across either one's heading is narrower
+    /// than two bodies side by side (or, anywhere, once stuck for
+    /// [`GIVE_WAY_ANYWHERE_AFTER`]). In a passage one body wide neither can pass, and ORCA's
+    /// lanes and jostles leave both where they are for good. The body of the higher group number (the
+    /// higher index within group 0) gives way: it makes room as an idle body does, aside where
+    /// there is ground, else backwards, and the walkers of its group behind it that come its
+    /// way back out with it (the chain of [`make_room`](Self::make_room)). A fixed order, not one read
+    /// off the scene (such as the shorter queue giving way): the same two groups decide the
+    /// same way at every meeting, so the lowest group present always gets through, where a
+    /// choice that changes as the queues change sent both sides back and forth for good in a
+    /// test. Once the other goes on (it is no longer held up), the one that gave way walks on
+    /// too; meeting that group's next walker, it gives way again as soon as that one stalls,
+    /// its own count of seconds stuck having run on.
+    fn give_way(&mut self, grid: &Grid, pressing: &mut Vec<(u32, Vec2, u32, bool)>) {
+        for s in 0..self.slots.len() {
+            let me = self.slots[s];
+            if !me.moving || me.preferred == Vec2::ZERO || me.stuck < MAKE_ROOM_AFTER {
+                continue;
+            }
+            let heading = me.preferred.normalize();
+            let reach = me.radius + self.max_radius + MAKE_ROOM_GAP;
+            let mut blocking = None;
+            self.buckets.square_rows(me.position, reach, |run| {
+                for t in run {
+                    let other = &self.slots[t];
+                    if blocking.is_some()
+                        || t == s
+                        || !other.moving
+                        || other.preferred == Vec2::ZERO
+                        || (me.group != 0 && other.group == me.group)
+                    {
+                        continue;
+                    }
+                    let theirs = other.preferred.normalize();
+                    let face_to_face = other.preferred.dot(heading) < other.against
+                        && me.preferred.dot(theirs) < me.against
+                        && in_the_way(&me, heading, other)
+                        && in_the_way(other, theirs, &me);
+                    let stalled =
+                        other.velocity.dot(other.preferred) < STALLED * other.preferred.length_squared();
+                    // Where the two cannot pass side by side; elsewhere lanes let them by, or
+                    // else they have stood long enough.
+                    let passing = 2.0 * (me.radius + other.radius);
+                    if face_to_face
+                        && stalled
+                        && (me.stuck >= GIVE_WAY_ANYWHERE_AFTER
+                            || open_across(grid, me.position, heading, passing) < passing
+                            || open_across(grid, other.position, theirs, passing) < passing)
+                    {
+                        blocking = Some(t);
+                    }
+                }
+            });
+            let Some(t) = blocking else { continue };
+            // The lower group goes on: the same two groups decide the same way wherever and
+            // whenever they meet, so the lowest group present always gets through.
+            let other = self.slots[t];
+            let (loser, winner) =
+                if (me.group, me.index) > (other.group, other.index) { (s, other) } else { (t, me) };
+            if self.room[loser] != Vec2::ZERO {
+                continue;
+            }
+            let loser_slot = self.slots[loser];
+            let way = room_way(grid, &winner, winner.preferred.normalize(), &loser_slot);
+            self.room[loser] = way * loser_slot.max_speed * MAKE_ROOM_SPEED;
+            #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
+            pressing.push((loser as u32, way, winner.group, true));
+        }
     }
 
     /// Indices of the bucketed bodies in the cells a square of half-side `reach` around `p`
@@ -581,15 +655,17 @@ impl Avoidance {
         // An idle body in the way of a stuck one makes room (see `make_room`).
         let room =
             self.slot_of.get(i).and_then(|&s| self.room.get(s as usize)).copied().unwrap_or(Vec2::ZERO);
-        let me = if me.preferred == Vec2::ZERO && room != Vec2::ZERO {
-            // Out of the way, not on its way anywhere: it never leads a queue.
-            Body { preferred: room, distance: f32::INFINITY, ..me }
-        } else {
+        let me = if room == Vec2::ZERO {
             me
+        } else {
+            // Out of the way (idle, or giving way face to face), not on its way anywhere: it
+            // never leads a queue.
+            Body { preferred: room, distance: f32::INFINITY, ..me }
         };
-        // Jostled only where no stream comes the other way: there lanes, not shoving, let both through.
-        // (The stream is looked for only when it matters: most bodies are not stuck.)
-        let jostle = me.stuck >= JOSTLE_AFTER && !near.1 && !self.stream_ahead(me);
+        // Jostled only where no stream comes the other way: there lanes, not shoving, let both
+        // through. (The stream is looked for only when it matters: most bodies are not stuck.)
+        // Never while making room: that way is chosen.
+        let jostle = me.stuck >= JOSTLE_AFTER && room == Vec2::ZERO && !near.1 && !self.stream_ahead(me);
         let me = if jostle { jostled(me, i) } else { me };
         let v = self.solve_among(grid, me, &near, dt, Yield::None);
         let nearest = &near.0;
@@ -1065,6 +1141,56 @@ fn jostled(body: Body, i: usize) -> Body {
     #[expect(clippy::cast_precision_loss, reason = "any angle will do")]
     let share = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     Body { preferred: Vec2::from_angle(share * JOSTLE_ANGLE).rotate(body.preferred), ..body }
+}
+
+/// Steps across a passage at which the open width is measured, per tile.
+const ACROSS_STEPS: f32 = 8.0;
+
+/// How wide the open ground of `p`'s class is across `heading` (a unit vector) through `p`,
+/// in tiles, up to `most`: the sum of the open reach on either side, sampled every
+/// 1 / [`ACROSS_STEPS`] of a tile.
+fn open_across(grid: &Grid, p: Vec2, heading: Vec2, most: f32) -> f32 {
+    let class = class_at(grid, p);
+    let side = Vec2::new(-heading.y, heading.x);
+    let reach = |way: Vec2| {
+        let mut open = 0.0;
+        while open < most && class_at(grid, p + way * (open + 1.0 / ACROSS_STEPS)) == class {
+            open += 1.0 / ACROSS_STEPS;
+        }
+        open
+    };
+    reach(side) + reach(-side)
+}
+
+/// Whether `other` stands in the path of `presser` going along `heading` (a unit vector):
+/// ahead of it, less than a body's width aside, within [`MAKE_ROOM_GAP`] beyond touching.
+fn in_the_way(presser: &Slot, heading: Vec2, other: &Slot) -> bool {
+    let ahead = other.position - presser.position;
+    let touch = presser.radius + other.radius;
+    ahead.dot(heading) > 0.0
+        && det(heading, ahead).abs() < touch
+        && ahead.length_squared() < (touch + MAKE_ROOM_GAP) * (touch + MAKE_ROOM_GAP)
+}
+
+/// Which way (a unit vector) `other`, in the path of `presser` going along `heading`, makes
+/// room: aside to the side it stands on, and a little onwards, where there is open ground as
+/// far as it must go to clear the path (across it, to the other side) plus its radius; else
+/// to the other side; else (walls on both sides: a one-tile passage) straight on.
+fn room_way(grid: &Grid, presser: &Slot, heading: Vec2, other: &Slot) -> Vec2 {
+    let ahead = other.position - presser.position;
+    let touch = presser.radius + other.radius;
+    let lateral = det(heading, ahead);
+    let side = if lateral >= 0.0 { 1.0 } else { -1.0 };
+    let aside = Vec2::new(-heading.y, heading.x) * side;
+    let class = class_at(grid, other.position);
+    let open = |way: Vec2, clear: f32| class_at(grid, other.position + way * (clear + other.radius)) == class;
+    if open(aside, touch - lateral.abs()) {
+        (aside + heading * 0.5).normalize()
+    } else if open(-aside, touch + lateral.abs()) {
+        (-aside + heading * 0.5).normalize()
+    } else {
+        heading
+    }
 }
 
 /// Where `me` stands against `other` in their group's queue (see [`Body::distance`]): `Less`
