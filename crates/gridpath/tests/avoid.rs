@@ -135,6 +135,34 @@ fn two_groups_face_to_face_in_a_one_tile_passage_take_turns() {
     check("face to face", &outcome);
 }
 
+/// A crossroads of one-tile passages, a room at each of its four ends: 10 units in each room
+/// head for the room across, so four groups meet in the middle, face to face and crossing.
+/// Bodies blocking each other only face to face gave way: then 2 of the 40 stood there for
+/// good; any two bodies of different groups each in the other's way now do.
+#[test]
+fn four_groups_meeting_at_a_crossroads_of_one_tile_passages_all_get_through() {
+    let n = 31;
+    let mut grid = Grid::filled(n, n, Tile::FLOOR).unwrap();
+    for y in 0..n {
+        for x in 0..n {
+            let room = |a: u32, b: u32| !(6..=24).contains(&a) && (10..=20).contains(&b);
+            let open = room(x, y) || room(y, x) || x == 15 || y == 15;
+            let edge = x == 0 || y == 0 || x == n - 1 || y == n - 1;
+            if !open || edge {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+    }
+    let groups = [
+        (cells_in(&grid, (1, 10, 6, 21), 10), Pos::new(27, 15)),
+        (cells_in(&grid, (25, 10, 30, 21), 10), Pos::new(3, 15)),
+        (cells_in(&grid, (10, 1, 21, 6), 10), Pos::new(15, 27)),
+        (cells_in(&grid, (10, 25, 21, 30), 10), Pos::new(15, 3)),
+    ];
+    let outcome = run(&grid, &groups, 240.0);
+    check("crossroads", &outcome);
+}
+
 /// 10,000 units spread over a 256 × 256 map with scattered walls converge on its middle.
 #[test]
 fn ten_thousand_units_converge_on_one_goal() {

@@ -499,7 +499,7 @@ impl Avoidance {
         }
         let mut pressing = std::mem::take(&mut self.pressing);
         pressing.clear();
-        // Face to face first: who gives way, so a body that does presses on no one.
+        // Bodies blocking each other first: who gives way, so a body that does presses on no one.
         self.give_way(grid, &mut pressing);
         #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
         pressing.extend(
@@ -551,21 +551,22 @@ impl Avoidance {
         self.pressing = pressing;
     }
 
-    /// Face to face: two walking bodies of different [groups](Body::group) that block each
-    /// other, one stuck for [`MAKE_ROOM_AFTER`] and the other stalled, each in the other's way
-    /// and going against it, where the open ground across either one's heading is narrower
-    /// than two bodies side by side (or, anywhere, once stuck for
-    /// [`GIVE_WAY_ANYWHERE_AFTER`]). In a passage one body wide neither can pass, and ORCA's
-    /// lanes and jostles leave both where they are for good. The body of the higher group number (the
-    /// higher index within group 0) gives way: it makes room as an idle body does, aside where
-    /// there is ground, else backwards, and the walkers of its group behind it that come its
-    /// way back out with it (the chain of [`make_room`](Self::make_room)). A fixed order, not one read
-    /// off the scene (such as the shorter queue giving way): the same two groups decide the
-    /// same way at every meeting, so the lowest group present always gets through, where a
-    /// choice that changes as the queues change sent both sides back and forth for good in a
-    /// test. Once the other goes on (it is no longer held up), the one that gave way walks on
-    /// too; meeting that group's next walker, it gives way again as soon as that one stalls,
-    /// its own count of seconds stuck having run on.
+    /// Face to face (or crossing): two walking bodies of different [groups](Body::group), each
+    /// in the other's way, one stuck for [`MAKE_ROOM_AFTER`] and the other stalled, where the
+    /// open ground across either one's heading is narrower than two bodies side by side (or,
+    /// anywhere, once stuck for [`GIVE_WAY_ANYWHERE_AFTER`]). In a passage one body wide
+    /// neither can pass, and ORCA's lanes and jostles leave both where they are for good; at a
+    /// crossroads of such passages, four groups blocked each other so. The body of the higher
+    /// group number (the higher index within group 0) gives way: it makes room as an idle body
+    /// does, aside where there is ground, else on along the other's way (backwards, face to
+    /// face), and the walkers of its group behind it that come its way back out with it (the
+    /// chain of [`make_room`](Self::make_room)). A fixed order, not one read off the scene
+    /// (such as the shorter queue giving way): the same two groups decide the same way at every
+    /// meeting, so the lowest group present always gets through, where a choice that changes
+    /// as the queues change sent both sides back and forth for good in a test. Once the other
+    /// goes on (it is no longer held up), the one that gave way walks on too; meeting that
+    /// group's next walker, it gives way again as soon as that one stalls, its own count of
+    /// seconds stuck having run on.
     fn give_way(&mut self, grid: &Grid, pressing: &mut Vec<(u32, Vec2, u32, bool)>) {
         for s in 0..self.slots.len() {
             let me = self.slots[s];
@@ -587,16 +588,14 @@ impl Avoidance {
                         continue;
                     }
                     let theirs = other.preferred.normalize();
-                    let face_to_face = other.preferred.dot(heading) < other.against
-                        && me.preferred.dot(theirs) < me.against
-                        && in_the_way(&me, heading, other)
-                        && in_the_way(other, theirs, &me);
+                    // Face to face or crossing: either way, each stands in the other's path.
+                    let each_in_the_way = in_the_way(&me, heading, other) && in_the_way(other, theirs, &me);
                     let stalled =
                         other.velocity.dot(other.preferred) < STALLED * other.preferred.length_squared();
                     // Where the two cannot pass side by side; elsewhere lanes let them by, or
                     // else they have stood long enough.
                     let passing = 2.0 * (me.radius + other.radius);
-                    if face_to_face
+                    if each_in_the_way
                         && stalled
                         && (me.stuck >= GIVE_WAY_ANYWHERE_AFTER
                             || open_across(grid, me.position, heading, passing) < passing
