@@ -3,10 +3,11 @@
 //!
 //! ```sh
 //! cargo bench --profile crowd-bench --bench crowd            # all three
-//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: edit, async, flood, bigmap
+//! cargo bench --profile crowd-bench --bench crowd -- flow    # or: flow-push, edit, async, flood, bigmap
 //! ```
 //!
 //! 1. `flow`: 10,000 units following one flow field; time per frame (planning + movement).
+//!    `flow-push` (run with `flow` too): the same with avoidance off, units only pushed apart.
 //! 2. `edit`: wall strokes painted while 10,000 units (100 of them on routes of their own)
 //!    walk; time of the frames that apply an edit (field rebuild + re-routing + movement).
 //! 3. `async`: 1,000 units each ordered alone (1,000 A* requests) at 60 frames per second;
@@ -174,8 +175,10 @@ fn statuses(app: &mut App) -> (usize, usize, usize, usize) {
     (walking, arrived, planning, stopped)
 }
 
-fn flow() {
+/// `avoidance` off: units only pushed apart (the `O` key), the cost of avoidance by difference.
+fn flow(avoidance: bool) {
     let mut app = bench_app();
+    app.insert_resource(tilepath::units::CrowdAvoidance(avoidance));
     spawn_crowd(&mut app, UNITS, 2);
     // Warm-up: the field is built, buffers grow.
     for _ in 0..30 {
@@ -184,8 +187,9 @@ fn flow() {
     let mut times: Vec<Duration> = (0..600).map(|_| timed_update(&mut app)).collect();
     let (walking, arrived, _, stopped) = statuses(&mut app);
     println!(
-        "flow:  {UNITS} units, 1 flow field, 256x256, 600 frames: median {:.3} ms, p95 {:.3} ms, max {:.3} ms \
+        "flow{}:  {UNITS} units, 1 flow field, 256x256, 600 frames: median {:.3} ms, p95 {:.3} ms, max {:.3} ms \
          (after 10.5 s: {walking} walking, {arrived} arrived, {stopped} stopped)",
+        if avoidance { "" } else { " (push)" },
         ms(median(&mut times)),
         ms(percentile(&mut times, 0.95)),
         ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
@@ -532,7 +536,10 @@ fn main() {
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     println!("threads: {}", std::thread::available_parallelism().map_or(1, |n| n.get()));
     if wanted("flow") {
-        flow();
+        flow(true);
+    }
+    if wanted("flow-push") {
+        flow(false);
     }
     if wanted("edit") {
         edit();
