@@ -76,7 +76,8 @@ pub struct Body {
     /// The group the body walks with (units sent to one goal together), or 0 for none. An
     /// idle body makes room for a stuck body of another group or of none, never for one of
     /// its own: a unit reaching its own group's arrival ring arrives there instead of
-    /// pushing in (see [`Avoidance::prepare`]).
+    /// pushing in (see [`Avoidance::prepare`]). Two walking bodies of different groups that
+    /// block each other where they cannot pass: the higher group gives way.
     pub group: u32,
     /// How far the body still has to go to its goal, in tiles (its flow field's distance
     /// from where it aims plus the way there), or infinity when the caller does not know.
@@ -387,7 +388,8 @@ pub struct Avoidance {
     /// Per body, its slot.
     slot_of: Vec<u32>,
     /// [`make_room`](Self::make_room)'s queue: slots, the way each presses, for which group,
-    /// and whether it gives way face to face (or backs out behind one that does).
+    /// and whether it gives way to a walking body it blocks (or backs out behind one that
+    /// does).
     pressing: Vec<(u32, Vec2, u32, bool)>,
 }
 
@@ -408,7 +410,8 @@ impl Avoidance {
     /// [`separate`](Self::separate) calls, and works out which idle bodies make room this
     /// frame: an idle body (wanting to go nowhere) in the path of a body [stuck](Body::stuck)
     /// for a second, of another [group](Body::group), steps aside, and the idle bodies in its
-    /// way in turn.
+    /// way in turn; of two walking bodies of different groups that block each other where they
+    /// cannot pass, the higher group's gives way.
     pub fn prepare(&mut self, bodies: &[Body], grid: &Grid) {
         self.bucket(bodies.iter().map(|b| b.position), grid);
         self.prepare_bucketed(bodies, grid);
@@ -483,9 +486,9 @@ impl Avoidance {
     /// ring stays a ring. Further down the chain, which carries the group of the body stuck at
     /// its head, that group's idle bodies make room too: its arrived units may be what holds up
     /// another group's idle body in the way (a seeded scene walled a unit in for good so, two
-    /// groups' arrival rings meeting in a one-tile gap). Bodies walking face to face give way
-    /// first ([`give_way`](Self::give_way)); behind one that gives way, the walkers of its
-    /// group that come its way make room as idle bodies do.
+    /// groups' arrival rings meeting in a one-tile gap). Walking bodies that block each other
+    /// give way first ([`give_way`](Self::give_way)); behind one that gives way, the walkers of
+    /// its group that come its way make room as idle bodies do.
     fn make_room(&mut self, grid: &Grid) {
         self.room.clear();
         self.room.resize(self.slots.len(), Vec2::ZERO);
