@@ -701,6 +701,49 @@ fn two_groups_meeting_face_to_face_in_a_one_tile_passage_both_get_through() {
     }
 }
 
+/// A crossroads of one-tile passages with a room at each of its four ends: 8 crowd units in
+/// each room, sent to the room across (four groups, one per goal), meet in the middle face to
+/// face and crossing, where two bodies cannot pass. The higher group backs out each time
+/// (`Avoidance::give_way`); without it units were still stuck at the crossing after 240 s.
+#[test]
+fn four_groups_meeting_at_a_crossroads_of_one_tile_passages_all_get_through() {
+    let n = 31;
+    let room = |a: u32, b: u32| ((1..=5).contains(&a) || (25..=29).contains(&a)) && (10..=20).contains(&b);
+    let rows: Vec<String> = (0..n)
+        .map(|y| {
+            (0..n)
+                .map(|x| {
+                    let inside = (1..n - 1).contains(&x) && (1..n - 1).contains(&y);
+                    let open = room(x, y) || room(y, x) || x == 15 || y == 15;
+                    if inside && open { '.' } else { '#' }
+                })
+                .collect()
+        })
+        .collect();
+    let mut app = test_app(MapSource::Text { name: "crossroads".into(), text: rows.join("\n") });
+    let geometry = pathfinder(&app).geometry();
+    let sides = [
+        (1..5, 12..14, Pos::new(27, 15)),
+        (26..30, 12..14, Pos::new(3, 15)),
+        (12..14, 1..5, Pos::new(15, 27)),
+        (12..14, 26..30, Pos::new(15, 3)),
+    ];
+    for (xs, ys, goal) in sides {
+        for cell in xs.flat_map(|x| ys.clone().map(move |y| Pos::new(x, y))) {
+            app.world_mut()
+                .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
+                .insert((Target::Cell(goal), FollowFlowField::new(goal)));
+        }
+    }
+    let frames = run_to_arrival(&mut app, 60 * 240);
+    println!("all 32 arrived after {frames} frames ({:.1} s)", frames as f32 / 60.0);
+    for seen in crowd(&mut app) {
+        // The crossing's middle is 12 cells from every goal; each room lies within 6 of its own.
+        let near_goal = seen.cell.x.abs_diff(seen.goal.x).max(seen.cell.y.abs_diff(seen.goal.y)) <= 6;
+        assert!(near_goal, "{seen:?} must have got to the room across");
+    }
+}
+
 /// A rooms map (one-tile doors and corridors) packed with one group: a crowd unit on every
 /// cell, all sent to one goal. Steering hands avoidance each follower's distance to go
 /// (`Body::distance`), so the crowd queues at each door behind the unit at its head; without
