@@ -44,6 +44,16 @@ fn crowd(app: &mut App) -> Vec<Seen> {
     seen
 }
 
+/// Spawns crowd units on `cells`, sent together to `goal` (one group, one shared flow field).
+fn send_group(app: &mut App, cells: impl IntoIterator<Item = Pos>, goal: Pos) {
+    let geometry = pathfinder(app).geometry();
+    for cell in cells {
+        app.world_mut()
+            .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
+            .insert((Target::Cell(goal), FollowFlowField::new(goal)));
+    }
+}
+
 /// Spawns flow-following crowd units (heading for the main goal) on `cells`.
 fn spawn(app: &mut App, cells: &[Pos]) -> Vec<Entity> {
     let geometry = pathfinder(app).geometry();
@@ -638,17 +648,10 @@ fn a_group_gets_through_another_groups_arrived_units_in_a_corridor() {
             .collect();
         let mut app = test_app(MapSource::Text { name: "corridor".into(), text: rows.join("\n") });
         let (ring_goal, far_goal) = (Pos::new(22, 5), Pos::new(55, 5));
-        let geometry = pathfinder(&app).geometry();
-        for cell in (10..34).flat_map(|x| [Pos::new(x, 5), Pos::new(x, 6)]) {
-            app.world_mut()
-                .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
-                .insert((Target::Cell(ring_goal), FollowFlowField::new(ring_goal)));
-        }
+        send_group(&mut app, (10..34).flat_map(|x| [Pos::new(x, 5), Pos::new(x, 6)]), ring_goal);
         for (k, cell) in (0..3).flat_map(|x| [Pos::new(x, 5), Pos::new(x, 6)]).enumerate() {
             if shared {
-                app.world_mut()
-                    .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
-                    .insert((Target::Cell(far_goal), FollowFlowField::new(far_goal)));
+                send_group(&mut app, [cell], far_goal);
             } else {
                 spawn_alone(&mut app, cell, Pos::new(55, 2 + k as u32));
             }
@@ -684,14 +687,8 @@ fn two_groups_meeting_face_to_face_in_a_one_tile_passage_both_get_through() {
         })
         .collect();
     let mut app = test_app(MapSource::Text { name: "passage".into(), text: rows.join("\n") });
-    let geometry = pathfinder(&app).geometry();
-    let sides = [((6..10), Pos::new(30, 5)), ((26..30), Pos::new(5, 5))];
-    for (xs, goal) in sides {
-        for cell in xs.flat_map(|x| [Pos::new(x, 3), Pos::new(x, 5), Pos::new(x, 7)]) {
-            app.world_mut()
-                .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
-                .insert((Target::Cell(goal), FollowFlowField::new(goal)));
-        }
+    for (xs, goal) in [((6..10), Pos::new(30, 5)), ((26..30), Pos::new(5, 5))] {
+        send_group(&mut app, xs.flat_map(|x| [Pos::new(x, 3), Pos::new(x, 5), Pos::new(x, 7)]), goal);
     }
     let frames = run_to_arrival(&mut app, 60 * 120);
     println!("all 24 arrived after {frames} frames ({:.1} s)", frames as f32 / 60.0);
@@ -721,7 +718,6 @@ fn four_groups_meeting_at_a_crossroads_of_one_tile_passages_all_get_through() {
         })
         .collect();
     let mut app = test_app(MapSource::Text { name: "crossroads".into(), text: rows.join("\n") });
-    let geometry = pathfinder(&app).geometry();
     let sides = [
         (1..5, 12..14, Pos::new(27, 15)),
         (26..30, 12..14, Pos::new(3, 15)),
@@ -729,11 +725,7 @@ fn four_groups_meeting_at_a_crossroads_of_one_tile_passages_all_get_through() {
         (12..14, 26..30, Pos::new(15, 3)),
     ];
     for (xs, ys, goal) in sides {
-        for cell in xs.flat_map(|x| ys.clone().map(move |y| Pos::new(x, y))) {
-            app.world_mut()
-                .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
-                .insert((Target::Cell(goal), FollowFlowField::new(goal)));
-        }
+        send_group(&mut app, xs.flat_map(|x| ys.clone().map(move |y| Pos::new(x, y))), goal);
     }
     let frames = run_to_arrival(&mut app, 60 * 240);
     println!("all 32 arrived after {frames} frames ({:.1} s)", frames as f32 / 60.0);
@@ -757,17 +749,12 @@ fn a_room_packed_with_one_group_empties_through_its_doors() {
     let text = gridpath::formats::write_ascii(&grid, Some(start), Some(lab_goal));
     let mut app = test_app(MapSource::Text { name: "rooms".into(), text });
     let field = FlowField::dijkstra(&grid, goal, gridpath::Rules::OCTILE).expect("the goal is free");
-    let geometry = pathfinder(&app).geometry();
     let cells: Vec<Pos> = open
         .iter()
         .copied()
         .filter(|&p| ![start, lab_goal, goal].contains(&p) && field.distance(p).is_some())
         .collect();
-    for &cell in &cells {
-        app.world_mut()
-            .spawn(crowd_unit(cell, geometry, DEFAULT_SPEED))
-            .insert((Target::Cell(goal), FollowFlowField::new(goal)));
-    }
+    send_group(&mut app, cells.iter().copied(), goal);
     let frames = run_to_arrival(&mut app, 60 * 300);
     println!("{} units arrived after {frames} frames ({:.1} s)", cells.len(), frames as f32 / 60.0);
     assert!(frames <= 60 * 90, "the rooms took {:.1} s to empty: a door clogged", frames as f32 / 60.0);
