@@ -64,12 +64,15 @@ pub struct CrowdUnit {
     /// Its velocity last frame, in tiles per second, x right and y down (local avoidance
     /// starts from it).
     pub(crate) velocity: Vec2,
+    /// The velocity local avoidance last planned for it (`Body::planned`): it keeps to it on
+    /// the frames it does not plan.
+    pub(crate) planned: Vec2,
 }
 
 impl CrowdUnit {
     /// A unit heading for `goal`.
     pub(crate) fn new(goal: Pos) -> Self {
-        Self { goal, best: f32::INFINITY, stalled: 0.0, velocity: Vec2::ZERO }
+        Self { goal, best: f32::INFINITY, stalled: 0.0, velocity: Vec2::ZERO, planned: Vec2::ZERO }
     }
 
     /// The goal cell it heads for.

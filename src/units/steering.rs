@@ -186,6 +186,7 @@ fn walker_bodies(
         out.push(Body {
             position,
             velocity,
+            planned: velocity,
             preferred: velocity,
             radius: walker_radius(big.map_or(1, |big| big.size)),
             max_speed: speed,
@@ -535,6 +536,7 @@ fn steer_crowd(
             avoid.bodies.push(Body {
                 position: me.pos,
                 velocity: crowd.velocity,
+                planned: crowd.planned,
                 preferred,
                 radius: UNIT_RADIUS,
                 max_speed: speed.0 / f32::from(cost),
@@ -627,6 +629,7 @@ fn avoid_and_move(
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };
+        crowd.planned = velocities[i];
         if pos != body.position {
             // The positional pass keeps a centre in its cell or a legal step away.
             let cell = cell_of(pos, grid).unwrap_or(unit.cell);

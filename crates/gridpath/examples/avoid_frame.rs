@@ -181,6 +181,7 @@ fn main() {
         for ((body, p), v) in crowd.bodies.iter_mut().zip(&positions).zip(&split) {
             if body.moving {
                 body.velocity = if dt > 0.0 { (*p - body.position) / dt } else { *v };
+                body.planned = *v;
                 body.position = *p;
             }
         }

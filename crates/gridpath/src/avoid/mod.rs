@@ -56,6 +56,10 @@ pub struct Body {
     pub position: Vec2,
     /// Velocity last frame, in tiles per second.
     pub velocity: Vec2,
+    /// The velocity avoidance last planned for it (what [`Avoidance::velocity`] returned), in
+    /// tiles per second: on the frames it does not plan (see
+    /// [`AvoidanceSettings::plan_every`]) it keeps to it. Zero for a body never planned.
+    pub planned: Vec2,
     /// Velocity it wants (towards its goal), in tiles per second.
     pub preferred: Vec2,
     /// Radius, in tiles.
@@ -120,6 +124,7 @@ impl Body {
         Self {
             position,
             velocity: Vec2::ZERO,
+            planned: Vec2::ZERO,
             preferred: Vec2::ZERO,
             radius,
             max_speed,
@@ -151,6 +156,13 @@ pub struct AvoidanceSettings {
     /// instead of pushing against each other. 0 turns it off. "Right" is in the grid's own
     /// axes (x right, y down); mirrored axes make it "left", the same for everyone.
     pub pass_side: f32,
+    /// Each moving body plans its velocity (its neighbour scan and linear program) every this
+    /// many frames, the bodies taking turns (by index); in between it keeps to the velocity it
+    /// planned ([`Body::planned`]), and the bodies that do plan take all of the avoiding of
+    /// it, as of a body that does not avoid. 2 halves the cost of avoidance with the same
+    /// quality (the crowd tests' gap ratios, jams and arrival times, docs/BENCHMARKS.md); 1
+    /// plans every body every frame. A body making room, or giving way, plans every frame.
+    pub plan_every: u32,
 }
 
 impl Default for AvoidanceSettings {
@@ -162,6 +174,7 @@ impl Default for AvoidanceSettings {
             separation_passes: 12,
             max_push: 0.4,
             pass_side: 0.6,
+            plan_every: 2,
         }
     }
 }
@@ -214,6 +227,9 @@ struct Slot {
     group: u32,
     /// [`Body::distance`], or infinity for a body that wants nothing (it never queues).
     distance: f32,
+    /// It does not plan this frame: it keeps to its planned velocity, and the bodies that plan
+    /// take all of the avoiding of it (see [`AvoidanceSettings::plan_every`]).
+    coasting: bool,
 }
 
 impl Slot {
@@ -391,6 +407,8 @@ pub struct Avoidance {
     /// and whether it gives way to a walking body it blocks (or backs out behind one that
     /// does).
     pressing: Vec<(u32, Vec2, u32, bool)>,
+    /// Frames prepared so far (wrapping): whose turn it is to plan.
+    frame: u32,
 }
 
 impl Avoidance {
@@ -447,6 +465,7 @@ impl Avoidance {
                 } else {
                     f32::INFINITY
                 },
+                coasting: false,
             }
         }));
     }
@@ -456,6 +475,7 @@ impl Avoidance {
     pub fn prepare_bucketed(&mut self, bodies: &[Body], grid: &Grid) {
         self.prepare_slots(bodies);
         self.make_room(grid);
+        self.take_turns();
         self.intent.clear();
         self.walkers.clear();
         if !self.buckets.is_dense() {
@@ -469,6 +489,21 @@ impl Avoidance {
             let c = self.buckets.cell_index(body.position);
             self.intent[c] += body.preferred.normalize_or_zero();
             self.walkers[c] = self.walkers[c].saturating_add(1);
+        }
+    }
+
+    /// Which moving bodies plan this frame and which coast on their planned velocity
+    /// ([`AvoidanceSettings::plan_every`]): the bodies take turns by index, and a body making
+    /// room (or giving way) plans every frame, as its way out changes.
+    fn take_turns(&mut self) {
+        self.frame = self.frame.wrapping_add(1);
+        let every = self.settings.plan_every.max(1);
+        if every == 1 {
+            return;
+        }
+        for (slot, room) in self.slots.iter_mut().zip(&self.room) {
+            slot.coasting =
+                slot.moving && *room == Vec2::ZERO && slot.index.wrapping_add(self.frame) % every != 0;
         }
     }
 
@@ -633,7 +668,8 @@ impl Avoidance {
 
     /// The velocity body `i` takes this frame (`dt` seconds): the one closest to its preferred
     /// velocity that avoids its nearest neighbours and the walls; a body that is not moving
-    /// keeps its own.
+    /// keeps its own, and one whose turn to plan it is not ([`AvoidanceSettings::plan_every`])
+    /// its [planned](Body::planned) one.
     ///
     /// Right of way: ORCA alone deadlocks two stalled bodies that block each other — e.g. two
     /// side by side in a one-tile gap between a wall corner diagonally ahead and a wall beside
@@ -653,10 +689,18 @@ impl Avoidance {
         if !me.moving {
             return me.velocity;
         }
+        let slot = self
+            .slot_of
+            .get(i)
+            .map(|&s| s as usize)
+            .filter(|&s| self.slots.get(s).is_some_and(|slot| slot.index as usize == i));
+        if slot.is_some_and(|s| self.slots[s].coasting) {
+            // Not its turn to plan (`AvoidanceSettings::plan_every`).
+            return me.planned;
+        }
         let near = self.neighbours(me, i);
         // An idle body in the way of a stuck one makes room (see `make_room`).
-        let room =
-            self.slot_of.get(i).and_then(|&s| self.room.get(s as usize)).copied().unwrap_or(Vec2::ZERO);
+        let room = slot.and_then(|s| self.room.get(s)).copied().unwrap_or(Vec2::ZERO);
         let me = if room == Vec2::ZERO {
             me
         } else {
@@ -780,10 +824,16 @@ impl Avoidance {
                     Ordering::Greater => {
                         // All of the avoiding for one held up at the head (it presses on),
                         // half for one on its way (it may stop any moment, as in plain ORCA).
-                        let moving = slot.stuck < QUEUE_PUSH_AFTER;
+                        let moving = slot.stuck < QUEUE_PUSH_AFTER && !slot.coasting;
                         body_line(me, &Slot { moving, ..*slot }, self.settings.time_horizon, dt)
                     }
-                    Ordering::Equal => body_line(me, slot, self.settings.time_horizon, dt),
+                    // A coasting body does not avoid this frame: all of the avoiding.
+                    Ordering::Equal => body_line(
+                        me,
+                        &Slot { moving: slot.moving && !slot.coasting, ..*slot },
+                        self.settings.time_horizon,
+                        dt,
+                    ),
                 },
             };
             others[found] = line;
@@ -1076,6 +1126,7 @@ impl Avoidance {
         for ((body, p), v) in bodies.iter_mut().zip(&positions).zip(velocities.iter()) {
             if body.moving {
                 body.velocity = if dt > 0.0 { (*p - body.position) / dt } else { *v };
+                body.planned = *v;
                 body.position = *p;
             }
         }
