@@ -1658,6 +1658,43 @@ mod tests {
         assert!(bodies[0].position.x > 16.0 && bodies[1].position.x < 4.0, "{bodies:?}");
     }
 
+    /// Bodies take turns to plan (`AvoidanceSettings::plan_every`): each frame one of two
+    /// bodies closing head-on keeps to its planned velocity and the other plans, taking all
+    /// of the avoiding — twice the swerve ORCA gives it when both plan (half each). (The pass
+    /// above runs with turns: the default.)
+    #[test]
+    fn bodies_take_turns_to_plan_and_the_planner_takes_all_of_the_avoiding() {
+        let grid = open(20);
+        let walking = |x: f32, y: f32, vx: f32| Body {
+            velocity: Vec2::new(vx, 0.0),
+            planned: Vec2::new(vx, 0.0),
+            preferred: Vec2::new(vx, 0.0),
+            ..Body::new(Vec2::new(x, y), 0.3, 4.0)
+        };
+        let bodies = vec![walking(9.0, 10.0, 4.0), walking(10.5, 10.05, -4.0)];
+        // No keeping to the right: the swerve is ORCA's alone.
+        let settings = AvoidanceSettings { pass_side: 0.0, ..AvoidanceSettings::default() };
+        let dt = 1.0 / 60.0;
+        let mut every_frame = Avoidance::new(AvoidanceSettings { plan_every: 1, ..settings });
+        every_frame.prepare(&bodies, &grid);
+        let shared = [0, 1].map(|i| every_frame.velocity(&bodies, &grid, i, dt));
+        assert!(shared.iter().zip(&bodies).all(|(v, b)| *v != b.planned), "both swerve: {shared:?}");
+        let mut turns = Avoidance::new(settings);
+        let mut planners = Vec::new();
+        for _ in 0..4 {
+            turns.prepare(&bodies, &grid);
+            let v = [0, 1].map(|i| turns.velocity(&bodies, &grid, i, dt));
+            let coasting: Vec<usize> = (0..2).filter(|&i| v[i] == bodies[i].planned).collect();
+            assert_eq!(coasting.len(), 1, "one keeps to its planned velocity: {v:?}");
+            let planner = 1 - coasting[0];
+            planners.push(planner);
+            let whole = (v[planner] - bodies[planner].velocity).length();
+            let half = (shared[planner] - bodies[planner].velocity).length();
+            assert!((whole / half - 2.0).abs() < 0.05, "swerve {whole} alone against {half} shared");
+        }
+        assert!(planners.windows(2).all(|w| w[0] != w[1]), "they take turns: {planners:?}");
+    }
+
     #[test]
     fn a_stuck_body_is_jostled_aside_never_backwards_and_the_same_within_a_period() {
         let body = Body { preferred: Vec2::new(4.0, 0.0), ..Body::new(Vec2::new(3.0, 3.0), 0.3, 4.0) };
@@ -1729,14 +1766,14 @@ mod tests {
         let mut scratch = Vec::new();
         let mut backed = 0.0;
         for _ in 0..60 {
-            avoidance.prepare(&bodies, &grid);
-            let v = avoidance.velocity(&bodies, &grid, 0, dt);
-            // As the game does: a walker that holds a unit up steps back.
-            if avoidance.holds_up(&bodies, &grid, 3, (0, v), dt) {
+            // As the game does: after a frame's velocities, a walker that holds a unit up steps
+            // back (one `prepare` a frame: the bodies take turns to plan by it).
+            let before = bodies.clone();
+            avoidance.step(&mut bodies, &grid, dt, &mut scratch);
+            if avoidance.holds_up(&before, &grid, 3, (0, scratch[0]), dt) {
                 bodies[3].position.y -= 0.05;
                 backed += 0.05;
             }
-            avoidance.step(&mut bodies, &grid, dt, &mut scratch);
             for (i, a) in bodies.iter().enumerate() {
                 for b in &bodies[i + 1..] {
                     assert!(a.position.distance(b.position) >= 0.6 * 0.98, "{a:?} overlaps {b:?}");
