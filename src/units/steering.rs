@@ -616,10 +616,10 @@ fn avoid_and_move(
     // The positional pass: its two per-body phases split over the pool like the velocities,
     // its rounds over the bodies that still overlap on this thread. The walkers (after the
     // crowd's bodies) stay where their Mover took them.
-    Avoidance::integrate(bodies, dt, velocities, positions);
+    avoidance.integrate(bodies, dt, velocities, positions);
     overlapping.clear();
     overlapping.resize(bodies.len(), false);
-    let positions_ref = &*positions;
+    let (avoidance_ref, positions_ref) = (&*avoidance, &*positions);
     on_pool(overlapping, AVOID_CHUNK, |first, out| {
         avoidance_ref.overlapping(bodies_ref, grid, positions_ref, first, out);
     });

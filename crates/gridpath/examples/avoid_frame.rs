@@ -144,7 +144,7 @@ fn main() {
         assert_eq!(single, split, "frame {frame}: the split velocities differ");
         // The positional pass as the game splits it: the two per-body phases on two threads.
         let wall_advance = Instant::now();
-        Avoidance::integrate(bodies, dt, &split, &mut split_positions);
+        avoidance.integrate(bodies, dt, &split, &mut split_positions);
         let (avoidance_ref, positions_ref) = (&avoidance, &split_positions);
         let first_cpu = on_threads(&mut flags, chunk, |first, out| {
             avoidance_ref.overlapping(bodies, &grid, positions_ref, first, out);

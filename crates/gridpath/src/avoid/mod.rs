@@ -409,6 +409,9 @@ pub struct Avoidance {
     pressing: Vec<(u32, Vec2, u32, bool)>,
     /// Frames prepared so far (wrapping): whose turn it is to plan.
     frame: u32,
+    /// How far any body moved from where it was bucketed, at most, to the positions the
+    /// positional pass starts from ([`integrate`](Self::integrate)).
+    drift: f32,
 }
 
 impl Avoidance {
@@ -444,6 +447,8 @@ impl Avoidance {
 
     /// The slots (bodies in bucket order) and the largest radius, for `bodies`.
     fn prepare_slots(&mut self, bodies: &[Body]) {
+        // Until `integrate` measures it, what bodies usually move in a frame, and more.
+        self.drift = SEPARATION_SLACK;
         self.max_radius = bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
         self.slots.clear();
         self.slots.extend(self.buckets.order().iter().map(|&index| {
@@ -981,6 +986,7 @@ impl Avoidance {
     /// [`overlapping`](Self::overlapping) by chunks, [`separate_overlapping`](Self::separate_overlapping),
     /// then [`settle`](Self::settle) by chunks — the same result.
     pub fn separate(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
+        self.note_drift(bodies, positions);
         let mut flags = std::mem::take(&mut self.flags);
         flags.clear();
         flags.resize(bodies.len(), false);
@@ -990,9 +996,15 @@ impl Avoidance {
         self.settle(bodies, grid, 0, positions);
     }
 
-    /// Whether each of bodies `first..first + out.len()`, at `positions` (one per body), is
-    /// moving and overlaps another body beyond the tolerance or a wall, into `out`. Reads only:
-    /// callers may split the bodies over threads.
+    /// How far any body moved from where it was bucketed to `positions`: the overlap test
+    /// looks that much farther than touching, and no farther.
+    fn note_drift(&mut self, bodies: &[Body], positions: &[Vec2]) {
+        self.drift = bodies.iter().zip(positions).map(|(b, p)| b.position.distance(*p)).fold(0.0, f32::max);
+    }
+
+    /// Whether each of bodies `first..first + out.len()`, at `positions` (one per body, from
+    /// [`integrate`](Self::integrate)), is moving and overlaps another body beyond the tolerance
+    /// or a wall, into `out`. Reads only: callers may split the bodies over threads.
     pub fn overlapping(
         &self,
         bodies: &[Body],
@@ -1009,8 +1021,8 @@ impl Avoidance {
                 continue;
             }
             let p = positions[i];
-            // Bodies moved since they were bucketed: look a little farther.
-            let reach = body.radius + self.max_radius + SEPARATION_SLACK;
+            // Bodies moved since they were bucketed (by `drift` at most): look that much farther.
+            let reach = body.radius + self.max_radius + self.drift;
             let order = self.buckets.order();
             let mut overlaps = false;
             self.buckets.square_rows(p, reach, |run| {
@@ -1143,13 +1155,13 @@ impl Avoidance {
         velocities: &[Vec2],
         positions: &mut Vec<Vec2>,
     ) {
-        Self::integrate(bodies, dt, velocities, positions);
+        self.integrate(bodies, dt, velocities, positions);
         self.separate(bodies, grid, positions);
     }
 
     /// The bodies' centres after `dt` seconds at their new `velocities` (one per body), into
     /// `positions`, before the positional pass. Bodies that are not moving stay put.
-    pub fn integrate(bodies: &[Body], dt: f32, velocities: &[Vec2], positions: &mut Vec<Vec2>) {
+    pub fn integrate(&mut self, bodies: &[Body], dt: f32, velocities: &[Vec2], positions: &mut Vec<Vec2>) {
         positions.clear();
         positions.extend(
             bodies
@@ -1157,6 +1169,7 @@ impl Avoidance {
                 .zip(velocities)
                 .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
         );
+        self.note_drift(bodies, positions);
     }
 }
 
