@@ -36,24 +36,31 @@ impl Buckets {
         self.sorted_cells.clear();
         self.work.clear();
         if cells <= n * DENSE_CELLS_PER_POINT + 4096 {
+            // Counting sort, each point's cell worked out once: per cell its count, summed
+            // into where the cell ends, then the points placed backwards, each cell's start
+            // counting down to where it begins (in point order within a cell).
             self.cell_start.resize(cells + 1, 0);
-            for p in points.clone() {
-                let c = self.cell_index(p);
-                self.cell_start[c + 1] += 1;
+            let mut work = std::mem::take(&mut self.work);
+            work.extend(points.map(|p| self.cell_index(p) as u64));
+            self.work = work;
+            for &c in &self.work {
+                self.cell_start[c as usize] += 1;
             }
-            for i in 0..cells {
-                self.cell_start[i + 1] += self.cell_start[i];
+            for i in 1..cells {
+                self.cell_start[i] += self.cell_start[i - 1];
+            }
+            #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 points")]
+            {
+                self.cell_start[cells] = n as u32;
             }
             self.order.resize(n, 0);
-            self.work.extend(self.cell_start.iter().map(|&s| u64::from(s)));
-            for (i, p) in points.enumerate() {
-                let c = self.cell_index(p);
-                let slot = &mut self.work[c];
+            for (i, &c) in self.work.iter().enumerate().rev() {
+                let start = &mut self.cell_start[c as usize];
+                *start -= 1;
                 #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 points")]
                 {
-                    self.order[*slot as usize] = i as u32;
+                    self.order[*start as usize] = i as u32;
                 }
-                *slot += 1;
             }
         } else {
             // Cell in the high half, point in the low half: one sort orders both.
