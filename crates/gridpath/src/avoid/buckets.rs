@@ -19,6 +19,8 @@ pub struct Buckets {
     /// Sparse bucketing: the cell of each entry of `order`, sorted.
     sorted_cells: Vec<u32>,
     work: Vec<u64>,
+    /// Dense bucketing: each point's cell, in point order.
+    point_cells: Vec<u32>,
 }
 
 /// Maps with more cells than this per point (plus a floor) bucket by sorting, not per cell.
@@ -40,10 +42,12 @@ impl Buckets {
             // into where the cell ends, then the points placed backwards, each cell's start
             // counting down to where it begins (in point order within a cell).
             self.cell_start.resize(cells + 1, 0);
-            let mut work = std::mem::take(&mut self.work);
-            work.extend(points.map(|p| self.cell_index(p) as u64));
-            self.work = work;
-            for &c in &self.work {
+            let mut point_cells = std::mem::take(&mut self.point_cells);
+            point_cells.clear();
+            #[expect(clippy::cast_possible_truncation, reason = "cells of a map fit in u32")]
+            point_cells.extend(points.map(|p| self.cell_index(p) as u32));
+            self.point_cells = point_cells;
+            for &c in &self.point_cells {
                 self.cell_start[c as usize] += 1;
             }
             for i in 1..cells {
@@ -54,7 +58,7 @@ impl Buckets {
                 self.cell_start[cells] = n as u32;
             }
             self.order.resize(n, 0);
-            for (i, &c) in self.work.iter().enumerate().rev() {
+            for (i, &c) in self.point_cells.iter().enumerate().rev() {
                 let start = &mut self.cell_start[c as usize];
                 *start -= 1;
                 #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 points")]
