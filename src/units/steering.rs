@@ -550,6 +550,11 @@ fn steer_crowd(
             });
             continue;
         }
+        if crowd.planned != Vec2::ZERO {
+            // Pushed, not planned: when avoidance comes back on, no unit coasts on a velocity
+            // planned before it went off (`Body::planned`).
+            crowd.planned = Vec2::ZERO;
+        }
         let seek = target.map_or(Vec2::ZERO, |cell| (center(cell) - me.pos).clamp_length_max(step));
         let wanted = me.pos + seek + push.clamp_length_max(MAX_PUSH);
         if wanted != me.pos {

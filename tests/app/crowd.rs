@@ -759,3 +759,50 @@ fn a_room_packed_with_one_group_empties_through_its_doors() {
     println!("{} units arrived after {frames} frames ({:.1} s)", cells.len(), frames as f32 / 60.0);
     assert!(frames <= 60 * 90, "the rooms took {:.1} s to empty: a door clogged", frames as f32 / 60.0);
 }
+
+/// `O` turns crowd avoidance off mid-walk and on again, with a notice each time: a player
+/// compares the two on one crowd. Off, units are only pushed apart; back on, within half a
+/// second they keep clear of each other again (within avoidance's 2 %), and all arrive. (The
+/// units' planned velocities are reset while avoidance is off: none coasts on one from before.)
+#[test]
+fn the_o_key_turns_avoidance_off_and_on_mid_walk_and_units_keep_clear_again() {
+    use tilepath::units::{CrowdAvoidance, UNIT_RADIUS};
+    let mut app = test_app(open_map(40, 15));
+    send_group(&mut app, (2..8).flat_map(|x| (3..12).map(move |y| Pos::new(x, y))), Pos::new(36, 7));
+    for _ in 0..30 {
+        app.update();
+    }
+    for (on, word) in [(false, "off"), (true, "on")] {
+        app.world_mut().write_message(key_message(KeyCode::KeyO, ButtonState::Pressed));
+        app.update();
+        assert!(
+            notices(&app).iter().any(|n| n.text.contains(&format!("crowd avoidance: {word}"))),
+            "the O key must say avoidance is {word}: {:?}",
+            notices(&app)
+        );
+        assert_eq!(app.world().resource::<CrowdAvoidance>().0, on);
+        app.world_mut().write_message(key_message(KeyCode::KeyO, ButtonState::Released));
+        for _ in 0..30 {
+            app.update();
+        }
+    }
+    // Back on for half a second: every pair keeps clear from now until all arrived.
+    for frame in 0..60 * 60 {
+        let units = crowd(&mut app);
+        let closest = units
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| units[i + 1..].iter().map(move |b| a.at.distance(b.at)))
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            closest >= 2.0 * UNIT_RADIUS * TILE_SIZE * 0.98,
+            "frame {frame} with avoidance back on: two units {:.3} tiles apart",
+            closest / TILE_SIZE
+        );
+        if units.iter().all(|s| s.status == PathStatus::Arrived) {
+            return;
+        }
+        app.update();
+    }
+    panic!("every unit should arrive within a minute: {:?}", crowd(&mut app));
+}
