@@ -987,6 +987,11 @@ impl Avoidance {
     /// then [`settle`](Self::settle) by chunks — the same result.
     pub fn separate(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
         self.note_drift(bodies, positions);
+        self.separate_measured(bodies, grid, positions);
+    }
+
+    /// [`separate`](Self::separate) once the drift to `positions` is known.
+    fn separate_measured(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
         let mut flags = std::mem::take(&mut self.flags);
         flags.clear();
         flags.resize(bodies.len(), false);
@@ -1166,7 +1171,7 @@ impl Avoidance {
         positions: &mut Vec<Vec2>,
     ) {
         self.integrate(bodies, dt, velocities, positions);
-        self.separate(bodies, grid, positions);
+        self.separate_measured(bodies, grid, positions);
     }
 
     /// The bodies' centres after `dt` seconds at their new `velocities` (one per body), into
