@@ -825,6 +825,7 @@ impl Avoidance {
                 }
                 _ => match queue_order(&me, slot) {
                     // Behind me in my group's queue: it avoids me; I only keep from pressing in.
+                    // (Coasting, it keeps to a velocity it planned avoiding me last frame.)
                     Ordering::Less => contact_line(me, slot, dt),
                     Ordering::Greater => {
                         // All of the avoiding for one held up at the head (it presses on),
@@ -1673,35 +1674,28 @@ mod tests {
     /// leave no room and near-parallel lines meet far off (a seeded sweep of crowded line
     /// sets; before the fix |v| came out up to 2 % above it in a 10,000-unit crowd).
     #[test]
-    #[expect(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss,
-        reason = "small seeded numbers"
-    )]
     fn the_linear_programs_keep_within_the_top_speed() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 40) as f32) / ((1u64 << 24) as f32)
-        };
+        use rand::{Rng, SeedableRng};
+        use std::f32::consts::{PI, TAU};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let radius = 5.0;
         let mut worst = 0.0_f32;
         for _ in 0..20_000 {
             // Lines bunched round a few headings (nearly parallel pairs), through points near
             // the disc: a crowd pressing from one side.
-            let count = 3 + (next() * 10.0) as usize;
-            let base = next() * std::f32::consts::TAU;
+            let count = rng.random_range(3..13);
+            let base = rng.random_range(0.0..TAU);
             let lines: Vec<Line> = (0..count)
                 .map(|_| {
-                    let angle =
-                        base + (next() - 0.5) * 0.02 + if next() < 0.3 { std::f32::consts::PI } else { 0.0 };
-                    let direction = Vec2::from_angle(angle);
+                    let flip = if rng.random_bool(0.3) { PI } else { 0.0 };
+                    let direction = Vec2::from_angle(base + rng.random_range(-0.01..0.01) + flip);
                     let normal = Vec2::new(direction.y, -direction.x);
-                    Line { point: normal * (next() * 8.0 - 2.0) + direction * (next() - 0.5), direction }
+                    let point =
+                        normal * rng.random_range(-2.0..6.0) + direction * rng.random_range(-0.5..0.5);
+                    Line { point, direction }
                 })
                 .collect();
-            let preferred = Vec2::from_angle(next() * std::f32::consts::TAU) * radius;
+            let preferred = Vec2::from_angle(rng.random_range(0.0..TAU)) * radius;
             let mut v = Vec2::ZERO;
             let failed = linear_program2(&lines, radius, preferred, false, &mut v);
             if failed < lines.len() {
