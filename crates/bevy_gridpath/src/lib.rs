@@ -35,6 +35,7 @@
 
 use bevy::prelude::*;
 
+mod avoid;
 #[cfg(feature = "debug")]
 mod debug;
 mod flow;
@@ -42,6 +43,7 @@ mod mover;
 mod nav;
 mod plan;
 
+pub use avoid::{Avoid, LocalAvoidance, UNIT_RADIUS};
 #[cfg(feature = "debug")]
 pub use debug::{GridPathDebug, GridPathDebugPlugin};
 pub use flow::{FlowFields, FollowFlowField, SharedField};
@@ -57,8 +59,9 @@ pub use plan::{
 /// What a game needs in one `use`.
 pub mod prelude {
     pub use crate::{
-        FlowFields, FollowFlowField, GridChanged, GridPathPlugin, GridPathSystems, Mover, NavGrid,
-        PathFailure, PathRequest, PathStatus, PlanBudget, ReplanIncrementally, Waypoint, Waypoints,
+        Avoid, FlowFields, FollowFlowField, GridChanged, GridPathPlugin, GridPathSystems, LocalAvoidance,
+        Mover, NavGrid, PathFailure, PathRequest, PathStatus, PlanBudget, ReplanIncrementally, Waypoint,
+        Waypoints,
     };
     #[cfg(feature = "debug")]
     pub use crate::{GridPathDebug, GridPathDebugPlugin};
@@ -95,6 +98,6 @@ impl Plugin for GridPathPlugin {
                 .chain()
                 .run_if(resource_exists::<NavGrid>),
         );
-        app.add_plugins((nav::plugin, plan::plugin, flow::plugin, mover::plugin));
+        app.add_plugins((nav::plugin, plan::plugin, flow::plugin, mover::plugin, avoid::plugin));
     }
 }

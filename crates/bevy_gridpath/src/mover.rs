@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use gridpath::Pos;
 
 use crate::GridPathSystems;
+use crate::avoid::{Avoid, LocalAvoidance};
 use crate::flow::{FlowFields, FollowFlowField};
 use crate::nav::NavGrid;
 use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
@@ -66,6 +67,20 @@ impl Mover {
     /// Direction of travel (unit length; +x before it moved).
     pub fn heading(&self) -> Vec2 {
         self.heading
+    }
+
+    /// Where local avoidance left it: standing on `cell` (its body's top-left cell), facing
+    /// `heading` (world space; zero keeps the last), in no step (a new route starts from
+    /// `cell`), and backing up no farther than where it stands.
+    pub(crate) fn steered(&mut self, cell: Option<Pos>, heading: Vec2) {
+        if heading != Vec2::ZERO {
+            self.heading = heading;
+        }
+        if cell.is_some() {
+            self.cell = cell;
+        }
+        self.next = None;
+        self.reached = None;
     }
 
     /// Forgets the step it was taking: for a unit put down somewhere (move its `Transform`
@@ -213,15 +228,19 @@ fn back_up(nav: &NavGrid, mover: &Mover, transform: &mut Transform, distance: f3
 
 /// Walks movers along their waypoints; several per frame when the frame is long, never past
 /// the last. A mover whose waypoints ran out on a followed route has arrived.
-fn follow_waypoints(
+pub(crate) fn follow_waypoints(
     time: Res<Time>,
     nav: Res<NavGrid>,
+    avoidance: Res<LocalAvoidance>,
     mut units: Query<
-        (&mut Mover, &mut Waypoints, &mut PathStatus, &mut Transform, Option<&PathRequest>),
+        (&mut Mover, &mut Waypoints, &mut PathStatus, &mut Transform, Option<&PathRequest>, Has<Avoid>),
         Without<FollowFlowField>,
     >,
 ) {
-    for (mut mover, mut waypoints, mut status, mut transform, request) in &mut units {
+    for (mut mover, mut waypoints, mut status, mut transform, request, avoids) in &mut units {
+        if avoidance.steers(avoids) {
+            continue;
+        }
         // Waypoints handed to it without a request: a body of one cell.
         let size = request.map_or(1, |r| r.settings.agent_size);
         // Cleared only when set: a mover untouched by avoidance is not marked changed.
@@ -259,13 +278,17 @@ fn follow_waypoints(
 /// Walks movers down their shared flow field, one next step at a time (a large body by its
 /// top-left cell, centred on its body); a mover on a cell the field cannot lead from (no
 /// field, unreachable goal) stops with the reason.
-fn follow_flow_fields(
+pub(crate) fn follow_flow_fields(
     time: Res<Time>,
     nav: Res<NavGrid>,
     fields: Res<FlowFields>,
-    mut units: Query<(&FollowFlowField, &mut Mover, &mut PathStatus, &mut Transform)>,
+    avoidance: Res<LocalAvoidance>,
+    mut units: Query<(&FollowFlowField, &mut Mover, &mut PathStatus, &mut Transform, Has<Avoid>)>,
 ) {
-    for (follow, mut mover, mut status, mut transform) in &mut units {
+    for (follow, mut mover, mut status, mut transform, avoids) in &mut units {
+        if avoidance.steers(avoids) {
+            continue;
+        }
         // Cleared only when set: a mover untouched by avoidance is not marked changed.
         let limit = if mover.limit.is_some() { mover.limit.take() } else { None };
         if mover.hold {

@@ -8,6 +8,7 @@ use bevy_gridpath::gridpath::formats::parse_map;
 use bevy_gridpath::prelude::*;
 use bevy_gridpath::{PlanQueue, gridpath};
 
+mod avoid;
 mod flow;
 mod minimal;
 mod mover;

@@ -1,0 +1,526 @@
+//! Local avoidance for [`Mover`]s: entities with an [`Avoid`] steer clear of each other and of
+//! the walls (ORCA and a positional pass, [`gridpath::avoid`]) on their way along their
+//! [`Waypoints`] or down their [`FollowFlowField`], instead of walking from cell centre to cell
+//! centre through each other. Movers without an [`Avoid`] are obstacles to them, with the
+//! radius of their body's size.
+//!
+//! Each frame, after the plugin walked the other movers: every avoider works out where it aims
+//! (its next waypoint or its field's next step), whether it has arrived (on its goal, or
+//! stalled against a unit that arrived there before it: a crowd with one goal settles around
+//! it, not on one point), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
+//! (on the compute task pool) and parts what overlap is left; every avoider is put where it
+//! ended up. A body only ever changes cell by a legal step and never overlaps a wall.
+
+use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, step_aim};
+use gridpath::{Grid, Pos, SQRT2};
+
+use crate::GridPathSystems;
+use crate::flow::{FlowFields, FollowFlowField};
+use crate::mover::{Mover, follow_flow_fields, follow_waypoints};
+use crate::nav::{GridLayout, NavGrid};
+use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
+
+pub(crate) fn plugin(app: &mut App) {
+    app.init_resource::<LocalAvoidance>();
+    // After the other movers walked: avoiders keep clear of them where they are now.
+    app.add_systems(
+        Update,
+        steer_avoiders.in_set(GridPathSystems::Move).after(follow_waypoints).after(follow_flow_fields),
+    );
+}
+
+/// Radius of a one-cell unit's body, in tiles: a little narrower than its cell, so two pass side
+/// by side in a corridor two cells wide and one passes a one-cell door.
+pub const UNIT_RADIUS: f32 = 0.3;
+
+/// Local avoidance, beside a [`Mover`] (with a [`PathRequest`](crate::PathRequest) or a
+/// [`FollowFlowField`]): the plugin steers it clear of the other avoiders, of every other
+/// mover and of the walls, while [`LocalAvoidance`] is on. Its body is a circle of
+/// [`Avoid::radius`] tiles.
+///
+/// ```
+/// use bevy_gridpath::prelude::*;
+///
+/// assert_eq!(Avoid::default().radius, 0.3);
+/// // A 2x2 unit: its square less the margin a one-cell unit has.
+/// assert_eq!(Avoid::for_agent_size(2).radius, 0.8);
+/// ```
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Avoid {
+    /// Radius of the body, in tiles.
+    pub radius: f32,
+    /// Velocity last frame, in tiles per second (grid space: x right, y down).
+    velocity: Vec2,
+    /// The velocity avoidance last planned for it ([`Body::planned`]).
+    planned: Vec2,
+    /// Seconds without getting closer to its goal.
+    stalled: f32,
+    /// The least distance to go it has had since its route last changed, in tiles.
+    best: f32,
+    /// Its route's length in waypoints when last seen: a longer one is a new route.
+    route: usize,
+}
+
+impl Default for Avoid {
+    fn default() -> Self {
+        Self::new(UNIT_RADIUS)
+    }
+}
+
+impl Avoid {
+    /// A body of `radius` tiles.
+    pub fn new(radius: f32) -> Self {
+        Self {
+            radius,
+            velocity: Vec2::ZERO,
+            planned: Vec2::ZERO,
+            stalled: 0.0,
+            best: f32::INFINITY,
+            route: 0,
+        }
+    }
+
+    /// The body of a unit `agent_size` cells wide (1 to 4): its square less the margin a
+    /// one-cell unit has ([`UNIT_RADIUS`] for one cell).
+    pub fn for_agent_size(agent_size: u8) -> Self {
+        Self::new(radius_for_size(agent_size))
+    }
+
+    /// Seconds it has gone without getting closer to its goal.
+    pub fn stalled(&self) -> f32 {
+        self.stalled
+    }
+
+    /// Forgets its velocities and progress (avoidance was off, or it was put down elsewhere).
+    fn forget(&mut self) {
+        *self = Self::new(self.radius);
+    }
+}
+
+/// The radius of the body of a unit `agent_size` cells wide, in tiles.
+fn radius_for_size(agent_size: u8) -> f32 {
+    f32::from(agent_size.max(1)) / 2.0 - (0.5 - UNIT_RADIUS)
+}
+
+/// Whether [`Avoid`]ers avoid (on by default), and how.
+///
+/// Off, they walk as any [`Mover`]: from cell centre to cell centre, through each other.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct LocalAvoidance {
+    /// Whether avoiders avoid.
+    pub enabled: bool,
+    /// ORCA's tuning: time horizons, neighbours, the positional pass.
+    pub settings: AvoidanceSettings,
+}
+
+impl Default for LocalAvoidance {
+    fn default() -> Self {
+        Self { enabled: true, settings: AvoidanceSettings::default() }
+    }
+}
+
+impl LocalAvoidance {
+    /// Whether the plugin steers an entity that has (`has_avoid`) or lacks an [`Avoid`].
+    pub(crate) fn steers(&self, has_avoid: bool) -> bool {
+        self.enabled && has_avoid
+    }
+}
+
+/// A unit this close to its goal's centre has arrived, in tiles.
+const ARRIVE_RADIUS: f32 = 0.3;
+/// Seconds a unit must have gone without progress, touching a unit arrived on its goal, before
+/// it arrives there too (a jam at the goal, not a stream passing by).
+const STALL_SECONDS: f32 = 0.4;
+/// Touching, for the arrival rule: centres this many times the sum of radii apart.
+const TOUCH: f32 = 1.15;
+/// Less progress than this (tiles) is none.
+const PROGRESS: f32 = 0.02;
+/// Bodies each task of the velocity pass takes, at least.
+const CHUNK: usize = 256;
+
+/// Grid space (x right, y down, one unit per tile, cell `(x, y)` covering `[x, x + 1) × [y, y +
+/// 1)`, as [`gridpath::avoid`] works) to and from world space.
+#[derive(Clone, Copy)]
+struct Space {
+    layout: GridLayout,
+}
+
+impl Space {
+    fn to_grid(self, world: Vec2) -> Vec2 {
+        Vec2::new(world.x - self.layout.origin.x, self.layout.origin.y - world.y) / self.layout.tile_size
+    }
+
+    fn to_world(self, p: Vec2) -> Vec2 {
+        self.layout.origin + Vec2::new(p.x, -p.y) * self.layout.tile_size
+    }
+
+    /// The centre of the `size`-cell body whose top-left cell is `anchor`.
+    fn body_center(anchor: Pos, size: u8) -> Vec2 {
+        Vec2::new(anchor.x as f32, anchor.y as f32) + Vec2::splat(f32::from(size.max(1)) / 2.0)
+    }
+
+    /// The top-left cell of the `size`-cell body centred on `p`.
+    fn anchor_at(p: Vec2, size: u8, grid: &Grid) -> Option<Pos> {
+        let corner = (p - Vec2::splat(f32::from(size.max(1) - 1) / 2.0)).floor();
+        let inside = corner.x >= 0.0
+            && corner.y >= 0.0
+            && corner.x < grid.width() as f32
+            && corner.y < grid.height() as f32;
+        // The range check makes both casts exact and in range.
+        inside.then(|| Pos::new(corner.x as u32, corner.y as u32))
+    }
+}
+
+/// What the arrival rule needs to know of a body.
+#[derive(Clone, Copy, Debug)]
+struct Standing {
+    goal: Option<Pos>,
+    radius: f32,
+    arrived: bool,
+    /// How far it has to go to its goal (tiles; infinity when not known).
+    distance: f32,
+}
+
+/// Buffers kept between frames: no allocation in the steady state.
+#[derive(Default)]
+struct Scratch {
+    avoidance: Avoidance,
+    centres: Vec<Vec2>,
+    standing: Vec<Standing>,
+    bodies: Vec<Body>,
+    velocities: Vec<Vec2>,
+    positions: Vec<Vec2>,
+    /// Whether avoidance was off last frame: the avoiders' velocities are stale.
+    was_off: bool,
+}
+
+/// The avoiders' components the steering reads and writes.
+type Avoiders<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut Avoid,
+        &'static mut Mover,
+        &'static mut Transform,
+        &'static mut PathStatus,
+        Option<&'static mut Waypoints>,
+        Option<Ref<'static, FollowFlowField>>,
+        Option<&'static mut PathRequest>,
+    ),
+>;
+
+/// Movers without an [`Avoid`]: obstacles.
+type Obstacles<'w, 's> = Query<
+    'w,
+    's,
+    (&'static Transform, &'static Mover, Option<&'static PathRequest>, Option<&'static FollowFlowField>),
+    Without<Avoid>,
+>;
+
+/// The size in cells of an entity's body.
+fn agent_size(request: Option<&PathRequest>, follow: Option<&FollowFlowField>) -> u8 {
+    follow.map(|f| f.agent_size).or(request.map(|r| r.settings.agent_size)).unwrap_or(1).max(1)
+}
+
+/// Where an avoider aims this frame and what it wants.
+struct Wish {
+    /// The point it steers for (grid space), if it walks.
+    aim: Option<Vec2>,
+    arrived: bool,
+    /// How far it has to go (tiles), infinity when not known.
+    distance: f32,
+    /// Tiles per second on the cell it stands on.
+    speed: f32,
+}
+
+/// Steers every avoider one frame (see the module doc).
+fn steer_avoiders(
+    time: Res<Time>,
+    nav: Res<NavGrid>,
+    fields: Res<FlowFields>,
+    local: Res<LocalAvoidance>,
+    mut avoiders: Avoiders,
+    obstacles: Obstacles,
+    mut scratch: Local<Scratch>,
+) {
+    if !local.enabled {
+        scratch.was_off = true;
+        return;
+    }
+    if avoiders.is_empty() {
+        return;
+    }
+    let scratch = &mut *scratch;
+    if scratch.avoidance.settings() != local.settings {
+        scratch.avoidance = Avoidance::new(local.settings);
+    }
+    let grid = nav.grid();
+    let space = Space { layout: nav.layout() };
+    let dt = time.delta_secs();
+    let was_off = std::mem::take(&mut scratch.was_off);
+
+    // Where everyone stands, the avoiders first (in query order), then the obstacles.
+    scratch.centres.clear();
+    scratch.standing.clear();
+    for (mut avoid, _, transform, status, _, follow, request) in &mut avoiders {
+        if was_off {
+            avoid.forget();
+        }
+        let p = space.to_grid(transform.translation.truncate());
+        scratch.centres.push(p);
+        let follow = follow.as_deref();
+        let goal = follow.map(|f| f.goal).or(request.as_deref().map(|r| r.goal));
+        let size = agent_size(request.as_deref(), follow);
+        let distance = follow
+            .and_then(|f| fields.field(f))
+            .zip(Space::anchor_at(p, size, grid))
+            .and_then(|(field, anchor)| field.distance(anchor))
+            .map_or(f32::INFINITY, |d| d as f32);
+        let arrived = *status == PathStatus::Arrived;
+        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance });
+    }
+    let avoiding = scratch.centres.len();
+    for (transform, _, request, follow) in &obstacles {
+        scratch.centres.push(space.to_grid(transform.translation.truncate()));
+        let radius = radius_for_size(agent_size(request, follow));
+        scratch.standing.push(Standing { goal: None, radius, arrived: false, distance: f32::INFINITY });
+    }
+    scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
+    let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
+
+    scratch.bodies.clear();
+    for (i, (mut avoid, mut mover, _, mut status, mut waypoints, follow, mut request)) in
+        avoiders.iter_mut().enumerate()
+    {
+        let p = scratch.centres[i];
+        // Avoidance moves it, not its own walk.
+        if mover.limit.is_some() {
+            mover.limit = None;
+        }
+        let size = agent_size(request.as_deref(), follow.as_deref());
+        let held = mover.hold;
+        let wish = if held {
+            Wish { aim: None, arrived: *status == PathStatus::Arrived, distance: f32::INFINITY, speed: 0.0 }
+        } else if let Some(follow) = &follow {
+            if follow.is_changed() && !follow.is_added() {
+                // A new order: on its way again.
+                avoid.forget();
+                status.set_if_neq(PathStatus::Following);
+            }
+            field_wish(grid, &fields, follow, (p, size, avoid.radius, mover.speed), &mut status)
+        } else if let Some(waypoints) = waypoints.as_mut() {
+            if waypoints.len() > avoid.route {
+                avoid.best = f32::INFINITY;
+            }
+            avoid.route = waypoints.len();
+            route_wish(grid, space, waypoints, (p, size, avoid.radius, mover.speed), request.as_mut())
+        } else {
+            Wish { aim: None, arrived: false, distance: f32::INFINITY, speed: 0.0 }
+        };
+        let mut arrived = wish.arrived;
+        // Progress: closer to the goal than ever since its route began.
+        if wish.aim.is_some() && wish.distance < avoid.best - PROGRESS {
+            avoid.best = wish.distance;
+            avoid.stalled = 0.0;
+        } else if wish.aim.is_some() {
+            avoid.stalled += dt;
+        }
+        let me = scratch.standing[i];
+        if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_SECONDS {
+            arrived = touches_arrived(scratch, i, max_radius);
+        }
+        if arrived && *status != PathStatus::Arrived {
+            if let Some(waypoints) = waypoints.as_deref_mut() {
+                waypoints.clear();
+            }
+            if *status != PathStatus::Partial {
+                *status = PathStatus::Arrived;
+            }
+        }
+        let aim = if arrived { None } else { wish.aim };
+        let preferred = aim.map_or(Vec2::ZERO, |aim| {
+            let to = aim - p;
+            to.normalize_or_zero() * wish.speed.min(to.length() / dt.max(1e-4))
+        });
+        let goal = me.goal.unwrap_or(Pos::new(u32::MAX, u32::MAX));
+        scratch.bodies.push(Body {
+            position: p,
+            velocity: avoid.velocity,
+            planned: avoid.planned,
+            preferred,
+            radius: avoid.radius,
+            max_speed: wish.speed,
+            // Arrived units want nothing but still avoid: they give way to passers. A unit with
+            // nowhere to go (no route yet, no way to its goal, held) stands its ground.
+            moving: !held && (aim.is_some() || arrived),
+            stuck: avoid.stalled,
+            // Units with one goal are a group: they queue, and never make room for each other.
+            group: goal.y.wrapping_mul(grid.width()).wrapping_add(goal.x).wrapping_add(1),
+            distance: if aim.is_some() { wish.distance } else { f32::INFINITY },
+        });
+    }
+    for (transform, mover, request, follow) in &obstacles {
+        let size = agent_size(request, follow);
+        let position = space.to_grid(transform.translation.truncate());
+        let mut body = Body::new(position, radius_for_size(size), mover.speed);
+        body.moving = false;
+        scratch.bodies.push(body);
+    }
+    debug_assert_eq!(scratch.bodies.len(), scratch.centres.len());
+
+    let Scratch { avoidance, bodies, velocities, positions, .. } = scratch;
+    avoidance.prepare_bucketed(bodies, grid);
+    velocities.clear();
+    velocities.resize(bodies.len(), Vec2::ZERO);
+    let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
+    on_pool(velocities, |first, out| avoidance_ref.velocities(bodies_ref, grid, dt, first, out));
+    avoidance.advance(bodies, grid, dt, velocities, positions);
+
+    for (i, (mut avoid, mut mover, mut transform, .., follow, request)) in avoiders.iter_mut().enumerate() {
+        debug_assert!(i < avoiding);
+        let (body, p) = (bodies[i], positions[i]);
+        avoid.velocity = if dt > 0.0 { (p - body.position) / dt } else { Vec2::ZERO };
+        avoid.planned = velocities[i];
+        let size = agent_size(request.as_deref(), follow.as_deref());
+        let anchor = Space::anchor_at(p, size, grid);
+        // Grid space has y down; the heading is in world space.
+        let heading = Vec2::new(body.preferred.x, -body.preferred.y).normalize_or_zero();
+        mover.steered(anchor, heading);
+        if p != body.position {
+            let world = space.to_world(p);
+            transform.translation.x = world.x;
+            transform.translation.y = world.y;
+        }
+    }
+}
+
+/// Whether avoider `i` touches a unit that arrived on its goal and is not farther from it than
+/// a step beyond it: then it has arrived too, around the goal (`max_radius`: the largest body's).
+fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> bool {
+    let (p, me) = (scratch.centres[i], scratch.standing[i]);
+    let reach = (me.radius + max_radius) * TOUCH;
+    scratch.avoidance.near(p, reach).any(|j| {
+        let other = scratch.standing[j];
+        j != i
+            && other.arrived
+            && other.goal == me.goal
+            && other.distance <= me.distance + SQRT2 as f32
+            && p.distance(scratch.centres[j]) <= (me.radius + other.radius) * TOUCH
+    })
+}
+
+/// A flow follower's wish: its field's next step from the cell its body stands on (its goal's
+/// centre on the goal), whether it is there, and the field's failure if it cannot be led.
+fn field_wish(
+    grid: &Grid,
+    fields: &FlowFields,
+    follow: &FollowFlowField,
+    (p, size, radius, speed): (Vec2, u8, f32, f32),
+    status: &mut Mut<PathStatus>,
+) -> Wish {
+    let mut wish =
+        Wish { aim: None, arrived: **status == PathStatus::Arrived, distance: f32::INFINITY, speed };
+    let Some(anchor) = Space::anchor_at(p, size, grid) else {
+        status.set_if_neq(PathStatus::Failed(PathFailure::OffGrid));
+        return wish;
+    };
+    wish.speed = speed / f32::from(grid.tile(anchor).and_then(|t| t.cost()).unwrap_or(1).max(1));
+    if wish.arrived {
+        return wish;
+    }
+    let Some(shared) = fields.shared(follow) else { return wish };
+    let field = shared.field.as_ref();
+    let next = if anchor == follow.goal {
+        shared.problem.is_none().then_some(anchor)
+    } else {
+        field.and_then(|f| f.next_step(anchor))
+    };
+    let Some(next) = next else {
+        status.set_if_neq(PathStatus::Failed(shared.failure(anchor)));
+        return wish;
+    };
+    status.set_if_neq(PathStatus::Following);
+    let goal_centre = Space::body_center(follow.goal, size);
+    if anchor == follow.goal && p.distance(goal_centre) <= ARRIVE_RADIUS {
+        wish.arrived = true;
+        return wish;
+    }
+    let aim = if next == anchor || size > 1 || next == follow.goal {
+        Space::body_center(next, size)
+    } else {
+        step_aim(grid, p, radius, anchor, next)
+    };
+    let ahead = field.and_then(|f| f.distance(next)).map_or(0.0, |d| d as f32);
+    wish.distance = ahead + p.distance(Space::body_center(next, size));
+    wish.aim = Some(aim);
+    wish
+}
+
+/// A routed avoider's wish: its next waypoint (the ones whose cell it stands on are passed),
+/// whether it reached the last, and the route's length left. A unit pushed off its route,
+/// where its next waypoint is no step away, asks for a new route from where it stands.
+fn route_wish(
+    grid: &Grid,
+    space: Space,
+    waypoints: &mut Mut<Waypoints>,
+    (p, size, radius, speed): (Vec2, u8, f32, f32),
+    request: Option<&mut Mut<PathRequest>>,
+) -> Wish {
+    let mut wish = Wish { aim: None, arrived: false, distance: f32::INFINITY, speed };
+    let Some(anchor) = Space::anchor_at(p, size, grid) else { return wish };
+    wish.speed = speed / f32::from(grid.tile(anchor).and_then(|t| t.cost()).unwrap_or(1).max(1));
+    while waypoints.len() > 1 && waypoints.front().is_some_and(|w| w.cell == anchor) {
+        waypoints.pop_front();
+    }
+    let Some(&next) = waypoints.front() else { return wish };
+    let point = space.to_grid(next.point);
+    if waypoints.len() == 1 && next.cell == anchor && p.distance(point) <= ARRIVE_RADIUS {
+        waypoints.clear();
+        wish.arrived = true;
+        return wish;
+    }
+    let adjacent = next.cell.x.abs_diff(anchor.x) <= 1 && next.cell.y.abs_diff(anchor.y) <= 1;
+    let rules = request.as_ref().map_or(gridpath::Rules::OCTILE, |r| r.settings.rules);
+    let reachable = size > 1
+        || next.cell == anchor
+        || grid.can_step(anchor, next.cell, rules)
+        || (!adjacent && grid.line_of_sight(anchor, next.cell, rules));
+    if !reachable {
+        // Pushed off its route: a new one from here (the plugin plans it next frame).
+        if let Some(request) = request {
+            request.set_changed();
+        }
+        return wish;
+    }
+    let aim = if size == 1 && adjacent && next.cell != anchor && waypoints.len() > 1 {
+        step_aim(grid, p, radius, anchor, next.cell)
+    } else {
+        point
+    };
+    // The way left: to the next point, then from point to point.
+    let mut distance = p.distance(point);
+    let mut from = next.cell;
+    for w in waypoints.iter().skip(1) {
+        let (dx, dy) = (w.cell.x.abs_diff(from.x), w.cell.y.abs_diff(from.y));
+        distance += (dx.max(dy) - dx.min(dy)) as f32 + dx.min(dy) as f32 * SQRT2 as f32;
+        from = w.cell;
+    }
+    wish.distance = distance;
+    wish.aim = Some(aim);
+    wish
+}
+
+/// Runs `work` over `items` in chunks on the compute pool, a few per thread (at least
+/// [`CHUNK`] items each); `work` gets each chunk's first index.
+fn on_pool<T: Send>(items: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let chunk = items.len().div_ceil(pool.thread_num().max(1) * 4).max(CHUNK).max(1);
+    let work = &work;
+    pool.scope(|scope| {
+        for (k, out) in items.chunks_mut(chunk).enumerate() {
+            scope.spawn(async move { work(k * chunk, out) });
+        }
+    });
+}

@@ -1,0 +1,260 @@
+//! `Avoid`: movers that steer clear of each other and of the walls — head-on in a corridor, a
+//! crowd through a one-cell door settling around its goal, around a large unit that does not
+//! avoid — checked every frame; and with `LocalAvoidance` off, movers as before.
+
+use super::*;
+
+/// The least centre distance over the sum of radii allowed between two bodies (2 % overlap).
+const GAP_RATIO: f32 = 0.98;
+
+/// Where `entity`'s body is, in tiles (x right, y down, as the grid).
+fn tiles(app: &App, entity: Entity) -> Vec2 {
+    let at = app.world().get::<Transform>(entity).expect("the entity has a transform").translation;
+    let layout = nav(app).layout();
+    Vec2::new(at.x - layout.origin.x, layout.origin.y - at.y) / layout.tile_size
+}
+
+/// The radius (tiles) of `entity`'s body: its `Avoid`, or a one-cell or `size`-cell body.
+fn radius(app: &App, entity: Entity, size: u8) -> f32 {
+    app.world().get::<Avoid>(entity).map_or(f32::from(size) / 2.0 - 0.2, |a| a.radius)
+}
+
+/// Checks, this frame, that no two of `bodies` (entity, size) overlap beyond the 2 % and that
+/// none overlaps a wall or the map's edge; returns the least gap ratio.
+fn check_frame(app: &App, bodies: &[(Entity, u8)], frame: usize) -> f32 {
+    let grid = nav(app).grid();
+    let placed: Vec<(Vec2, f32)> =
+        bodies.iter().map(|&(e, size)| (tiles(app, e), radius(app, e, size))).collect();
+    let mut least = f32::INFINITY;
+    for (i, &(p, r)) in placed.iter().enumerate() {
+        for &(q, s) in &placed[i + 1..] {
+            let ratio = p.distance(q) / (r + s);
+            least = least.min(ratio);
+            assert!(
+                ratio >= GAP_RATIO,
+                "frame {frame}: bodies at {p} and {q} overlap (gap ratio {ratio:.3})"
+            );
+        }
+        let (x0, y0) = ((p.x - r).floor() as i64, (p.y - r).floor() as i64);
+        let (x1, y1) = ((p.x + r).floor() as i64, (p.y + r).floor() as i64);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let open = x >= 0
+                    && y >= 0
+                    && grid.is_passable(Pos::new(x as u32, y as u32))
+                    && (x as u32) < grid.width()
+                    && (y as u32) < grid.height();
+                if open {
+                    continue;
+                }
+                let nearest =
+                    p.clamp(Vec2::new(x as f32, y as f32), Vec2::new(x as f32 + 1.0, y as f32 + 1.0));
+                assert!(
+                    p.distance(nearest) >= r - 1e-3,
+                    "frame {frame}: the body at {p} (radius {r}) overlaps the wall ({x}, {y})"
+                );
+            }
+        }
+    }
+    least
+}
+
+/// Runs frames until every one of `units` has arrived, checking every frame; returns the
+/// frames it took.
+fn run_checked(app: &mut App, units: &[Entity], others: &[(Entity, u8)], frames: usize) -> usize {
+    let bodies: Vec<(Entity, u8)> = units.iter().map(|&e| (e, 1)).chain(others.iter().copied()).collect();
+    let mut least = f32::INFINITY;
+    for frame in 0..frames {
+        least = least.min(check_frame(app, &bodies, frame));
+        if units.iter().all(|&u| status(app, u) == PathStatus::Arrived) {
+            eprintln!("{} units arrived in {frame} frames, least gap ratio {least:.3}", units.len());
+            return frame;
+        }
+        app.update();
+    }
+    let left: Vec<(PathStatus, Vec2, Vec<Pos>)> = units
+        .iter()
+        .filter(|&&u| status(app, u) != PathStatus::Arrived)
+        .map(|&u| (status(app, u), tiles(app, u), route(app, u)))
+        .collect();
+    panic!("every unit must arrive within {frames} frames; still on the way: {left:?}");
+}
+
+const CORRIDOR: &str = "\
+########################
+........................
+........................
+........................
+########################";
+
+#[test]
+fn two_groups_meeting_head_on_in_a_corridor_pass_without_touching() {
+    let mut app = app_on(CORRIDOR);
+    // One group on routes of their own, the other on a shared flow field: each group to one goal.
+    let (west_goal, east_goal) = (Pos::new(2, 2), Pos::new(21, 2));
+    let mut units = Vec::new();
+    for row in 1..=3 {
+        for column in 0..3 {
+            let (west, east) = (Pos::new(column, row), Pos::new(23 - column, row));
+            units.push(spawn_at(
+                &mut app,
+                west,
+                (PathRequest::new(east_goal), Mover::new(4.0), Avoid::default()),
+            ));
+            let follow = FollowFlowField::new(west_goal);
+            units.push(spawn_at(&mut app, east, (follow, Mover::new(4.0), Avoid::default())));
+        }
+    }
+    // 18 tiles or more at 4 tiles/s: 4.5 s, 90 frames of 50 ms, if nobody were in the way.
+    let frames = run_checked(&mut app, &units, &[], 1_200);
+    assert!(frames >= 90, "nobody walks faster than its speed: {frames} frames");
+    for &unit in &units {
+        let goal = app.world().get::<PathRequest>(unit).map_or(west_goal, |r| r.goal);
+        let at = tiles(&app, unit);
+        let centre = Vec2::new(goal.x as f32 + 0.5, goal.y as f32 + 0.5);
+        assert!(at.distance(centre) <= 2.5, "a unit settles around its group's goal: {at} for {goal}");
+    }
+}
+
+const DOOR: &str = "\
+.........#.........
+.........#.........
+.........#.........
+.........#.........
+...................
+.........#.........
+.........#.........
+.........#.........
+.........#.........";
+
+#[test]
+fn a_crowd_squeezes_through_a_one_cell_door_and_settles_around_its_goal() {
+    let mut app = app_on(DOOR);
+    let goal = Pos::new(15, 4);
+    let mut units = Vec::new();
+    for y in 0..9 {
+        for x in 0..4 {
+            let unit = spawn_at(
+                &mut app,
+                Pos::new(x, y),
+                (FollowFlowField::new(goal), Mover::new(4.0), Avoid::default()),
+            );
+            units.push(unit);
+        }
+    }
+    run_checked(&mut app, &units, &[], 2_400);
+    let centre = Vec2::new(goal.x as f32 + 0.5, goal.y as f32 + 0.5);
+    let near_goal = units.iter().filter(|&&u| tiles(&app, u).distance(centre) <= 0.5).count();
+    assert!(near_goal >= 1, "someone stands on the goal");
+    for &unit in &units {
+        let at = tiles(&app, unit);
+        assert!(at.x > 10.0, "every unit went through the door: one stands at {at}");
+        // 36 bodies of 0.6 packed around the goal fit within 4 tiles of it.
+        assert!(at.distance(centre) <= 4.5, "arrivals settle around the goal, not strung out: {at}");
+    }
+}
+
+#[test]
+fn avoiders_go_around_a_large_unit_that_does_not_avoid() {
+    let mut app = app_on(
+        "\
+...........
+...........
+...........
+...........
+...........",
+    );
+    // A 2x2 unit standing still across the middle of the way.
+    let big = spawn_at(
+        &mut app,
+        Pos::new(5, 1),
+        (
+            PathRequest::new(Pos::new(5, 1)).with_settings(Settings { agent_size: 2, ..Settings::default() }),
+            Mover::new(3.0),
+        ),
+    );
+    app.world_mut().get_mut::<Mover>(big).unwrap().hold = true;
+    app.world_mut().get_mut::<Transform>(big).unwrap().translation =
+        nav(&app).body_center(Pos::new(5, 1), 2).extend(0.0);
+    let units: Vec<Entity> = (1..=3)
+        .map(|y| {
+            spawn_at(
+                &mut app,
+                Pos::new(0, y),
+                (PathRequest::new(Pos::new(10, y)), Mover::new(4.0), Avoid::default()),
+            )
+        })
+        .collect();
+    run_checked(&mut app, &units, &[(big, 2)], 600);
+    assert_eq!(tiles(&app, big), Vec2::new(6.0, 2.0), "the unit that does not avoid is never pushed");
+}
+
+#[test]
+fn an_avoider_whose_goal_cannot_be_reached_fails_with_the_reason_and_stays() {
+    let mut app = app_on("..#..\n..#..");
+    let unit = spawn_at(
+        &mut app,
+        Pos::new(0, 0),
+        (FollowFlowField::new(Pos::new(4, 0)), Mover::new(5.0), Avoid::default()),
+    );
+    let before = tiles(&app, unit);
+    for _ in 0..5 {
+        app.update();
+    }
+    let PathStatus::Failed(reason) = status(&app, unit) else { panic!("an unreachable goal must fail") };
+    assert!(reason.to_string().contains("no path"), "{reason}");
+    assert_eq!(tiles(&app, unit), before, "it stays where it is");
+}
+
+#[test]
+fn with_avoidance_off_avoiders_walk_through_each_other_as_movers_do() {
+    let closest = |enabled: bool| {
+        let mut app = app_on("##########\n..........\n##########");
+        app.world_mut().resource_mut::<LocalAvoidance>().enabled = enabled;
+        let bundle = |goal| (PathRequest::new(goal), Mover::new(4.0), Avoid::default());
+        let west = spawn_at(&mut app, Pos::new(0, 1), bundle(Pos::new(9, 1)));
+        let east = spawn_at(&mut app, Pos::new(9, 1), bundle(Pos::new(0, 1)));
+        let mut closest = f32::INFINITY;
+        for _ in 0..100 {
+            app.update();
+            closest = closest.min(tiles(&app, west).distance(tiles(&app, east)));
+        }
+        (closest, status(&app, west), status(&app, east))
+    };
+    let (off, west, east) = closest(false);
+    assert!(off < 0.3, "off, the two walk through each other: {off} tiles apart at the closest");
+    assert_eq!((west, east), (PathStatus::Arrived, PathStatus::Arrived), "off, both walk their routes");
+    let (on, ..) = closest(true);
+    assert!(on >= 0.6 * GAP_RATIO, "on, they stop short of each other in a one-cell corridor: {on} tiles");
+}
+
+#[path = "../../examples/crowd.rs"]
+#[expect(dead_code, reason = "the test runs the example's game, not its windowed main")]
+mod example;
+
+#[test]
+fn the_crowd_example_runs_headless_and_its_crowd_reaches_a_new_goal_without_overlapping() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, bevy::input::InputPlugin));
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(FRAME));
+    app.add_plugins(example::game);
+    app.update();
+    let crowd: Vec<Entity> =
+        app.world_mut().query_filtered::<Entity, With<example::Walker>>().iter(app.world()).collect();
+    assert_eq!(crowd.len(), 60, "the example's crowd comes up");
+    run_checked(&mut app, &crowd, &[], 2_400);
+    // What a click on the other room does: every unit gets the new goal.
+    let goal = Pos::new(2, 12);
+    for &unit in &crowd {
+        app.world_mut().get_mut::<FollowFlowField>(unit).unwrap().goal = goal;
+    }
+    app.update();
+    assert!(
+        crowd.iter().any(|&u| status(&app, u) == PathStatus::Following),
+        "a new goal sets them off again"
+    );
+    run_checked(&mut app, &crowd, &[], 2_400);
+    let centre = Vec2::new(goal.x as f32 + 0.5, goal.y as f32 + 0.5);
+    assert!(crowd.iter().all(|&u| tiles(&app, u).x < 10.0), "every unit went back through a door");
+    assert!(crowd.iter().any(|&u| tiles(&app, u).distance(centre) <= 0.5), "someone stands on the new goal");
+}
