@@ -55,7 +55,7 @@ pub struct Avoid {
     velocity: Vec2,
     /// The velocity avoidance last planned for it ([`Body::planned`]).
     planned: Vec2,
-    /// Seconds without getting closer to its goal.
+    /// Tiles it could have walked, at its speed, since it last got closer to its goal.
     stalled: f32,
     /// The least distance to go it has had since its route last changed, in tiles.
     best: f32,
@@ -88,7 +88,8 @@ impl Avoid {
         Self::new(radius_for_size(agent_size))
     }
 
-    /// Seconds it has gone without getting closer to its goal.
+    /// Tiles it could have walked, at its speed, since it last got closer to its goal (by
+    /// a quarter of a tile).
     pub fn stalled(&self) -> f32 {
         self.stalled
     }
@@ -130,13 +131,14 @@ impl LocalAvoidance {
 
 /// A unit this close to its goal's centre has arrived, in tiles.
 const ARRIVE_RADIUS: f32 = 0.3;
-/// Seconds a unit must have gone without progress, touching a unit arrived on its goal, before
-/// it arrives there too (a jam at the goal, not a stream passing by).
-const STALL_SECONDS: f32 = 0.4;
+/// Tiles a unit could have walked without getting closer to its goal, touching a unit arrived
+/// on its goal, before it arrives there too (a jam at the goal, not a stream passing by).
+const STALL_TILES: f32 = 1.5;
 /// Touching, for the arrival rule: centres this many times the sum of radii apart.
 const TOUCH: f32 = 1.15;
-/// Less progress than this (tiles) is none.
-const PROGRESS: f32 = 0.02;
+/// Less progress than this (tiles) is none: a unit pressing into the crowd around its goal
+/// creeps closer by slivers, and must count as stalled to arrive there.
+const PROGRESS: f32 = 0.25;
 /// Bodies each task of the velocity pass takes, at least.
 const CHUNK: usize = 256;
 
@@ -325,10 +327,10 @@ fn steer_avoiders(
             avoid.best = wish.distance;
             avoid.stalled = 0.0;
         } else if wish.aim.is_some() {
-            avoid.stalled += dt;
+            avoid.stalled += wish.speed * dt;
         }
         let me = scratch.standing[i];
-        if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_SECONDS {
+        if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
             arrived = touches_arrived(scratch, i, max_radius);
         }
         if arrived && *status != PathStatus::Arrived {
@@ -355,7 +357,8 @@ fn steer_avoiders(
             // Arrived units want nothing but still avoid: they give way to passers. A unit with
             // nowhere to go (no route yet, no way to its goal, held) stands its ground.
             moving: !held && (aim.is_some() || arrived),
-            stuck: avoid.stalled,
+            // Seconds stuck, at its speed on this cell.
+            stuck: avoid.stalled / wish.speed.max(f32::EPSILON),
             // Units with one goal are a group: they queue, and never make room for each other.
             group: goal.y.wrapping_mul(grid.width()).wrapping_add(goal.x).wrapping_add(1),
             distance: if aim.is_some() { wish.distance } else { f32::INFINITY },
