@@ -20,6 +20,10 @@
 //!    one-tile door) and `converge` (10,000 units on distinct cells converging on the goal;
 //!    `CONVERGE_SEED=N` spawns them in another order). `-- converge` (or `door`, `corridor`)
 //!    runs one of them.
+//! 7. `plugin-flow`: the same crowd as `flow` on the same map, but as any game would make it with
+//!    `bevy_gridpath` alone: 10,000 entities with a `Mover`, an `Avoid` and a `FollowFlowField`,
+//!    `MinimalPlugins` + `GridPathPlugin` (no tilepath); `plugin-flow-off` with
+//!    `LocalAvoidance` off (movers walking cell to cell through each other).
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
 
@@ -30,7 +34,10 @@ use bevy::input::InputPlugin;
 use bevy::input::mouse::MouseButtonInput;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_gridpath::{FlowFields, FollowFlowField, NavGrid, PathRequest, PathStatus, PlanQueue};
+use bevy_gridpath::{
+    Avoid, FlowFields, FollowFlowField, GridPathPlugin, LocalAvoidance, Mover, NavGrid, PathRequest,
+    PathStatus, PlanQueue,
+};
 use gridpath::generate::Generator;
 use gridpath::{Algorithm, FlowField, Pos, Rules};
 use rand::rngs::StdRng;
@@ -190,6 +197,43 @@ fn flow(avoidance: bool) {
         "flow{}:  {UNITS} units, 1 flow field, 256x256, 600 frames: median {:.3} ms, p95 {:.3} ms, max {:.3} ms \
          (after 10.5 s: {walking} walking, {arrived} arrived, {stopped} stopped)",
         if avoidance { "" } else { " (push)" },
+        ms(median(&mut times)),
+        ms(percentile(&mut times, 0.95)),
+        ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
+    );
+}
+
+/// `plugin-flow`: [`flow`]'s crowd made with `bevy_gridpath` alone, local avoidance `avoidance`.
+fn plugin_flow(avoidance: bool) {
+    let MapSource::Text { text, .. } = bench_map(1) else { unreachable!("the bench map is ASCII") };
+    let parsed = gridpath::formats::parse_map(&text).expect("the bench map parses");
+    let goal = parsed.goal.expect("the bench map marks its goal");
+    let field = FlowField::dijkstra(&parsed.grid, goal, Rules::OCTILE).expect("the goal is free");
+    let cells: Vec<Pos> =
+        parsed.grid.positions().filter(|&p| p != goal && field.distance(p).is_some()).collect();
+    let nav = NavGrid::centered(parsed.grid, 16.0);
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins.set(tilepath::task_pool_plugin()), GridPathPlugin))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(FRAME)))
+        .insert_resource(LocalAvoidance { enabled: avoidance, ..LocalAvoidance::default() });
+    // The same cells as `flow`'s crowd.
+    let mut rng = StdRng::seed_from_u64(2);
+    for _ in 0..UNITS {
+        let cell = cells[rng.random_range(0..cells.len())];
+        let at = Transform::from_translation(nav.cell_center(cell).extend(1.0));
+        app.world_mut().spawn((at, Mover::new(DEFAULT_SPEED), Avoid::default(), FollowFlowField::new(goal)));
+    }
+    app.insert_resource(nav);
+    for _ in 0..30 {
+        app.update();
+    }
+    let mut times: Vec<Duration> = (0..600).map(|_| timed_update(&mut app)).collect();
+    let mut query = app.world_mut().query::<&PathStatus>();
+    let arrived = query.iter(app.world()).filter(|s| **s == PathStatus::Arrived).count();
+    println!(
+        "plugin-flow{}:  {UNITS} avoiders, 1 flow field, 256x256, 600 frames: median {:.3} ms, p95 {:.3} ms, \
+         max {:.3} ms (after 10.5 s: {arrived} arrived)",
+        if avoidance { "" } else { " (off)" },
         ms(median(&mut times)),
         ms(percentile(&mut times, 0.95)),
         ms(*times.iter().max().unwrap_or(&Duration::ZERO)),
@@ -540,6 +584,12 @@ fn main() {
     }
     if wanted("flow-push") {
         flow(false);
+    }
+    if wanted("plugin-flow") {
+        plugin_flow(true);
+    }
+    if wanted("plugin-flow-off") {
+        plugin_flow(false);
     }
     if wanted("edit") {
         edit();

@@ -17,7 +17,7 @@ use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, step_aim};
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
-use crate::flow::{FlowFields, FollowFlowField};
+use crate::flow::{FlowFields, FollowFlowField, SharedField};
 use crate::mover::{Mover, follow_flow_fields, follow_waypoints};
 use crate::nav::{GridLayout, NavGrid};
 use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
@@ -61,6 +61,9 @@ pub struct Avoid {
     best: f32,
     /// Its route's length in waypoints when last seen: a longer one is a new route.
     route: usize,
+    /// The way from its next waypoint to the end of its route, in tiles, and the route's length
+    /// and next cell it was measured for: measured again only when they change.
+    tail: (f32, usize, Option<Pos>),
 }
 
 impl Default for Avoid {
@@ -79,6 +82,7 @@ impl Avoid {
             stalled: 0.0,
             best: f32::INFINITY,
             route: 0,
+            tail: (0.0, 0, None),
         }
     }
 
@@ -194,6 +198,8 @@ struct Scratch {
     bodies: Vec<Body>,
     velocities: Vec<Vec2>,
     positions: Vec<Vec2>,
+    /// Per body, whether it overlaps another or a wall after moving.
+    overlapping: Vec<bool>,
     /// Whether avoidance was off last frame: the avoiders' velocities are stale.
     was_off: bool,
 }
@@ -263,6 +269,7 @@ fn steer_avoiders(
     let dt = time.delta_secs();
     let was_off = std::mem::take(&mut scratch.was_off);
 
+    let mut lookup = FieldLookup { fields: &fields, last: None };
     // Where everyone stands, the avoiders first (in query order), then the obstacles.
     scratch.centres.clear();
     scratch.standing.clear();
@@ -276,7 +283,8 @@ fn steer_avoiders(
         let goal = follow.map(|f| f.goal).or(request.as_deref().map(|r| r.goal));
         let size = agent_size(request.as_deref(), follow);
         let distance = follow
-            .and_then(|f| fields.field(f))
+            .and_then(|f| lookup.shared(f))
+            .and_then(|shared| shared.field.as_ref())
             .zip(Space::anchor_at(p, size, grid))
             .and_then(|(field, anchor)| field.distance(anchor))
             .map_or(f32::INFINITY, |d| d as f32);
@@ -311,13 +319,19 @@ fn steer_avoiders(
                 avoid.forget();
                 status.set_if_neq(PathStatus::Following);
             }
-            field_wish(grid, &fields, follow, (p, size, avoid.radius, mover.speed), &mut status)
+            let shared = lookup.shared(follow);
+            field_wish(grid, shared, follow, (p, size, avoid.radius, mover.speed), &mut status)
         } else if let Some(waypoints) = waypoints.as_mut() {
             if waypoints.len() > avoid.route {
                 avoid.best = f32::INFINITY;
             }
             avoid.route = waypoints.len();
-            route_wish(grid, space, waypoints, (p, size, avoid.radius, mover.speed), request.as_mut())
+            let (radius, tail) = (avoid.radius, &mut avoid.tail);
+            let mut wish =
+                route_wish((grid, space), waypoints, tail, (p, size, radius, mover.speed), request.as_mut());
+            // Arrived, it still avoids: it gives way to passers.
+            wish.arrived |= *status == PathStatus::Arrived && wish.aim.is_none();
+            wish
         } else {
             Wish { aim: None, arrived: false, distance: f32::INFINITY, speed: 0.0 }
         };
@@ -373,13 +387,21 @@ fn steer_avoiders(
     }
     debug_assert_eq!(scratch.bodies.len(), scratch.centres.len());
 
-    let Scratch { avoidance, bodies, velocities, positions, .. } = scratch;
+    let Scratch { avoidance, bodies, velocities, positions, overlapping, .. } = scratch;
     avoidance.prepare_bucketed(bodies, grid);
     velocities.clear();
     velocities.resize(bodies.len(), Vec2::ZERO);
     let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
     on_pool(velocities, |first, out| avoidance_ref.velocities(bodies_ref, grid, dt, first, out));
-    avoidance.advance(bodies, grid, dt, velocities, positions);
+    // The positional pass (`Avoidance::advance`), its two per-body phases on the pool too.
+    avoidance.integrate(bodies, dt, velocities, positions);
+    overlapping.clear();
+    overlapping.resize(bodies.len(), false);
+    let (avoidance_ref, positions_ref) = (&*avoidance, &*positions);
+    on_pool(overlapping, |first, out| avoidance_ref.overlapping(bodies_ref, grid, positions_ref, first, out));
+    avoidance.separate_overlapping(bodies, grid, positions, overlapping);
+    let avoidance_ref = &*avoidance;
+    on_pool(positions, |first, out| avoidance_ref.settle(bodies_ref, grid, first, out));
 
     for (i, (mut avoid, mut mover, mut transform, .., follow, request)) in avoiders.iter_mut().enumerate() {
         debug_assert!(i < avoiding);
@@ -395,6 +417,26 @@ fn steer_avoiders(
             let world = space.to_world(p);
             transform.translation.x = world.x;
             transform.translation.y = world.y;
+        }
+    }
+}
+
+/// The flow fields, looked up by follower: a run of followers of one field (most of a crowd
+/// follows one) hashes its key once.
+struct FieldLookup<'a> {
+    fields: &'a FlowFields,
+    last: Option<(FollowFlowField, Option<&'a SharedField>)>,
+}
+
+impl<'a> FieldLookup<'a> {
+    fn shared(&mut self, follow: &FollowFlowField) -> Option<&'a SharedField> {
+        match self.last {
+            Some((key, shared)) if key == *follow => shared,
+            _ => {
+                let shared = self.fields.shared(follow);
+                self.last = Some((*follow, shared));
+                shared
+            }
         }
     }
 }
@@ -418,7 +460,7 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> bool {
 /// centre on the goal), whether it is there, and the field's failure if it cannot be led.
 fn field_wish(
     grid: &Grid,
-    fields: &FlowFields,
+    shared: Option<&SharedField>,
     follow: &FollowFlowField,
     (p, size, radius, speed): (Vec2, u8, f32, f32),
     status: &mut Mut<PathStatus>,
@@ -433,7 +475,7 @@ fn field_wish(
     if wish.arrived {
         return wish;
     }
-    let Some(shared) = fields.shared(follow) else { return wish };
+    let Some(shared) = shared else { return wish };
     let field = shared.field.as_ref();
     let next = if anchor == follow.goal {
         shared.problem.is_none().then_some(anchor)
@@ -465,9 +507,9 @@ fn field_wish(
 /// whether it reached the last, and the route's length left. A unit pushed off its route,
 /// where its next waypoint is no step away, asks for a new route from where it stands.
 fn route_wish(
-    grid: &Grid,
-    space: Space,
+    (grid, space): (&Grid, Space),
     waypoints: &mut Mut<Waypoints>,
+    tail: &mut (f32, usize, Option<Pos>),
     (p, size, radius, speed): (Vec2, u8, f32, f32),
     request: Option<&mut Mut<PathRequest>>,
 ) -> Wish {
@@ -502,15 +544,19 @@ fn route_wish(
     } else {
         point
     };
-    // The way left: to the next point, then from point to point.
-    let mut distance = p.distance(point);
-    let mut from = next.cell;
-    for w in waypoints.iter().skip(1) {
-        let (dx, dy) = (w.cell.x.abs_diff(from.x), w.cell.y.abs_diff(from.y));
-        distance += (dx.max(dy) - dx.min(dy)) as f32 + dx.min(dy) as f32 * SQRT2 as f32;
-        from = w.cell;
+    // The way left: to the next point, then from point to point (measured once per route
+    // and next point: a route can be hundreds of points long).
+    if (tail.1, tail.2) != (waypoints.len(), Some(next.cell)) {
+        let mut length = 0.0;
+        let mut from = next.cell;
+        for w in waypoints.iter().skip(1) {
+            let (dx, dy) = (w.cell.x.abs_diff(from.x), w.cell.y.abs_diff(from.y));
+            length += (dx.max(dy) - dx.min(dy)) as f32 + dx.min(dy) as f32 * SQRT2 as f32;
+            from = w.cell;
+        }
+        *tail = (length, waypoints.len(), Some(next.cell));
     }
-    wish.distance = distance;
+    wish.distance = p.distance(point) + tail.0;
     wish.aim = Some(aim);
     wish
 }

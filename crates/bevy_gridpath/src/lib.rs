@@ -7,7 +7,11 @@
 //! edit of the grid crosses its remaining route. Units that share a goal can share one flow
 //! field instead of one search each: give them [`FollowFlowField`]. Large units (2×2 to 4×4
 //! cells: `Settings::agent_size` on a request, [`FollowFlowField::with_agent_size`] on a field)
-//! plan on the grid's clearance, so their whole body fits every step.
+//! plan on the grid's clearance, so their whole body fits every step. Give a mover an [`Avoid`]
+//! and it steers clear of the other units and of the walls on its way (local avoidance, ORCA:
+//! no two bodies overlap, none overlaps a wall, a crowd with one goal settles around it);
+//! [`LocalAvoidance`] turns it off and tunes it. `cargo run -p bevy_gridpath --example crowd`
+//! shows 60 avoiders squeezing through doors.
 //!
 //! One request is planned at once, in the frame it was made; many are batched on Bevy's
 //! `AsyncComputeTaskPool` within a per-frame [`PlanBudget`], and a result computed for a grid

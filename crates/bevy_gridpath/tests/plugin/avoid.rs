@@ -190,6 +190,36 @@ fn avoiders_go_around_a_large_unit_that_does_not_avoid() {
 }
 
 #[test]
+fn avoiders_re_route_around_walls_painted_on_their_way_and_never_touch_them() {
+    let mut app = app_on("............\n............\n............");
+    let goal = Pos::new(11, 1);
+    let mut units: Vec<Entity> = (0..3)
+        .map(|y| {
+            spawn_at(&mut app, Pos::new(0, y), (PathRequest::new(goal), Mover::new(4.0), Avoid::default()))
+        })
+        .collect();
+    units.push(spawn_at(
+        &mut app,
+        Pos::new(1, 1),
+        (FollowFlowField::new(goal), Mover::new(4.0), Avoid::default()),
+    ));
+    for _ in 0..10 {
+        app.update();
+    }
+    for y in 0..2 {
+        app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(6, y), true).unwrap();
+    }
+    run_checked(&mut app, &units, &[], 600);
+    for &unit in &units {
+        let at = tiles(&app, unit);
+        assert!(
+            at.distance(Vec2::new(11.5, 1.5)) <= 1.5,
+            "every unit got round the new wall to the goal: {at}"
+        );
+    }
+}
+
+#[test]
 fn an_avoider_whose_goal_cannot_be_reached_fails_with_the_reason_and_stays() {
     let mut app = app_on("..#..\n..#..");
     let unit = spawn_at(
