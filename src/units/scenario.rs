@@ -62,7 +62,10 @@ pub(super) fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
-        refuse_scenario_keys.run_if(not(resource_exists::<ScenarioRun>).and_then(on_message::<Control>)),
+        refuse_scenario_keys
+            .run_if(not(resource_exists::<ScenarioRun>).and_then(on_message::<Control>))
+            .in_set(AppSystems::RecordInput)
+            .after(ControlSystems),
     );
 }
 

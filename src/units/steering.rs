@@ -33,7 +33,7 @@ use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
-use crate::input::bindings::{Control, control_sent};
+use crate::input::bindings::{Control, ControlSystems, control_sent};
 use crate::map::geometry::TILE_SIZE;
 use crate::map::problem::SearchProblem;
 use crate::notice::Notice;
@@ -86,7 +86,11 @@ pub(super) fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
-        toggle_avoidance.run_if(control_sent(Control::ToggleAvoidance)).in_set(AppSystems::RecordInput),
+        // After the keys and the panel's buttons became controls: the press counts this frame.
+        toggle_avoidance
+            .run_if(control_sent(Control::ToggleAvoidance))
+            .after(ControlSystems)
+            .in_set(AppSystems::RecordInput),
     );
 }
 
