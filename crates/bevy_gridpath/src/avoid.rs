@@ -5,21 +5,23 @@
 //! radius of their body's size.
 //!
 //! Each frame, after the plugin walked the other movers: every avoider works out where it aims
-//! (its next waypoint or its field's next step), whether it has arrived (on its goal, or
+//! (its next waypoint, its field's next step, or straight for its field's goal once it sees
+//! it), whether it has arrived (on its goal, or
 //! stalled against a unit that arrived there before it: a crowd with one goal settles around
 //! it, not on one point), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
 //! (on the compute task pool) and parts what overlap is left; every avoider is put where it
 //! ended up. A body only ever changes cell by a legal step and never overlaps a wall.
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, step_aim};
-use gridpath::{Grid, Pos, SQRT2};
+use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::GridPathSystems;
 use crate::flow::{FlowFields, FollowFlowField, SharedField};
 use crate::mover::{Mover, follow_flow_fields, follow_waypoints};
-use crate::nav::{GridLayout, NavGrid};
+use crate::nav::{GridLayout, NavGrid, NavVersion};
 use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
 
 pub(crate) fn plugin(app: &mut App) {
@@ -202,6 +204,56 @@ struct Scratch {
     overlapping: Vec<bool>,
     /// Whether avoidance was off last frame: the avoiders' velocities are stale.
     was_off: bool,
+    sight: GoalSight,
+}
+
+/// Which cells see their flow field's goal in a straight line (under the field's rules), per
+/// followed goal, remembered per grid version: a follower on such a cell heads straight for the
+/// goal instead of down the field's 45° and 90° steps, and each cell is checked once however
+/// many units pass it. At most [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of
+/// thousands after an edit): a cell not checked yet follows its field this frame.
+#[derive(Default)]
+struct GoalSight {
+    version: Option<NavVersion>,
+    /// Per goal and rules, per cell (row by row): [`UNCHECKED`], [`BLIND`] or [`SEES`]. A table
+    /// per goal, not a map of cells: every follower looks its cell up every frame.
+    tables: HashMap<(Pos, Rules), Vec<u8>>,
+    checks_left: usize,
+}
+
+/// New line-of-sight checks per frame, at most.
+const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
+/// [`GoalSight`]'s marks of a cell: not checked yet, does not see its goal, sees it.
+const UNCHECKED: u8 = 0;
+const BLIND: u8 = 1;
+const SEES: u8 = 2;
+
+impl GoalSight {
+    /// A new frame: forgets everything when the grid changed, and the goals no field is
+    /// followed to any more (a table is a byte per cell).
+    fn on(&mut self, version: NavVersion, fields: &FlowFields) {
+        self.checks_left = SIGHT_CHECKS_PER_FRAME;
+        if self.version != Some(version) {
+            self.version = Some(version);
+            self.tables.clear();
+        }
+        let followed =
+            |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
+        self.tables.retain(|&(goal, rules), _| followed(goal, rules));
+    }
+
+    /// Whether `cell` sees `goal` under `rules`, checked now if it was not and the frame's
+    /// budget allows (else `false`: follow the field this frame).
+    fn sees(&mut self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> bool {
+        let table = self.tables.entry((goal, rules)).or_insert_with(|| vec![UNCHECKED; grid.len()]);
+        let index = cell.y as usize * grid.width() as usize + cell.x as usize;
+        let Some(mark) = table.get_mut(index) else { return false };
+        if *mark == UNCHECKED && self.checks_left > 0 {
+            self.checks_left -= 1;
+            *mark = if grid.line_of_sight(cell, goal, rules) { SEES } else { BLIND };
+        }
+        *mark == SEES
+    }
 }
 
 /// The avoiders' components the steering reads and writes.
@@ -269,6 +321,7 @@ fn steer_avoiders(
     let dt = time.delta_secs();
     let was_off = std::mem::take(&mut scratch.was_off);
 
+    scratch.sight.on(nav.version(), &fields);
     let mut lookup = FieldLookup { fields: &fields, last: None };
     // Where everyone stands, the avoiders first (in query order), then the obstacles.
     scratch.centres.clear();
@@ -320,7 +373,8 @@ fn steer_avoiders(
                 status.set_if_neq(PathStatus::Following);
             }
             let shared = lookup.shared(follow);
-            field_wish(grid, shared, follow, (p, size, avoid.radius, mover.speed), &mut status)
+            let context = (grid, shared, &mut scratch.sight);
+            field_wish(context, follow, (p, size, avoid.radius, mover.speed), &mut status)
         } else if let Some(waypoints) = waypoints.as_mut() {
             if waypoints.len() > avoid.route {
                 avoid.best = f32::INFINITY;
@@ -459,8 +513,7 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> bool {
 /// A flow follower's wish: its field's next step from the cell its body stands on (its goal's
 /// centre on the goal), whether it is there, and the field's failure if it cannot be led.
 fn field_wish(
-    grid: &Grid,
-    shared: Option<&SharedField>,
+    (grid, shared, sight): (&Grid, Option<&SharedField>, &mut GoalSight),
     follow: &FollowFlowField,
     (p, size, radius, speed): (Vec2, u8, f32, f32),
     status: &mut Mut<PathStatus>,
@@ -492,6 +545,14 @@ fn field_wish(
         wish.arrived = true;
         return wish;
     }
+    // From a cell that sees the goal, straight at it: a crowd on open ground streams in
+    // straight lines instead of the field's stair-steps (the field's cells are a large body's
+    // top-left cells, whose sight is not one cell's).
+    let next = if size == 1 && next != anchor && sight.sees(grid, anchor, follow.goal, follow.rules) {
+        follow.goal
+    } else {
+        next
+    };
     let aim = if next == anchor || size > 1 || next == follow.goal {
         Space::body_center(next, size)
     } else {

@@ -288,3 +288,24 @@ fn the_crowd_example_runs_headless_and_its_crowd_reaches_a_new_goal_without_over
     assert!(crowd.iter().all(|&u| tiles(&app, u).x < 10.0), "every unit went back through a door");
     assert!(crowd.iter().any(|&u| tiles(&app, u).distance(centre) <= 0.5), "someone stands on the new goal");
 }
+
+#[test]
+fn a_follower_that_sees_its_goal_walks_straight_at_it() {
+    let mut app = app_on("..........\n..........\n..........\n..........\n..........");
+    let (start, goal) = (Pos::new(0, 0), Pos::new(9, 3));
+    let unit = spawn_at(&mut app, start, (FollowFlowField::new(goal), Mover::new(4.0), Avoid::default()));
+    let (from, to) = (Vec2::new(0.5, 0.5), Vec2::new(9.5, 3.5));
+    // `run_until` takes a plain `Fn`.
+    let widest = std::cell::Cell::new(0.0_f32);
+    run_until(&mut app, 200, |app| {
+        // How far off the straight line from start to goal the unit is.
+        let at = tiles(app, unit);
+        let along = (to - from).normalize();
+        let off = (at - from).perp_dot(along).abs();
+        widest.set(widest.get().max(off));
+        status(app, unit) == PathStatus::Arrived
+    });
+    // Down the field's steps (three diagonals, then six straight) it would stray 1.7 tiles.
+    let widest = widest.get();
+    assert!(widest < 0.2, "it strays {widest} tiles from the straight line to its goal");
+}
