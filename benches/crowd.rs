@@ -24,6 +24,7 @@
 //!    `bevy_gridpath` alone: 10,000 entities with a `Mover`, an `Avoid` and a `FollowFlowField`,
 //!    `MinimalPlugins` + `GridPathPlugin` (no tilepath); `plugin-flow-off` with
 //!    `LocalAvoidance` off (movers walking cell to cell through each other).
+//!    `plugin-avoid` (run with `avoid` too): the same three scenarios with the plugin alone.
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
 
@@ -259,18 +260,24 @@ fn ascii_map(name: &str, width: usize, height: usize, wall: impl Fn(usize, usize
 }
 
 fn avoid(wanted: impl Fn(&str) -> bool) {
-    if wanted("avoid-corridor") {
-        avoid_corridor();
-    }
-    if wanted("avoid-door") {
-        avoid_door();
-    }
-    if wanted("avoid-converge") {
-        avoid_converge();
+    let scenes: [(&str, fn() -> Scene); 3] =
+        [("corridor", corridor_scene), ("door", door_scene), ("converge", converge_scene)];
+    for (name, scene) in scenes {
+        if wanted(&format!("avoid-{name}")) {
+            let (map, units, seconds) = scene();
+            avoid_scenario(name, map, &units, seconds);
+        }
+        if wanted(&format!("plugin-avoid-{name}")) {
+            let (map, units, seconds) = scene();
+            plugin_avoid_scenario(name, map, &units, seconds);
+        }
     }
 }
 
-fn avoid_corridor() {
+/// A jam scenario: the map, each unit's cell and goal (`None`: the map's goal), seconds of play.
+type Scene = (MapSource, Vec<(Pos, Option<Pos>)>, f64);
+
+fn corridor_scene() -> Scene {
     // Corridor: rooms of 20 x 13 at both ends of a corridor 3 tiles wide (rows 5-7) and 40 long.
     let corridor = ascii_map("corridor", 80, 13, |x, y| (20..60).contains(&x) && !(5..=7).contains(&y));
     let left: Vec<Pos> = (0..20).flat_map(|x| (1..13).map(move |y| Pos::new(x, y))).collect();
@@ -283,10 +290,10 @@ fn avoid_corridor() {
         use rand::seq::SliceRandom;
         groups.shuffle(&mut StdRng::seed_from_u64(seed));
     }
-    avoid_scenario("corridor", corridor, &groups, 600.0);
+    (corridor, groups, 600.0)
 }
 
-fn avoid_door() {
+fn door_scene() -> Scene {
     // Door: a wall down column 32 with a one-tile door at row 20; 1,000 units left of it.
     let door = ascii_map("door", 64, 40, |x, y| x == 32 && y != 20);
     let cells: Vec<(Pos, Option<Pos>)> = (0..32u32)
@@ -295,10 +302,10 @@ fn avoid_door() {
         .take(1000)
         .map(|cell| (cell, Some(Pos::new(56, 20))))
         .collect();
-    avoid_scenario("door", door, &cells, 600.0);
+    (door, cells, 600.0)
 }
 
-fn avoid_converge() {
+fn converge_scene() -> Scene {
     // Converge: 10,000 units on distinct cells of the bench map, on the main goal.
     let app = bench_app();
     let mut cells = reachable_cells(&app);
@@ -310,7 +317,93 @@ fn avoid_converge() {
         cells.shuffle(&mut StdRng::seed_from_u64(seed));
     }
     let units: Vec<(Pos, Option<Pos>)> = cells.iter().take(UNITS).map(|&cell| (cell, None)).collect();
-    avoid_scenario("converge", bench_map(1), &units, 120.0);
+    (bench_map(1), units, 120.0)
+}
+
+/// The door scene's units still left of the door (column 32) at the end: "arrived" there means a
+/// unit stopped on touching an arrived one that stopped the same way, back along the way from
+/// the ring round the goal, out through the door.
+fn report_behind_door(name: &str, bodies: &[gridpath::avoid::Body]) {
+    if name == "door" {
+        let behind = bodies.iter().filter(|b| b.position.x < 33.0).count();
+        println!("  door: {behind} of {} units ended behind the door", bodies.len());
+    }
+}
+
+/// [`avoid_scenario`]'s crowd made with `bevy_gridpath` alone, as any game would: a `Mover`, an
+/// `Avoid` and a `FollowFlowField` per unit, `MinimalPlugins` + `GridPathPlugin`. Prints the
+/// same line, named `plugin-avoid <name>`.
+fn plugin_avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seconds: f64) {
+    use gridpath::avoid::{Body, Quality};
+
+    let MapSource::Text { text, .. } = map else { unreachable!("the scenes' maps are ASCII") };
+    let parsed = gridpath::formats::parse_map(&text).expect("the scene's map parses");
+    let main_goal = parsed.goal.expect("the scene's map marks its goal");
+    // The bench map's goal; the other scenes' maps mark a goal out of the crowd's way.
+    let main_goal = if name == "converge" { main_goal } else { Pos::new(0, 0) };
+    let grid = parsed.grid.clone();
+    const TILE: f32 = 16.0;
+    let nav = NavGrid::centered(parsed.grid, TILE);
+    let origin = nav.layout().origin;
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins.set(tilepath::task_pool_plugin()), GridPathPlugin))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(FRAME)));
+    let radius = Avoid::default().radius;
+    for &(cell, goal) in units {
+        let at = Transform::from_translation(nav.cell_center(cell).extend(1.0));
+        let follow = FollowFlowField::new(goal.unwrap_or(main_goal));
+        app.world_mut().spawn((at, Mover::new(DEFAULT_SPEED), Avoid::default(), follow));
+    }
+    app.insert_resource(nav);
+    app.update();
+    let tiles = |t: &Transform| Vec2::new(t.translation.x - origin.x, origin.y - t.translation.y) / TILE;
+    let mut quality = Quality::default();
+    let (mut bodies, mut before): (Vec<Body>, Vec<Vec2>) = (Vec::new(), Vec::new());
+    let mut times = Vec::new();
+    let (mut arrived, mut last_arrival) = (0, 0.0);
+    let mut query = app.world_mut().query::<(&Transform, &PathStatus)>();
+    for frame in 0..(seconds / FRAME) as usize {
+        times.push(timed_update(&mut app));
+        bodies.clear();
+        bodies.extend(query.iter(app.world()).map(|(t, _)| Body::new(tiles(t), radius, DEFAULT_SPEED)));
+        // Velocities from the frame's moves (`Avoid` keeps its own to itself).
+        if before.len() == bodies.len() {
+            for (body, was) in bodies.iter_mut().zip(&before) {
+                body.velocity = (body.position - *was) / FRAME as f32;
+            }
+        }
+        before.clear();
+        before.extend(bodies.iter().map(|b| b.position));
+        quality.observe(&bodies, &grid);
+        let now = query.iter(app.world()).filter(|(_, s)| **s == PathStatus::Arrived).count();
+        if now > arrived {
+            arrived = now;
+            last_arrival = frame as f64 * FRAME;
+        }
+        if arrived == bodies.len() {
+            break;
+        }
+    }
+    if arrived < bodies.len() {
+        let stuck: Vec<Vec2> = query
+            .iter(app.world())
+            .filter(|(_, s)| **s != PathStatus::Arrived)
+            .map(|(t, _)| tiles(t))
+            .take(5)
+            .collect();
+        eprintln!("plugin-avoid {name}: not arrived, e.g. at {stuck:?}");
+    }
+    report_behind_door(name, &bodies);
+    println!(
+        "plugin-avoid {name}: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
+         oscillation={:.2}% median_ms={:.3} p95_ms={:.3}",
+        bodies.len(),
+        quality.gap_ratio,
+        quality.wall_overlaps,
+        quality.oscillation_percent(),
+        ms(median(&mut times)),
+        ms(percentile(&mut times, 0.95)),
+    );
 }
 
 /// Runs the crowd `units` (each on its cell, heading for its own goal along that goal's shared
@@ -365,6 +458,7 @@ fn avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seco
             .collect();
         eprintln!("avoid {name}: not arrived, e.g. at {stuck:?}");
     }
+    report_behind_door(name, &bodies);
     println!(
         "avoid {name}: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
          oscillation={:.2}% median_ms={:.3} p95_ms={:.3}",
@@ -594,8 +688,10 @@ fn main() {
     if wanted("edit") {
         edit();
     }
-    // `avoid` runs its three scenarios; `avoid-door` (or `door`) one of them.
-    if ["avoid-corridor", "avoid-door", "avoid-converge"].iter().any(|name| wanted(name)) {
+    // `avoid` runs its three scenarios, in the game and with the plugin alone; `avoid-door`
+    // (or `door`) one of them, `plugin-avoid` the plugin's.
+    let scenes = ["avoid-corridor", "avoid-door", "avoid-converge"];
+    if scenes.iter().any(|name| wanted(name) || wanted(&format!("plugin-{name}"))) {
         avoid(wanted);
     }
     if wanted("async") {

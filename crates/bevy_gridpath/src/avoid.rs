@@ -15,7 +15,7 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, step_aim};
+use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, LONG_STALL, ring_reach, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::GridPathSystems;
@@ -140,6 +140,7 @@ const ARRIVE_RADIUS: f32 = 0.3;
 /// Tiles a unit could have walked without getting closer to its goal, touching a unit arrived
 /// on its goal, before it arrives there too (a jam at the goal, not a stream passing by).
 const STALL_TILES: f32 = 1.5;
+
 /// Touching, for the arrival rule: centres this many times the sum of radii apart.
 const TOUCH: f32 = 1.15;
 /// Less progress than this (tiles) is none: a unit pressing into the crowd around its goal
@@ -205,6 +206,8 @@ struct Scratch {
     /// Whether avoidance was off last frame: the avoiders' velocities are stale.
     was_off: bool,
     sight: GoalSight,
+    /// Avoiders arrived this frame, per goal.
+    arrived: HashMap<Pos, usize>,
 }
 
 /// Which cells see their flow field's goal in a straight line (under the field's rules), per
@@ -352,6 +355,13 @@ fn steer_avoiders(
     }
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
     let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
+    // Units arrived per goal: how big the ring round each goal has grown.
+    scratch.arrived.clear();
+    for standing in scratch.standing.iter().filter(|s| s.arrived) {
+        if let Some(goal) = standing.goal {
+            *scratch.arrived.entry(goal).or_default() += 1;
+        }
+    }
 
     scratch.bodies.clear();
     for (i, (mut avoid, mut mover, _, mut status, mut waypoints, follow, mut request)) in
@@ -398,7 +408,15 @@ fn steer_avoiders(
             avoid.stalled += wish.speed * dt;
         }
         let me = scratch.standing[i];
-        if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
+        // Held up by the ring round its goal: arrived there too. Only within the ring's reach,
+        // or after a long wait (`ring_reach` says why).
+        let in_ring = |n: usize| wish.distance <= ring_reach(n, avoid.radius);
+        let near_ring = me.goal.is_some_and(|g| in_ring(scratch.arrived.get(&g).copied().unwrap_or(0)));
+        if !arrived
+            && wish.aim.is_some()
+            && avoid.stalled >= STALL_TILES
+            && (near_ring || avoid.stalled >= LONG_STALL)
+        {
             arrived = touches_arrived(scratch, i, max_radius);
         }
         if arrived && *status != PathStatus::Arrived {
