@@ -61,8 +61,9 @@ pub struct Avoid {
     stalled: f32,
     /// The least distance to go it has had since its route last changed, in tiles.
     best: f32,
-    /// Its route's length in waypoints when last seen: a longer one is a new route.
-    route: usize,
+    /// Where it was last sent (its route's end or its field's goal) on which grid: another
+    /// order, or an edit that may lengthen its way, starts its progress afresh.
+    order: Option<(Pos, NavVersion)>,
     /// The way from its next waypoint to the end of its route, in tiles, and the route's length
     /// and next cell it was measured for: measured again only when they change.
     tail: (f32, usize, Option<Pos>),
@@ -83,7 +84,7 @@ impl Avoid {
             planned: Vec2::ZERO,
             stalled: 0.0,
             best: f32::INFINITY,
-            route: 0,
+            order: None,
             tail: (0.0, 0, None),
         }
     }
@@ -170,15 +171,36 @@ impl Space {
         Vec2::new(anchor.x as f32, anchor.y as f32) + Vec2::splat(f32::from(size.max(1)) / 2.0)
     }
 
-    /// The top-left cell of the `size`-cell body centred on `p`.
+    /// The top-left cell of the `size`-cell body centred on `p`: the nearest whose square is all
+    /// passable, for a large body (a 3x3 or 4x4 body kept clear of the walls as a circle can
+    /// have a wall in a corner cell of the square nearest its centre, while a square one cell
+    /// over is clear).
     fn anchor_at(p: Vec2, size: u8, grid: &Grid) -> Option<Pos> {
-        let corner = (p - Vec2::splat(f32::from(size.max(1) - 1) / 2.0)).floor();
-        let inside = corner.x >= 0.0
-            && corner.y >= 0.0
-            && corner.x < grid.width() as f32
-            && corner.y < grid.height() as f32;
-        // The range check makes both casts exact and in range.
-        inside.then(|| Pos::new(corner.x as u32, corner.y as u32))
+        let corner = p - Vec2::splat(f32::from(size.max(1) - 1) / 2.0);
+        let cell = |c: Vec2| {
+            let inside = c.x >= 0.0 && c.y >= 0.0 && c.x < grid.width() as f32 && c.y < grid.height() as f32;
+            // The range check makes both casts exact and in range.
+            inside.then(|| Pos::new(c.x as u32, c.y as u32))
+        };
+        let nearest = cell(corner.floor());
+        if size <= 2 {
+            return nearest;
+        }
+        let clear = |anchor: Pos| {
+            (0..u32::from(size)).all(|dy| {
+                (0..u32::from(size)).all(|dx| grid.is_passable(Pos::new(anchor.x + dx, anchor.y + dy)))
+            })
+        };
+        let mut candidates: Vec<Pos> =
+            [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]
+                .into_iter()
+                .filter_map(|(dx, dy)| cell(corner.floor() + Vec2::new(dx, dy)))
+                .collect();
+        candidates.sort_by(|a, b| {
+            let d = |c: &Pos| corner.distance_squared(Vec2::new(c.x as f32, c.y as f32));
+            d(a).total_cmp(&d(b))
+        });
+        candidates.into_iter().find(|&a| clear(a)).or(nearest)
     }
 }
 
@@ -206,7 +228,7 @@ struct Scratch {
     /// Whether avoidance was off last frame: the avoiders' velocities are stale.
     was_off: bool,
     sight: GoalSight,
-    /// Avoiders arrived this frame, per goal.
+    /// Avoiders arrived before this frame, per goal.
     arrived: HashMap<Pos, usize>,
 }
 
@@ -329,7 +351,7 @@ fn steer_avoiders(
     // Where everyone stands, the avoiders first (in query order), then the obstacles.
     scratch.centres.clear();
     scratch.standing.clear();
-    for (mut avoid, _, transform, status, _, follow, request) in &mut avoiders {
+    for (mut avoid, _, transform, mut status, _, follow, request) in &mut avoiders {
         if was_off {
             avoid.forget();
         }
@@ -337,6 +359,18 @@ fn steer_avoiders(
         scratch.centres.push(p);
         let follow = follow.as_deref();
         let goal = follow.map(|f| f.goal).or(request.as_deref().map(|r| r.goal));
+        // A new goal (or a grid edit): its progress starts afresh, and arrived it is not.
+        let order = goal.map(|g| (g, nav.version()));
+        let new_order = order.is_some() && avoid.order.is_some_and(|o| Some(o) != order);
+        let new_goal = new_order && avoid.order.map(|o| o.0) != goal;
+        if avoid.order != order {
+            avoid.order = order;
+            if new_order {
+                avoid.best = f32::INFINITY;
+                avoid.stalled = 0.0;
+                avoid.tail = (0.0, 0, None);
+            }
+        }
         let size = agent_size(request.as_deref(), follow);
         let distance = follow
             .and_then(|f| lookup.shared(f))
@@ -344,7 +378,12 @@ fn steer_avoiders(
             .zip(Space::anchor_at(p, size, grid))
             .and_then(|(field, anchor)| field.distance(anchor))
             .map_or(f32::INFINITY, |d| d as f32);
-        let arrived = *status == PathStatus::Arrived;
+        let mut arrived = *status == PathStatus::Arrived;
+        if new_goal && follow.is_some() && arrived {
+            // A follower sent on from where it arrived (a routed one is re-planned).
+            *status = PathStatus::Following;
+            arrived = false;
+        }
         scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance });
     }
     let avoiding = scratch.centres.len();
@@ -377,19 +416,10 @@ fn steer_avoiders(
         let wish = if held {
             Wish { aim: None, arrived: *status == PathStatus::Arrived, distance: f32::INFINITY, speed: 0.0 }
         } else if let Some(follow) = &follow {
-            if follow.is_changed() && !follow.is_added() {
-                // A new order: on its way again.
-                avoid.forget();
-                status.set_if_neq(PathStatus::Following);
-            }
             let shared = lookup.shared(follow);
             let context = (grid, shared, &mut scratch.sight);
             field_wish(context, follow, (p, size, avoid.radius, mover.speed), &mut status)
         } else if let Some(waypoints) = waypoints.as_mut() {
-            if waypoints.len() > avoid.route {
-                avoid.best = f32::INFINITY;
-            }
-            avoid.route = waypoints.len();
             let (radius, tail) = (avoid.radius, &mut avoid.tail);
             let mut wish =
                 route_wish((grid, space), waypoints, tail, (p, size, radius, mover.speed), request.as_mut());
@@ -423,7 +453,9 @@ fn steer_avoiders(
             if let Some(waypoints) = waypoints.as_deref_mut() {
                 waypoints.clear();
             }
-            if *status != PathStatus::Partial {
+            // As the plugin's own walk: a partial route's end is not the goal, and hand-made
+            // waypoints without a request (planning) end where they end.
+            if *status == PathStatus::Following {
                 *status = PathStatus::Arrived;
             }
         }
@@ -484,7 +516,11 @@ fn steer_avoiders(
         let anchor = Space::anchor_at(p, size, grid);
         // Grid space has y down; the heading is in world space.
         let heading = Vec2::new(body.preferred.x, -body.preferred.y).normalize_or_zero();
-        mover.steered(anchor, heading);
+        // Written only when it differs: a mover left alone is not marked changed.
+        let turned = heading != Vec2::ZERO && mover.heading() != heading;
+        if turned || mover.next().is_some() || (anchor.is_some() && mover.cell() != anchor) {
+            mover.steered(anchor, heading);
+        }
         if p != body.position {
             let world = space.to_world(p);
             transform.translation.x = world.x;
@@ -595,7 +631,18 @@ fn route_wish(
     let mut wish = Wish { aim: None, arrived: false, distance: f32::INFINITY, speed };
     let Some(anchor) = Space::anchor_at(p, size, grid) else { return wish };
     wish.speed = speed / f32::from(grid.tile(anchor).and_then(|t| t.cost()).unwrap_or(1).max(1));
-    while waypoints.len() > 1 && waypoints.front().is_some_and(|w| w.cell == anchor) {
+    let rules = request.as_ref().map_or(gridpath::Rules::OCTILE, |r| r.settings.rules);
+    // Past a waypoint once on its cell, or once the one after it is a legal step away: a
+    // unit standing on a waypoint's cell is gone round, not waited for.
+    while waypoints.len() > 1 {
+        let (first, second) = (waypoints[0].cell, waypoints[1].cell);
+        let beside = size == 1
+            && second.x.abs_diff(anchor.x) <= 1
+            && second.y.abs_diff(anchor.y) <= 1
+            && grid.can_step(anchor, second, rules);
+        if first != anchor && second != anchor && !beside {
+            break;
+        }
         waypoints.pop_front();
     }
     let Some(&next) = waypoints.front() else { return wish };
@@ -606,7 +653,6 @@ fn route_wish(
         return wish;
     }
     let adjacent = next.cell.x.abs_diff(anchor.x) <= 1 && next.cell.y.abs_diff(anchor.y) <= 1;
-    let rules = request.as_ref().map_or(gridpath::Rules::OCTILE, |r| r.settings.rules);
     let reachable = size > 1
         || next.cell == anchor
         || grid.can_step(anchor, next.cell, rules)

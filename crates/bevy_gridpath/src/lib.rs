@@ -9,7 +9,8 @@
 //! cells: `Settings::agent_size` on a request, [`FollowFlowField::with_agent_size`] on a field)
 //! plan on the grid's clearance, so their whole body fits every step. Give a mover an [`Avoid`]
 //! and it steers clear of the other units and of the walls on its way (local avoidance, ORCA:
-//! no two bodies overlap, none overlaps a wall, a crowd with one goal settles around it);
+//! two avoiders overlap by 2 % at most, none overlaps a wall, a crowd with one goal settles
+//! around it);
 //! [`LocalAvoidance`] turns it off and tunes it. `cargo run -p bevy_gridpath --example crowd`
 //! shows 60 avoiders squeezing through doors.
 //!

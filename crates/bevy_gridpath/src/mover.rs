@@ -32,8 +32,10 @@ pub struct Mover {
     pub speed: f32,
     /// Stands still while `true` (a cut-scene, a replay, a stun), keeping its route.
     pub hold: bool,
-    /// The farthest it may walk in the next frame, in tiles, if anything limits it: local
+    /// The farthest it may walk in the next frame, in tiles, if anything limits it: a game's own
     /// avoidance sets it before the move (stop short of a unit in the way); the move clears it.
+    /// A mover with an [`Avoid`](crate::Avoid) is steered by the plugin's avoidance instead,
+    /// which clears it unread.
     /// A negative limit backs it up that far straight back along the way it came, never past
     /// the last point it reached (a cell centre or a waypoint) nor out of the cells it stands
     /// on and came from: room for a unit that cannot otherwise get out of its way.
@@ -54,7 +56,8 @@ impl Mover {
         Self { speed, hold: false, limit: None, cell: None, next: None, heading: Vec2::X, reached: None }
     }
 
-    /// The last cell centre it reached (`None` before it reached one).
+    /// The last cell centre it reached (`None` before it reached one); for a mover steered by
+    /// local avoidance ([`Avoid`](crate::Avoid)), the cell its body stands on.
     pub fn cell(&self) -> Option<Pos> {
         self.cell
     }

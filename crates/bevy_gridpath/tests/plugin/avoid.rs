@@ -220,6 +220,96 @@ fn avoiders_re_route_around_walls_painted_on_their_way_and_never_touch_them() {
 }
 
 #[test]
+fn large_avoiders_round_wall_corners_to_their_goals_without_touching_the_walls() {
+    let mut app = app_on(
+        "\
+................
+................
+................
+................
+......####......
+......####......
+......####......
+......####......
+................
+................
+................
+................",
+    );
+    // A 3x3 on a shared field and a 2x2 on a route of its own, both round the block's corners.
+    let three = FollowFlowField::new(Pos::new(12, 9)).with_agent_size(3);
+    let big = spawn_at(&mut app, Pos::new(1, 8), (three, Mover::new(3.0), Avoid::for_agent_size(3)));
+    let two =
+        PathRequest::new(Pos::new(1, 9)).with_settings(Settings { agent_size: 2, ..Settings::default() });
+    let small = spawn_at(&mut app, Pos::new(13, 0), (two, Mover::new(3.0), Avoid::for_agent_size(2)));
+    for (unit, anchor, size) in [(big, Pos::new(1, 8), 3), (small, Pos::new(13, 0), 2)] {
+        let centre = nav(&app).body_center(anchor, size).extend(0.0);
+        app.world_mut().get_mut::<Transform>(unit).unwrap().translation = centre;
+    }
+    let bodies = [(big, 3), (small, 2)];
+    for frame in 0..600 {
+        check_frame(&app, &bodies, frame);
+        if bodies.iter().all(|&(u, _)| status(&app, u) == PathStatus::Arrived) {
+            break;
+        }
+        app.update();
+    }
+    assert_eq!(status(&app, big), PathStatus::Arrived, "the 3x3 gets round the block");
+    assert_eq!(status(&app, small), PathStatus::Arrived, "the 2x2 gets round the block");
+    let at = tiles(&app, big);
+    assert!(at.distance(Vec2::new(13.5, 10.5)) <= 0.3, "the 3x3 stands on its goal's square: {at}");
+}
+
+#[test]
+fn a_held_avoider_stands_as_an_obstacle_and_a_new_goal_given_meanwhile_counts_once_released() {
+    let mut app = app_on("..........\n..........\n..........");
+    // It arrives in the corridor's middle, where a passer-by must go round it.
+    let goal = Pos::new(5, 1);
+    let unit =
+        spawn_at(&mut app, Pos::new(0, 1), (FollowFlowField::new(goal), Mover::new(4.0), Avoid::default()));
+    run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+    // Held, then sent back: it stays put while held, then goes.
+    app.world_mut().get_mut::<Mover>(unit).unwrap().hold = true;
+    app.world_mut().get_mut::<FollowFlowField>(unit).unwrap().goal = Pos::new(0, 1);
+    let held_at = tiles(&app, unit);
+    // A passer-by goes round the held unit.
+    let passer = spawn_at(
+        &mut app,
+        Pos::new(2, 1),
+        (PathRequest::new(Pos::new(9, 1)), Mover::new(4.0), Avoid::default()),
+    );
+    for frame in 0..60 {
+        app.update();
+        check_frame(&app, &[(unit, 1), (passer, 1)], frame);
+    }
+    assert_eq!(tiles(&app, unit), held_at, "a held avoider is not moved");
+    assert_eq!(status(&app, passer), PathStatus::Arrived, "the passer-by got round it");
+    app.world_mut().get_mut::<Mover>(unit).unwrap().hold = false;
+    run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+    assert!(tiles(&app, unit).distance(Vec2::new(0.5, 1.5)) <= 0.3, "released, it walked to its new goal");
+}
+
+#[test]
+fn arrived_avoiders_ask_for_no_more_routes() {
+    let mut app = app_on(CORRIDOR);
+    let units: Vec<Entity> = (1..=3)
+        .map(|y| {
+            spawn_at(
+                &mut app,
+                Pos::new(0, y),
+                (PathRequest::new(Pos::new(20, 2)), Mover::new(4.0), Avoid::default()),
+            )
+        })
+        .collect();
+    run_checked(&mut app, &units, &[], 600);
+    let searched = queue(&app).counts().searched;
+    for _ in 0..120 {
+        app.update();
+    }
+    assert_eq!(queue(&app).counts().searched, searched, "standing in their ring, nobody re-plans");
+}
+
+#[test]
 fn an_avoider_whose_goal_cannot_be_reached_fails_with_the_reason_and_stays() {
     let mut app = app_on("..#..\n..#..");
     let unit = spawn_at(
