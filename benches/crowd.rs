@@ -39,6 +39,7 @@ use bevy_gridpath::{
     Avoid, FlowFields, FollowFlowField, GridPathPlugin, LocalAvoidance, Mover, NavGrid, PathRequest,
     PathStatus, PlanQueue,
 };
+use gridpath::avoid::{Body, Quality};
 use gridpath::generate::Generator;
 use gridpath::{Algorithm, FlowField, Pos, Rules};
 use rand::rngs::StdRng;
@@ -320,29 +321,45 @@ fn converge_scene() -> Scene {
     (bench_map(1), units, 120.0)
 }
 
-/// The door scene's units still left of the door (column 32) at the end: "arrived" there means a
-/// unit stopped on touching an arrived one that stopped the same way, back along the way from
-/// the ring round the goal, out through the door.
-fn report_behind_door(name: &str, bodies: &[gridpath::avoid::Body]) {
-    if name == "door" {
-        let behind = bodies.iter().filter(|b| b.position.x < 33.0).count();
-        println!("  door: {behind} of {} units ended behind the door", bodies.len());
+/// Runs the crowd `units` (each on its cell, heading for its own goal along that goal's shared
+/// flow field, or for the main goal) on `map` until every one arrived or `seconds` of play
+/// passed, and prints the scenario's line.
+fn avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seconds: f64) {
+    use tilepath::map::geometry::TILE_SIZE;
+    use tilepath::units::UNIT_RADIUS;
+
+    let mut app = bench_app_on(map);
+    let grid = app.world().resource::<NavGrid>().grid().clone();
+    let geometry = Geometry::of(&grid);
+    for &(cell, goal) in units {
+        let mut unit = app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED));
+        if let Some(goal) = goal {
+            unit.insert((Target::Cell(goal), FollowFlowField::new(goal)));
+        }
     }
+    let half = geometry.world_size() / 2.0;
+    let mut query = app.world_mut().query::<(&Transform, &CrowdUnit, &PathStatus)>();
+    run_scene(&format!("avoid {name}"), &mut app, &grid, seconds, |app, bodies, arrived| {
+        for (transform, crowd, status) in query.iter(app.world()) {
+            let world = transform.translation.truncate();
+            let position = Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
+            bodies
+                .push(Body { velocity: crowd.velocity(), ..Body::new(position, UNIT_RADIUS, DEFAULT_SPEED) });
+            arrived.push(*status == PathStatus::Arrived);
+        }
+    });
 }
 
 /// [`avoid_scenario`]'s crowd made with `bevy_gridpath` alone, as any game would: a `Mover`, an
 /// `Avoid` and a `FollowFlowField` per unit, `MinimalPlugins` + `GridPathPlugin`. Prints the
 /// same line, named `plugin-avoid <name>`.
 fn plugin_avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seconds: f64) {
-    use gridpath::avoid::{Body, Quality};
-
+    const TILE: f32 = 16.0;
     let MapSource::Text { text, .. } = map else { unreachable!("the scenes' maps are ASCII") };
     let parsed = gridpath::formats::parse_map(&text).expect("the scene's map parses");
+    // Units without a goal of their own head for the map's.
     let main_goal = parsed.goal.expect("the scene's map marks its goal");
-    // The bench map's goal; the other scenes' maps mark a goal out of the crowd's way.
-    let main_goal = if name == "converge" { main_goal } else { Pos::new(0, 0) };
     let grid = parsed.grid.clone();
-    const TILE: f32 = 16.0;
     let nav = NavGrid::centered(parsed.grid, TILE);
     let origin = nav.layout().origin;
     let mut app = App::new();
@@ -357,15 +374,13 @@ fn plugin_avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)
     app.insert_resource(nav);
     app.update();
     let tiles = |t: &Transform| Vec2::new(t.translation.x - origin.x, origin.y - t.translation.y) / TILE;
-    let mut quality = Quality::default();
-    let (mut bodies, mut before): (Vec<Body>, Vec<Vec2>) = (Vec::new(), Vec::new());
-    let mut times = Vec::new();
-    let (mut arrived, mut last_arrival) = (0, 0.0);
+    let mut before: Vec<Vec2> = Vec::new();
     let mut query = app.world_mut().query::<(&Transform, &PathStatus)>();
-    for frame in 0..(seconds / FRAME) as usize {
-        times.push(timed_update(&mut app));
-        bodies.clear();
-        bodies.extend(query.iter(app.world()).map(|(t, _)| Body::new(tiles(t), radius, DEFAULT_SPEED)));
+    run_scene(&format!("plugin-avoid {name}"), &mut app, &grid, seconds, |app, bodies, arrived| {
+        for (transform, status) in query.iter(app.world()) {
+            bodies.push(Body::new(tiles(transform), radius, DEFAULT_SPEED));
+            arrived.push(*status == PathStatus::Arrived);
+        }
         // Velocities from the frame's moves (`Avoid` keeps its own to itself).
         if before.len() == bodies.len() {
             for (body, was) in bodies.iter_mut().zip(&before) {
@@ -374,71 +389,30 @@ fn plugin_avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)
         }
         before.clear();
         before.extend(bodies.iter().map(|b| b.position));
-        quality.observe(&bodies, &grid);
-        let now = query.iter(app.world()).filter(|(_, s)| **s == PathStatus::Arrived).count();
-        if now > arrived {
-            arrived = now;
-            last_arrival = frame as f64 * FRAME;
-        }
-        if arrived == bodies.len() {
-            break;
-        }
-    }
-    if arrived < bodies.len() {
-        let stuck: Vec<Vec2> = query
-            .iter(app.world())
-            .filter(|(_, s)| **s != PathStatus::Arrived)
-            .map(|(t, _)| tiles(t))
-            .take(5)
-            .collect();
-        eprintln!("plugin-avoid {name}: not arrived, e.g. at {stuck:?}");
-    }
-    report_behind_door(name, &bodies);
-    println!(
-        "plugin-avoid {name}: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
-         oscillation={:.2}% median_ms={:.3} p95_ms={:.3}",
-        bodies.len(),
-        quality.gap_ratio,
-        quality.wall_overlaps,
-        quality.oscillation_percent(),
-        ms(median(&mut times)),
-        ms(percentile(&mut times, 0.95)),
-    );
+    });
 }
 
-/// Runs the crowd `units` (each on its cell, heading for its own goal along that goal's shared
-/// flow field, or for the main goal) on `map` until every one arrived or `seconds` of play
-/// passed, and prints the scenario's line.
-fn avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seconds: f64) {
-    use gridpath::avoid::{Body, Quality};
-    use tilepath::map::geometry::TILE_SIZE;
-    use tilepath::units::UNIT_RADIUS;
-
-    let mut app = bench_app_on(map);
-    let grid = app.world().resource::<NavGrid>().grid().clone();
-    let geometry = Geometry::of(&grid);
-    for &(cell, goal) in units {
-        let mut unit = app.world_mut().spawn(crowd_unit(cell, geometry, DEFAULT_SPEED));
-        if let Some(goal) = goal {
-            unit.insert((Target::Cell(goal), FollowFlowField::new(goal)));
-        }
-    }
-    let half = geometry.world_size() / 2.0;
+/// Steps `app` until every unit arrived or `seconds` of play passed; `observe` lists each
+/// frame's bodies (grid space, with their velocities) and whether each has arrived. Prints the
+/// scene's line as `label: units=… arrived=…`, with the units the door scene left behind it.
+fn run_scene(
+    label: &str,
+    app: &mut App,
+    grid: &gridpath::Grid,
+    seconds: f64,
+    mut observe: impl FnMut(&mut App, &mut Vec<Body>, &mut Vec<bool>),
+) {
     let mut quality = Quality::default();
-    let mut bodies = Vec::new();
+    let (mut bodies, mut flags) = (Vec::new(), Vec::new());
     let mut times = Vec::new();
     let (mut arrived, mut last_arrival) = (0, 0.0);
-    let mut query = app.world_mut().query::<(&Transform, &CrowdUnit, &PathStatus)>();
     for frame in 0..(seconds / FRAME) as usize {
-        times.push(timed_update(&mut app));
+        times.push(timed_update(app));
         bodies.clear();
-        bodies.extend(query.iter(app.world()).map(|(transform, crowd, _)| {
-            let world = transform.translation.truncate();
-            let position = Vec2::new(world.x + half.x, half.y - world.y) / TILE_SIZE;
-            Body { velocity: crowd.velocity(), ..Body::new(position, UNIT_RADIUS, DEFAULT_SPEED) }
-        }));
-        quality.observe(&bodies, &grid);
-        let now = query.iter(app.world()).filter(|(_, _, s)| **s == PathStatus::Arrived).count();
+        flags.clear();
+        observe(app, &mut bodies, &mut flags);
+        quality.observe(&bodies, grid);
+        let now = flags.iter().filter(|&&a| a).count();
         if now > arrived {
             arrived = now;
             last_arrival = frame as f64 * FRAME;
@@ -449,18 +423,19 @@ fn avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)], seco
     }
     if arrived < bodies.len() {
         // Where the jam is: a few of the units that did not arrive.
-        let mut all = app.world_mut().query::<(&Transform, &PathStatus)>();
-        let stuck: Vec<Vec2> = all
-            .iter(app.world())
-            .filter(|(_, status)| **status != PathStatus::Arrived)
-            .map(|(t, _)| Vec2::new(t.translation.x + half.x, half.y - t.translation.y) / TILE_SIZE)
-            .take(5)
-            .collect();
-        eprintln!("avoid {name}: not arrived, e.g. at {stuck:?}");
+        let stuck: Vec<Vec2> =
+            bodies.iter().zip(&flags).filter(|(_, a)| !**a).map(|(b, _)| b.position).take(5).collect();
+        eprintln!("{label}: not arrived, e.g. at {stuck:?}");
     }
-    report_behind_door(name, &bodies);
+    if label.ends_with(" door") {
+        // The door scene's wall is column 32: "arrived" left of it means a unit stopped on
+        // touching an arrived one that stopped the same way, back along the way from the ring
+        // round the goal, out through the door.
+        let behind = bodies.iter().filter(|b| b.position.x < 33.0).count();
+        println!("  door: {behind} of {} units ended behind the door", bodies.len());
+    }
     println!(
-        "avoid {name}: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
+        "{label}: units={} arrived={arrived} gap_ratio={:.3} wall_overlaps={} last_arrival_s={last_arrival:.1} \
          oscillation={:.2}% median_ms={:.3} p95_ms={:.3}",
         bodies.len(),
         quality.gap_ratio,

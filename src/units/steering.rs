@@ -26,8 +26,8 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{
-    FlowFields, FollowFlowField, GridPathSystems, Mover, NavVersion, PathRequest, PathStatus, SharedField,
-    Waypoints,
+    FieldLookup, FlowFields, FollowFlowField, GoalSight, GridPathSystems, Mover, PathRequest, PathStatus,
+    SightTable, Waypoints,
 };
 use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
@@ -771,7 +771,7 @@ fn follower_wishes(
     wishes.clear();
     wishes.resize(scratch.followers.len(), None);
     let (scratch_ref, sight_ref) = (&*scratch, &*sight);
-    let (checks, followers) = (sight.checks_left, wishes.len().max(1));
+    let (checks, followers) = (sight.checks_left(), wishes.len().max(1));
     let made = on_pool(&mut wishes, WISH_CHUNK, |first, out| {
         let mut lookup = FieldLookup::new(fields);
         // This chunk's share of the frame's sight checks.
@@ -797,7 +797,7 @@ struct SightChecks<'a> {
     budget: usize,
     made: HashMap<(Pos, Pos, Rules), bool>,
     /// The last goal's table looked up: a run of followers of one goal finds it once.
-    last: Option<((Pos, Rules), Option<&'a [u8]>)>,
+    last: Option<((Pos, Rules), Option<SightTable<'a>>)>,
 }
 
 impl<'a> SightChecks<'a> {
@@ -821,10 +821,8 @@ impl<'a> SightChecks<'a> {
                 table
             }
         };
-        match table.and_then(|t| t.get(sight.index(cell))).copied() {
-            Some(SEES) => return Some(true),
-            Some(BLIND) => return Some(false),
-            _ => {}
+        if let Some(seen) = table.and_then(|t| t.get(cell)) {
+            return Some(seen);
         }
         if let Some(&seen) = self.made.get(&(cell, goal, rules)) {
             return Some(seen);
@@ -910,89 +908,6 @@ fn follower_wish<'a>(
         }
     }
     wish
-}
-
-/// The flow fields, looked up by follower: a run of followers of one field (most of a crowd
-/// follows one) hashes its key once.
-struct FieldLookup<'a> {
-    fields: &'a FlowFields,
-    last: Option<(FollowFlowField, Option<&'a SharedField>)>,
-}
-
-impl<'a> FieldLookup<'a> {
-    fn new(fields: &'a FlowFields) -> Self {
-        Self { fields, last: None }
-    }
-
-    fn shared(&mut self, follow: &FollowFlowField) -> Option<&'a SharedField> {
-        match self.last {
-            Some((key, shared)) if key == *follow => shared,
-            _ => {
-                let shared = self.fields.shared(follow);
-                self.last = Some((*follow, shared));
-                shared
-            }
-        }
-    }
-}
-
-/// Which cells see their goal in a straight line, remembered per grid version: each cell is
-/// checked once however many units pass it, and every edit starts afresh. At most
-/// [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of thousands after an edit): a cell
-/// not checked yet follows its field this frame.
-#[derive(Default)]
-struct GoalSight {
-    version: Option<NavVersion>,
-    /// Per followed goal and rules, per cell (row by row): [`UNCHECKED`], [`BLIND`] or
-    /// [`SEES`]. A table per goal, not a map of cells: every follower looks its cell up every
-    /// frame.
-    tables: HashMap<(Pos, Rules), Vec<u8>>,
-    /// The grid's size: a table's length is `width` × `height`.
-    width: u32,
-    height: u32,
-    checks_left: usize,
-}
-
-/// New line-of-sight checks steering makes per frame, at most.
-const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
-/// [`GoalSight`]'s marks of a cell: not checked yet, does not see its goal, sees it.
-const UNCHECKED: u8 = 0;
-const BLIND: u8 = 1;
-const SEES: u8 = 2;
-
-impl GoalSight {
-    /// A new frame: forgets everything when the grid changed, and the goals no field is
-    /// followed to any more (a table is a byte per cell).
-    fn on(&mut self, version: NavVersion, grid: &Grid, fields: &FlowFields) {
-        self.checks_left = SIGHT_CHECKS_PER_FRAME;
-        if self.version != Some(version) {
-            self.version = Some(version);
-            self.tables.clear();
-            (self.width, self.height) = (grid.width(), grid.height());
-        }
-        let followed =
-            |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
-        self.tables.retain(|&(goal, rules), _| followed(goal, rules));
-    }
-
-    /// The table of `goal` under `rules`, once a cell's sight of it was checked.
-    fn table(&self, goal: Pos, rules: Rules) -> Option<&[u8]> {
-        self.tables.get(&(goal, rules)).map(Vec::as_slice)
-    }
-
-    fn index(&self, cell: Pos) -> usize {
-        cell.y as usize * self.width as usize + cell.x as usize
-    }
-
-    /// Remembers a check made this frame (one of the frame's budget).
-    fn remember(&mut self, (cell, goal, rules): (Pos, Pos, Rules), seen: bool) {
-        self.checks_left = self.checks_left.saturating_sub(1);
-        let (index, cells) = (self.index(cell), self.width as usize * self.height as usize);
-        let table = self.tables.entry((goal, rules)).or_insert_with(|| vec![UNCHECKED; cells]);
-        if let Some(mark) = table.get_mut(index) {
-            *mark = if seen { SEES } else { BLIND };
-        }
-    }
 }
 
 /// A routed unit's next waypoint cell, and whether it has arrived (no waypoint left). A unit

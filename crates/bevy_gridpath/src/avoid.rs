@@ -16,10 +16,10 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, LONG_STALL, ring_reach, step_aim};
-use gridpath::{Grid, Pos, Rules, SQRT2};
+use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
-use crate::flow::{FlowFields, FollowFlowField, SharedField};
+use crate::flow::{FieldLookup, FlowFields, FollowFlowField, GoalSight, SharedField};
 use crate::mover::{Mover, follow_flow_fields, follow_waypoints};
 use crate::nav::{GridLayout, NavGrid, NavVersion};
 use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
@@ -232,55 +232,6 @@ struct Scratch {
     arrived: HashMap<Pos, usize>,
 }
 
-/// Which cells see their flow field's goal in a straight line (under the field's rules), per
-/// followed goal, remembered per grid version: a follower on such a cell heads straight for the
-/// goal instead of down the field's 45° and 90° steps, and each cell is checked once however
-/// many units pass it. At most [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of
-/// thousands after an edit): a cell not checked yet follows its field this frame.
-#[derive(Default)]
-struct GoalSight {
-    version: Option<NavVersion>,
-    /// Per goal and rules, per cell (row by row): [`UNCHECKED`], [`BLIND`] or [`SEES`]. A table
-    /// per goal, not a map of cells: every follower looks its cell up every frame.
-    tables: HashMap<(Pos, Rules), Vec<u8>>,
-    checks_left: usize,
-}
-
-/// New line-of-sight checks per frame, at most.
-const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
-/// [`GoalSight`]'s marks of a cell: not checked yet, does not see its goal, sees it.
-const UNCHECKED: u8 = 0;
-const BLIND: u8 = 1;
-const SEES: u8 = 2;
-
-impl GoalSight {
-    /// A new frame: forgets everything when the grid changed, and the goals no field is
-    /// followed to any more (a table is a byte per cell).
-    fn on(&mut self, version: NavVersion, fields: &FlowFields) {
-        self.checks_left = SIGHT_CHECKS_PER_FRAME;
-        if self.version != Some(version) {
-            self.version = Some(version);
-            self.tables.clear();
-        }
-        let followed =
-            |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
-        self.tables.retain(|&(goal, rules), _| followed(goal, rules));
-    }
-
-    /// Whether `cell` sees `goal` under `rules`, checked now if it was not and the frame's
-    /// budget allows (else `false`: follow the field this frame).
-    fn sees(&mut self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> bool {
-        let table = self.tables.entry((goal, rules)).or_insert_with(|| vec![UNCHECKED; grid.len()]);
-        let index = cell.y as usize * grid.width() as usize + cell.x as usize;
-        let Some(mark) = table.get_mut(index) else { return false };
-        if *mark == UNCHECKED && self.checks_left > 0 {
-            self.checks_left -= 1;
-            *mark = if grid.line_of_sight(cell, goal, rules) { SEES } else { BLIND };
-        }
-        *mark == SEES
-    }
-}
-
 /// The avoiders' components the steering reads and writes.
 type Avoiders<'w, 's> = Query<
     'w,
@@ -346,8 +297,8 @@ fn steer_avoiders(
     let dt = time.delta_secs();
     let was_off = std::mem::take(&mut scratch.was_off);
 
-    scratch.sight.on(nav.version(), &fields);
-    let mut lookup = FieldLookup { fields: &fields, last: None };
+    scratch.sight.on(nav.version(), grid, &fields);
+    let mut lookup = FieldLookup::new(&fields);
     // Where everyone stands, the avoiders first (in query order), then the obstacles.
     scratch.centres.clear();
     scratch.standing.clear();
@@ -525,26 +476,6 @@ fn steer_avoiders(
             let world = space.to_world(p);
             transform.translation.x = world.x;
             transform.translation.y = world.y;
-        }
-    }
-}
-
-/// The flow fields, looked up by follower: a run of followers of one field (most of a crowd
-/// follows one) hashes its key once.
-struct FieldLookup<'a> {
-    fields: &'a FlowFields,
-    last: Option<(FollowFlowField, Option<&'a SharedField>)>,
-}
-
-impl<'a> FieldLookup<'a> {
-    fn shared(&mut self, follow: &FollowFlowField) -> Option<&'a SharedField> {
-        match self.last {
-            Some((key, shared)) if key == *follow => shared,
-            _ => {
-                let shared = self.fields.shared(follow);
-                self.last = Some((*follow, shared));
-                shared
-            }
         }
     }
 }

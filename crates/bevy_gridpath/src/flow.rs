@@ -6,7 +6,7 @@
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use gridpath::{FieldKind, FlowField, Pos, Rules, SearchError};
+use gridpath::{FieldKind, FlowField, Grid, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
 use crate::nav::{NavGrid, NavVersion};
@@ -125,6 +125,152 @@ impl FlowFields {
     /// `true` when nobody follows a field.
     pub fn is_empty(&self) -> bool {
         self.fields.is_empty()
+    }
+}
+
+/// The flow fields, looked up by follower: a run of followers of one field (most of a crowd
+/// follows one) hashes its key once.
+///
+/// ```
+/// use bevy_gridpath::{FieldLookup, FlowFields, FollowFlowField};
+/// use bevy_gridpath::gridpath::Pos;
+///
+/// let fields = FlowFields::default();
+/// let mut lookup = FieldLookup::new(&fields);
+/// assert!(lookup.shared(&FollowFlowField::new(Pos::new(1, 1))).is_none());
+/// ```
+pub struct FieldLookup<'a> {
+    fields: &'a FlowFields,
+    last: Option<(FollowFlowField, Option<&'a SharedField>)>,
+}
+
+impl<'a> FieldLookup<'a> {
+    /// Looks up in `fields`.
+    pub fn new(fields: &'a FlowFields) -> Self {
+        Self { fields, last: None }
+    }
+
+    /// The field `follow` leads along, with its followers and its problem.
+    pub fn shared(&mut self, follow: &FollowFlowField) -> Option<&'a SharedField> {
+        match self.last {
+            Some((key, shared)) if key == *follow => shared,
+            _ => {
+                let shared = self.fields.shared(follow);
+                self.last = Some((*follow, shared));
+                shared
+            }
+        }
+    }
+}
+
+/// Which cells see their flow field's goal in a straight line (under the field's rules), per
+/// followed goal, remembered per grid version: a follower on such a cell can head straight for
+/// the goal instead of down the field's 45° and 90° steps, and each cell is checked once
+/// however many units pass it; every edit starts afresh. At most
+/// [`SIGHT_CHECKS_PER_FRAME`] new checks a frame (a crowd of thousands after an edit): a cell
+/// not checked yet follows its field that frame.
+///
+/// ```
+/// use bevy_gridpath::GoalSight;
+/// use bevy_gridpath::gridpath::{Grid, Pos, Rules, Tile};
+///
+/// let grid = Grid::filled(8, 8, Tile::FLOOR).unwrap();
+/// let mut sight = GoalSight::default();
+/// assert!(sight.sees(&grid, Pos::new(0, 0), Pos::new(7, 3), Rules::OCTILE));
+/// assert_eq!(sight.table(Pos::new(7, 3), Rules::OCTILE).and_then(|t| t.get(Pos::new(0, 0))), Some(true));
+/// ```
+#[derive(Debug, Default)]
+pub struct GoalSight {
+    version: Option<NavVersion>,
+    /// Per followed goal and rules, per cell (row by row): [`UNCHECKED`], [`BLIND`] or
+    /// [`SEES`]. A table per goal, not a map of cells: every follower looks its cell up every
+    /// frame.
+    tables: HashMap<(Pos, Rules), Vec<u8>>,
+    /// The grid's size: a table's length is `width` × `height`.
+    width: u32,
+    height: u32,
+    checks_left: usize,
+}
+
+/// New line-of-sight checks a [`GoalSight`] makes per frame, at most.
+pub const SIGHT_CHECKS_PER_FRAME: usize = 2_000;
+/// [`GoalSight`]'s marks of a cell: not checked yet, does not see its goal, sees it.
+const UNCHECKED: u8 = 0;
+const BLIND: u8 = 1;
+const SEES: u8 = 2;
+
+impl GoalSight {
+    /// A new frame: forgets everything when the grid changed, and the goals no field is
+    /// followed to any more (a table is a byte per cell); the frame's budget of checks anew.
+    pub fn on(&mut self, version: NavVersion, grid: &Grid, fields: &FlowFields) {
+        self.checks_left = SIGHT_CHECKS_PER_FRAME;
+        if self.version != Some(version) {
+            self.version = Some(version);
+            self.tables.clear();
+            (self.width, self.height) = (grid.width(), grid.height());
+        }
+        let followed =
+            |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
+        self.tables.retain(|&(goal, rules), _| followed(goal, rules));
+    }
+
+    /// New checks left this frame.
+    pub fn checks_left(&self) -> usize {
+        self.checks_left
+    }
+
+    /// What is known of the cells' sight of `goal` under `rules`, once one was checked.
+    pub fn table(&self, goal: Pos, rules: Rules) -> Option<SightTable<'_>> {
+        self.tables.get(&(goal, rules)).map(|marks| SightTable { marks, width: self.width })
+    }
+
+    /// Remembers a check made this frame (one of the frame's budget): whether `cell` sees
+    /// `goal` under `rules`.
+    pub fn remember(&mut self, (cell, goal, rules): (Pos, Pos, Rules), seen: bool) {
+        self.checks_left = self.checks_left.saturating_sub(1);
+        let cells = self.width as usize * self.height as usize;
+        let index = cell.y as usize * self.width as usize + cell.x as usize;
+        let table = self.tables.entry((goal, rules)).or_insert_with(|| vec![UNCHECKED; cells]);
+        if let Some(mark) = table.get_mut(index) {
+            *mark = if seen { SEES } else { BLIND };
+        }
+    }
+
+    /// Whether `cell` sees `goal` under `rules` on `grid`: known, or checked now if the frame's
+    /// budget allows (else `false`: follow the field this frame).
+    pub fn sees(&mut self, grid: &Grid, cell: Pos, goal: Pos, rules: Rules) -> bool {
+        if (self.width, self.height) != (grid.width(), grid.height()) {
+            // Never told of this grid (no `on` yet): sized for it now.
+            (self.width, self.height) = (grid.width(), grid.height());
+            self.tables.clear();
+        }
+        if let Some(seen) = self.table(goal, rules).and_then(|t| t.get(cell)) {
+            return seen;
+        }
+        if self.checks_left == 0 && self.version.is_some() {
+            return false;
+        }
+        let seen = grid.line_of_sight(cell, goal, rules);
+        self.remember((cell, goal, rules), seen);
+        seen
+    }
+}
+
+/// The cells' sight of one goal, as far as checked ([`GoalSight::table`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SightTable<'a> {
+    marks: &'a [u8],
+    width: u32,
+}
+
+impl SightTable<'_> {
+    /// Whether `cell` sees the goal; `None` until checked.
+    pub fn get(&self, cell: Pos) -> Option<bool> {
+        match self.marks.get(cell.y as usize * self.width as usize + cell.x as usize) {
+            Some(&SEES) => Some(true),
+            Some(&BLIND) => Some(false),
+            _ => None,
+        }
     }
 }
 

@@ -51,7 +51,9 @@ mod plan;
 pub use avoid::{Avoid, LocalAvoidance, UNIT_RADIUS};
 #[cfg(feature = "debug")]
 pub use debug::{GridPathDebug, GridPathDebugPlugin};
-pub use flow::{FlowFields, FollowFlowField, SharedField};
+pub use flow::{
+    FieldLookup, FlowFields, FollowFlowField, GoalSight, SIGHT_CHECKS_PER_FRAME, SharedField, SightTable,
+};
 /// The core this plugin runs on: grids, rules, searches, fields and map formats.
 pub use gridpath;
 pub use mover::Mover;
