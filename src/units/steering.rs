@@ -26,8 +26,8 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{
-    FieldLookup, FlowFields, FollowFlowField, GoalSight, GridPathSystems, Mover, PathRequest, PathStatus,
-    SightTable, Waypoints,
+    Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalSight, GridPathSystems, Mover,
+    PathRequest, PathStatus, SightTable, Waypoints,
 };
 use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
 use gridpath::{Grid, Pos, Rules, SQRT2};
@@ -41,8 +41,8 @@ use crate::units::big::{BigUnit, body_over};
 use crate::units::crowd::CrowdUnit;
 use crate::units::lab::{Speed, Unit};
 
-/// Radius of a crowd unit's body, in tiles.
-pub const UNIT_RADIUS: f32 = 0.3;
+/// Radius of a crowd unit's body, in tiles: the plugin's one-cell body.
+pub use bevy_gridpath::UNIT_RADIUS;
 /// Closest two unit centres come before they push each other apart, in tiles.
 const SPACING: f32 = 2.0 * UNIT_RADIUS;
 /// An arrived unit this close (centre to centre, in tiles) makes a unit with the same goal
@@ -119,10 +119,8 @@ fn toggle_avoidance(mut avoidance: ResMut<CrowdAvoidance>, mut notices: MessageW
 #[derive(Default)]
 struct AvoidScratch {
     bodies: Vec<Body>,
-    velocities: Vec<Vec2>,
-    positions: Vec<Vec2>,
-    /// Per body, whether it overlaps another or a wall after moving (the positional pass).
-    overlapping: Vec<bool>,
+    /// Velocities and new centres, worked out on the compute pool.
+    frame: AvoidFrame,
     /// The plugin's walkers this frame, appended after the crowd's bodies.
     walkers: Vec<Body>,
     /// The same walkers as agents, appended after the crowd's.
@@ -141,9 +139,10 @@ pub struct WalkersInTheWay(Vec<Entity>);
 const BACK_UP_SHARE: f32 = 0.5;
 
 /// Radius of the body of a unit `size` cells wide that the plugin's `Mover` walks: its square
-/// less the margin a one-cell crowd unit has ([`UNIT_RADIUS`] for size 1).
+/// less the margin a one-cell crowd unit has ([`UNIT_RADIUS`] for size 1), as the plugin's
+/// [`Avoid`] sizes it.
 pub fn walker_radius(size: u8) -> f32 {
-    f32::from(size.max(1)) / 2.0 - (0.5 - UNIT_RADIUS)
+    Avoid::for_agent_size(size).radius
 }
 
 /// Units the plugin's `Mover` walks (the lab's unit, large units): bodies the crowd avoids.
@@ -327,8 +326,6 @@ fn free_run(at: Vec2, direction: Vec2, centre: Vec2, reach: f32) -> f32 {
     (along - (reach * reach - miss_sq).sqrt()).max(0.0)
 }
 
-/// Bodies each task of the velocity pass takes, at least.
-const AVOID_CHUNK: usize = 512;
 /// Tasks per thread of the compute pool when steering splits its work over it.
 const CHUNKS_PER_THREAD: usize = 4;
 
@@ -583,7 +580,8 @@ fn steer_crowd(
 /// even seen standing where they stand (`Avoidance::holds_up`, after this frame's
 /// velocities).
 fn walkers_in_the_way(avoidance: &Avoidance, avoid: &AvoidScratch, grid: &Grid, dt: f32) -> Vec<Entity> {
-    let AvoidScratch { bodies, velocities, walker_entities, .. } = avoid;
+    let AvoidScratch { bodies, frame, walker_entities, .. } = avoid;
+    let velocities = frame.velocities();
     let crowd = bodies.len() - walker_entities.len();
     let mut found = Vec::new();
     for (k, &entity) in walker_entities.iter().enumerate() {
@@ -615,26 +613,11 @@ fn avoid_and_move(
     units: &mut CrowdQuery,
     space: GridSpace,
 ) {
-    let AvoidScratch { bodies, velocities, positions, overlapping, .. } = avoid;
-    // The bodies stand where the agents were bucketed this frame.
-    avoidance.prepare_bucketed(bodies, grid);
-    velocities.clear();
-    velocities.resize(bodies.len(), Vec2::ZERO);
-    let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
-    on_pool(velocities, AVOID_CHUNK, |first, out| avoidance_ref.velocities(bodies_ref, grid, dt, first, out));
-    // The positional pass: its two per-body phases split over the pool like the velocities,
-    // its rounds over the bodies that still overlap on this thread. The walkers (after the
-    // crowd's bodies) stay where their Mover took them.
-    avoidance.integrate(bodies, dt, velocities, positions);
-    overlapping.clear();
-    overlapping.resize(bodies.len(), false);
-    let (avoidance_ref, positions_ref) = (&*avoidance, &*positions);
-    on_pool(overlapping, AVOID_CHUNK, |first, out| {
-        avoidance_ref.overlapping(bodies_ref, grid, positions_ref, first, out);
-    });
-    avoidance.separate_overlapping(bodies, grid, positions, overlapping);
-    let avoidance_ref = &*avoidance;
-    on_pool(positions, AVOID_CHUNK, |first, out| avoidance_ref.settle(bodies_ref, grid, first, out));
+    let AvoidScratch { bodies, frame, .. } = avoid;
+    // The bodies stand where the agents were bucketed this frame. The walkers (after the
+    // crowd's bodies) are not moving: they stay where their Mover took them.
+    frame.run(avoidance, bodies, grid, dt);
+    let (velocities, positions) = (frame.velocities(), frame.positions());
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = if dt > 0.0 { (pos - body.position) / dt } else { Vec2::ZERO };

@@ -147,8 +147,8 @@ const TOUCH: f32 = 1.15;
 /// Less progress than this (tiles) is none: a unit pressing into the crowd around its goal
 /// creeps closer by slivers, and must count as stalled to arrive there.
 const PROGRESS: f32 = 0.25;
-/// Bodies each task of the velocity pass takes, at least.
-const CHUNK: usize = 256;
+/// Bodies each task of an avoidance phase takes, at least.
+const CHUNK: usize = 512;
 
 /// Grid space (x right, y down, one unit per tile, cell `(x, y)` covering `[x, x + 1) × [y, y +
 /// 1)`, as [`gridpath::avoid`] works) to and from world space.
@@ -191,16 +191,11 @@ impl Space {
                 (0..u32::from(size)).all(|dx| grid.is_passable(Pos::new(anchor.x + dx, anchor.y + dy)))
             })
         };
-        let mut candidates: Vec<Pos> =
-            [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]
-                .into_iter()
-                .filter_map(|(dx, dy)| cell(corner.floor() + Vec2::new(dx, dy)))
-                .collect();
-        candidates.sort_by(|a, b| {
-            let d = |c: &Pos| corner.distance_squared(Vec2::new(c.x as f32, c.y as f32));
-            d(a).total_cmp(&d(b))
-        });
-        candidates.into_iter().find(|&a| clear(a)).or(nearest)
+        // The squares round the nearest, nearest first (no allocation: a hot path).
+        let mut offsets = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]
+            .map(|(dx, dy)| corner.floor() + Vec2::new(dx, dy));
+        offsets.sort_by(|a, b| corner.distance_squared(*a).total_cmp(&corner.distance_squared(*b)));
+        offsets.into_iter().filter_map(cell).find(|&a| clear(a)).or(nearest)
     }
 }
 
@@ -221,10 +216,7 @@ struct Scratch {
     centres: Vec<Vec2>,
     standing: Vec<Standing>,
     bodies: Vec<Body>,
-    velocities: Vec<Vec2>,
-    positions: Vec<Vec2>,
-    /// Per body, whether it overlaps another or a wall after moving.
-    overlapping: Vec<bool>,
+    frame: AvoidFrame,
     /// Whether avoidance was off last frame: the avoiders' velocities are stale.
     was_off: bool,
     sight: GoalSight,
@@ -442,21 +434,9 @@ fn steer_avoiders(
     }
     debug_assert_eq!(scratch.bodies.len(), scratch.centres.len());
 
-    let Scratch { avoidance, bodies, velocities, positions, overlapping, .. } = scratch;
-    avoidance.prepare_bucketed(bodies, grid);
-    velocities.clear();
-    velocities.resize(bodies.len(), Vec2::ZERO);
-    let (avoidance_ref, bodies_ref) = (&*avoidance, &*bodies);
-    on_pool(velocities, |first, out| avoidance_ref.velocities(bodies_ref, grid, dt, first, out));
-    // The positional pass (`Avoidance::advance`), its two per-body phases on the pool too.
-    avoidance.integrate(bodies, dt, velocities, positions);
-    overlapping.clear();
-    overlapping.resize(bodies.len(), false);
-    let (avoidance_ref, positions_ref) = (&*avoidance, &*positions);
-    on_pool(overlapping, |first, out| avoidance_ref.overlapping(bodies_ref, grid, positions_ref, first, out));
-    avoidance.separate_overlapping(bodies, grid, positions, overlapping);
-    let avoidance_ref = &*avoidance;
-    on_pool(positions, |first, out| avoidance_ref.settle(bodies_ref, grid, first, out));
+    let Scratch { avoidance, bodies, frame, .. } = scratch;
+    frame.run(avoidance, bodies, grid, dt);
+    let (velocities, positions) = (frame.velocities(), frame.positions());
 
     for (i, (mut avoid, mut mover, mut transform, .., follow, request)) in avoiders.iter_mut().enumerate() {
         debug_assert!(i < avoiding);
@@ -615,6 +595,66 @@ fn route_wish(
     wish.distance = p.distance(point) + tail.0;
     wish.aim = Some(aim);
     wish
+}
+
+/// One frame of [`gridpath::avoid`] with its per-body phases split over Bevy's compute pool,
+/// and the buffers it keeps between frames: for the plugin's avoiders, and for a game that
+/// gathers its own bodies (tilepath's crowd does).
+///
+/// ```
+/// use bevy_gridpath::AvoidFrame;
+/// use bevy_gridpath::gridpath::avoid::{Avoidance, Body};
+/// use bevy_gridpath::gridpath::{Grid, Tile};
+/// use bevy::math::Vec2;
+///
+/// let grid = Grid::filled(8, 8, Tile::FLOOR).unwrap();
+/// let mut bodies = vec![Body::new(Vec2::new(2.5, 2.5), 0.3, 4.0), Body::new(Vec2::new(2.7, 2.5), 0.3, 4.0)];
+/// let (mut avoidance, mut frame) = (Avoidance::default(), AvoidFrame::default());
+/// avoidance.bucket(bodies.iter().map(|b| b.position), &grid);
+/// frame.run(&mut avoidance, &bodies, &grid, 0.05);
+/// // The two overlapping bodies are moved apart.
+/// assert!(frame.positions()[0].distance(frame.positions()[1]) >= 0.6 * 0.98);
+/// ```
+#[derive(Debug, Default)]
+pub struct AvoidFrame {
+    velocities: Vec<Vec2>,
+    positions: Vec<Vec2>,
+    /// Per body, whether it overlaps another or a wall after moving.
+    overlapping: Vec<bool>,
+}
+
+impl AvoidFrame {
+    /// Prepares `avoidance` for `bodies` (whose centres it has just
+    /// [`bucket`](Avoidance::bucket)ed), picks every body's velocity and moves it `dt`
+    /// seconds, then parts what overlap is left ([`Avoidance::advance`], split over the
+    /// compute pool): [`velocities`](Self::velocities) and [`positions`](Self::positions),
+    /// one per body.
+    pub fn run(&mut self, avoidance: &mut Avoidance, bodies: &[Body], grid: &Grid, dt: f32) {
+        let Self { velocities, positions, overlapping } = self;
+        avoidance.prepare_bucketed(bodies, grid);
+        velocities.clear();
+        velocities.resize(bodies.len(), Vec2::ZERO);
+        let shared = &*avoidance;
+        on_pool(velocities, |first, out| shared.velocities(bodies, grid, dt, first, out));
+        avoidance.integrate(bodies, dt, velocities, positions);
+        overlapping.clear();
+        overlapping.resize(bodies.len(), false);
+        let (shared, moved) = (&*avoidance, &*positions);
+        on_pool(overlapping, |first, out| shared.overlapping(bodies, grid, moved, first, out));
+        avoidance.separate_overlapping(bodies, grid, positions, overlapping);
+        let shared = &*avoidance;
+        on_pool(positions, |first, out| shared.settle(bodies, grid, first, out));
+    }
+
+    /// The velocities avoidance planned this frame, one per body (tiles per second).
+    pub fn velocities(&self) -> &[Vec2] {
+        &self.velocities
+    }
+
+    /// Where the bodies ended up this frame, one per body (tiles).
+    pub fn positions(&self) -> &[Vec2] {
+        &self.positions
+    }
 }
 
 /// Runs `work` over `items` in chunks on the compute pool, a few per thread (at least
