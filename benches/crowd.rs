@@ -294,16 +294,21 @@ fn corridor_scene() -> Scene {
     (corridor, groups, 600.0)
 }
 
+/// The door scene's wall column.
+const DOOR_WALL: u32 = 45;
+
 fn door_scene() -> Scene {
-    // Door: a wall down column 32 with a one-tile door at row 20; 1,000 units left of it.
-    let door = ascii_map("door", 64, 40, |x, y| x == 32 && y != 20);
-    let cells: Vec<(Pos, Option<Pos>)> = (0..32u32)
+    // Door (the gridpath harness's): a wall down column 45 with a one-tile door at row 30;
+    // 1,000 units left of it, their goal 25 tiles beyond it in a room of 44 x 60 that holds
+    // them at a unit to 2.6 cells (a room they fill to the door would end them there).
+    let door = ascii_map("door", 90, 60, |x, y| x == DOOR_WALL as usize && y != 30);
+    let cells: Vec<(Pos, Option<Pos>)> = (0..DOOR_WALL)
         .rev()
-        .flat_map(|x| (1..40u32).map(move |y| Pos::new(x, y)))
+        .flat_map(|x| (1..60u32).map(move |y| Pos::new(x, y)))
         .take(1000)
-        .map(|cell| (cell, Some(Pos::new(56, 20))))
+        .map(|cell| (cell, Some(Pos::new(70, 30))))
         .collect();
-    (door, cells, 600.0)
+    (door, cells, 900.0)
 }
 
 fn converge_scene() -> Scene {
@@ -428,10 +433,11 @@ fn run_scene(
         eprintln!("{label}: not arrived, e.g. at {stuck:?}");
     }
     if label.ends_with(" door") {
-        // The door scene's wall is column 32: "arrived" left of it means a unit stopped on
-        // touching an arrived one that stopped the same way, back along the way from the ring
-        // round the goal, out through the door.
-        let behind = bodies.iter().filter(|b| b.position.x < 33.0).count();
+        // "Arrived" left of the door's wall means a unit stopped on touching an arrived one
+        // that stopped the same way, back along the way from the ring round the goal, out
+        // through the door.
+        #[expect(clippy::cast_precision_loss, reason = "a column")]
+        let behind = bodies.iter().filter(|b| b.position.x < DOOR_WALL as f32 + 1.0).count();
         println!("  door: {behind} of {} units ended behind the door", bodies.len());
     }
     println!(

@@ -3,9 +3,11 @@
 //! goal in a straight line seeks the goal itself) at its [`Speed`] divided by the
 //! terrain cost underfoot, and is pushed apart from units closer than two body radii
 //! (neighbours found in `gridpath::avoid::Buckets`, one bucket per map cell), so units never stack on
-//! one point. A unit arrives on its goal cell's centre, or when it touches a unit that already
-//! arrived there and is not farther from the goal than one step beyond it: arrivals pile up
-//! around the goal instead of on it.
+//! one point. A unit arrives on its goal cell's centre, or when, held up, it touches a unit that
+//! already arrived there and is not farther from the goal than one step beyond it — within the
+//! reach of the ring the arrived units fill, measured along the field
+//! (`gridpath::avoid::within_ring`): arrivals settle around the goal instead of on it, and the
+//! ring never grows back out through a door while the room still holds it.
 //!
 //! With [`CrowdAvoidance`] on (the default; `O` toggles it) the push is replaced by local
 //! avoidance (`gridpath::avoid`, ORCA): each unit picks the velocity nearest the one it wants
@@ -29,7 +31,7 @@ use bevy_gridpath::{
     Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalSight, GridPathSystems, Mover,
     PathRequest, PathStatus, SightTable, Waypoints,
 };
-use gridpath::avoid::{Avoidance, Body, split_direction, step_aim};
+use gridpath::avoid::{Avoidance, Body, split_direction, step_aim, within_ring};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
@@ -60,6 +62,8 @@ const MAX_NEIGHBOURS: usize = 24;
 /// unit with the same goal before it gives up and arrives too (a jam at the goal, not a stream
 /// passing by).
 const STALL_TILES: f32 = 1.5;
+/// Tiles closer to its goal than ever before that count as progress (and reset the stall).
+const PROGRESS: f32 = 0.25;
 /// How far from a cell's border a unit stays, in tiles: world positions round-trip to the
 /// same cell whatever the float rounding.
 const EDGE: f32 = 1e-3;
@@ -386,6 +390,9 @@ struct Scratch {
     /// The agents bucketed by cell (neighbours for the push and the arrival touch) and, with
     /// avoidance on, its bodies: bucketed once a frame for both.
     avoidance: Avoidance,
+    /// Per goal, the agents arrived there and all the agents bound there: how far its arrival
+    /// ring reaches now, and once all are there.
+    rings: HashMap<Pos, (usize, usize)>,
 }
 
 /// The centre of `cell` in grid space.
@@ -671,15 +678,21 @@ fn gather_agents(
     }
     scratch.agents.extend_from_slice(walkers);
     scratch.avoidance.bucket(scratch.agents.iter().map(|a| a.pos), grid);
+    scratch.rings.clear();
+    for agent in &scratch.agents {
+        let (arrived, all) = scratch.rings.entry(agent.goal).or_default();
+        *arrived += usize::from(agent.arrived);
+        *all += 1;
+    }
 }
 
-/// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), and whether
+/// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), whether
 /// it touches an arrived unit with its goal that is not farther from the goal than one step
-/// beyond it.
-fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, bool) {
+/// beyond it, and whether every unit it touches has arrived.
+fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, bool, bool) {
     let me = scratch.agents[i];
     let mut push = Vec2::ZERO;
-    let mut touches_arrived = false;
+    let (mut touches_arrived, mut hemmed_in) = (false, true);
     for j in scratch.avoidance.near(me.pos, TOUCH).take(MAX_NEIGHBOURS + 1) {
         if j == i {
             continue;
@@ -690,6 +703,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
         if distance_sq >= TOUCH * TOUCH {
             continue;
         }
+        hemmed_in &= other.arrived;
         if other.arrived && other.goal == me.goal && !me.arrived {
             let step = SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
             touches_arrived |= me.distance <= other.distance + step;
@@ -700,7 +714,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
             push += away * (SPACING - distance) * PUSH_SHARE;
         }
     }
-    (push, touches_arrived)
+    (push, touches_arrived, hemmed_in)
 }
 
 /// What a flow follower's wish is worked out from, gathered with the agents: its wish then
@@ -867,14 +881,33 @@ fn follower_wish<'a>(
         }
         target
     });
-    // Progress: a cell closer to the goal than any before resets the stall.
-    if me.distance < wish.best {
-        wish.best = me.distance;
+    // Its way left: the field's distance from the cell it heads for, and on to that cell's
+    // centre — measured within a cell too, unlike its own cell's distance, so a unit inching
+    // forward in a dense crowd is not taken for one held up.
+    let field = shared.and_then(|shared| shared.field.as_ref());
+    #[expect(clippy::cast_possible_truncation, reason = "tiles on a map")]
+    let to_go = target
+        .and_then(|t| {
+            field.and_then(|f| f.distance(t)).map(|ahead| ahead as f32 + me.pos.distance(center(t)))
+        })
+        .unwrap_or(me.distance);
+    // Progress: a quarter tile closer to the goal than ever before resets the stall.
+    if to_go < wish.best - PROGRESS {
+        wish.best = to_go;
         wish.stalled = 0.0;
     } else {
         wish.stalled += follower.speed * dt;
     }
-    wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && separation(scratch, i, grid, false).1)
+    // Held up by the units arrived round its goal: arrived too, but only within their ring's
+    // reach along the field (so the ring never grows back out through a door while the room
+    // holds it), or after a long wait within the reach of its whole group packed loosely.
+    let in_ring = || {
+        let (_, touches, hemmed_in) = separation(scratch, i, grid, false);
+        let counts = scratch.rings.get(&goal).copied().unwrap_or_default();
+        let reach = |n| shared.map_or(f32::INFINITY, |shared| shared.ring_reach(n, UNIT_RADIUS));
+        touches && within_ring(to_go, wish.stalled, counts, hemmed_in, reach)
+    };
+    wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())
         || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
@@ -883,11 +916,8 @@ fn follower_wish<'a>(
     wish.target = target;
     if with_preferred {
         wish.preferred = preferred_velocity(grid, me, target, follower.speed, dt);
-        let field = shared.and_then(|shared| shared.field.as_ref());
-        if let Some((t, ahead)) = target.and_then(|t| field.and_then(|f| f.distance(t)).map(|d| (t, d))) {
-            #[expect(clippy::cast_possible_truncation, reason = "tiles on a map")]
-            let ahead = ahead as f32;
-            wish.remaining = ahead + me.pos.distance(center(t));
+        if target.is_some() {
+            wish.remaining = to_go;
         }
     }
     wish

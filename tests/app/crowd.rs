@@ -757,7 +757,9 @@ fn a_room_packed_with_one_group_empties_through_its_doors() {
     send_group(&mut app, cells.iter().copied(), goal);
     let frames = run_to_arrival(&mut app, 60 * 300);
     println!("{} units arrived after {frames} frames ({:.1} s)", cells.len(), frames as f32 / 60.0);
-    assert!(frames <= 60 * 90, "the rooms took {:.1} s to empty: a door clogged", frames as f32 / 60.0);
+    // 105 s since units arrive only within their ring's reach (`within_ring`), no longer on
+    // the first arrived unit they touch anywhere (30 s, many "arrived" queued behind doors).
+    assert!(frames <= 60 * 150, "the rooms took {:.1} s to empty: a door clogged", frames as f32 / 60.0);
 }
 
 /// `O` turns crowd avoidance off mid-walk and on again, with a notice each time: a player

@@ -15,7 +15,7 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, LONG_STALL, ring_reach, step_aim};
+use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, ring_reach, step_aim, within_ring};
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
@@ -220,8 +220,8 @@ struct Scratch {
     /// Whether avoidance was off last frame: the avoiders' velocities are stale.
     was_off: bool,
     sight: GoalSight,
-    /// Avoiders arrived before this frame, per goal.
-    arrived: HashMap<Pos, usize>,
+    /// Avoiders arrived before this frame, and all avoiders, per goal.
+    arrived: HashMap<Pos, (usize, usize)>,
 }
 
 /// The avoiders' components the steering reads and writes.
@@ -337,11 +337,14 @@ fn steer_avoiders(
     }
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
     let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
-    // Units arrived per goal: how big the ring round each goal has grown.
+    // Units arrived per goal, and units per goal: how big the ring round each goal has grown,
+    // and how big it grows once all are there.
     scratch.arrived.clear();
-    for standing in scratch.standing.iter().filter(|s| s.arrived) {
+    for standing in &scratch.standing {
         if let Some(goal) = standing.goal {
-            *scratch.arrived.entry(goal).or_default() += 1;
+            let (arrived, all) = scratch.arrived.entry(goal).or_default();
+            *arrived += usize::from(standing.arrived);
+            *all += 1;
         }
     }
 
@@ -381,16 +384,18 @@ fn steer_avoiders(
             avoid.stalled += wish.speed * dt;
         }
         let me = scratch.standing[i];
-        // Held up by the ring round its goal: arrived there too. Only within the ring's reach,
-        // or after a long wait (`ring_reach` says why).
-        let in_ring = |n: usize| wish.distance <= ring_reach(n, avoid.radius);
-        let near_ring = me.goal.is_some_and(|g| in_ring(scratch.arrived.get(&g).copied().unwrap_or(0)));
-        if !arrived
-            && wish.aim.is_some()
-            && avoid.stalled >= STALL_TILES
-            && (near_ring || avoid.stalled >= LONG_STALL)
-        {
-            arrived = touches_arrived(scratch, i, max_radius);
+        // Held up by the ring round its goal: arrived there too. Only within the ring's reach
+        // (measured along the field, walls and doors included, for a follower), so the ring
+        // never grows back out through a door while the room holds it; after a long wait,
+        // within the reach of the whole group packed loosely (`within_ring`).
+        if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
+            let (landed, all) = me.goal.and_then(|g| scratch.arrived.get(&g).copied()).unwrap_or_default();
+            let field = follow.as_deref().and_then(|f| lookup.shared(f));
+            let reach = |n: usize| {
+                field.map_or_else(|| ring_reach(n, avoid.radius), |f| f.ring_reach(n, avoid.radius))
+            };
+            let (touches, hemmed_in) = touches_arrived(scratch, i, max_radius);
+            arrived = touches && within_ring(wish.distance, avoid.stalled, (landed, all), hemmed_in, reach);
         }
         if arrived && *status != PathStatus::Arrived {
             if let Some(waypoints) = waypoints.as_deref_mut() {
@@ -461,18 +466,21 @@ fn steer_avoiders(
 }
 
 /// Whether avoider `i` touches a unit that arrived on its goal and is not farther from it than
-/// a step beyond it: then it has arrived too, around the goal (`max_radius`: the largest body's).
-fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> bool {
+/// a step beyond it (then it has arrived too, around the goal, within the ring's reach), and
+/// whether every body it touches has arrived (`max_radius`: the largest body's).
+fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (bool, bool) {
     let (p, me) = (scratch.centres[i], scratch.standing[i]);
     let reach = (me.radius + max_radius) * TOUCH;
-    scratch.avoidance.near(p, reach).any(|j| {
+    let (mut touches, mut hemmed_in) = (false, true);
+    for j in scratch.avoidance.near(p, reach) {
         let other = scratch.standing[j];
-        j != i
-            && other.arrived
-            && other.goal == me.goal
-            && other.distance <= me.distance + SQRT2 as f32
-            && p.distance(scratch.centres[j]) <= (me.radius + other.radius) * TOUCH
-    })
+        if j == i || p.distance(scratch.centres[j]) > (me.radius + other.radius) * TOUCH {
+            continue;
+        }
+        hemmed_in &= other.arrived;
+        touches |= other.arrived && other.goal == me.goal && other.distance <= me.distance + SQRT2 as f32;
+    }
+    (touches, hemmed_in)
 }
 
 /// A flow follower's wish: its field's next step from the cell its body stands on (its goal's

@@ -4,8 +4,11 @@
 //! A field is built when its first follower appears, rebuilt in place when the grid changes,
 //! and dropped when nobody follows it any more.
 
+use std::sync::OnceLock;
+
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use gridpath::avoid::ArrivalRing;
 use gridpath::{FieldKind, FlowField, Grid, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
@@ -72,9 +75,21 @@ pub struct SharedField {
     pub followers: usize,
     /// The grid version it was built for.
     built: Option<NavVersion>,
+    /// The field's cells counted by distance, for the arrival ring round its goal: counted
+    /// the first time a follower asks after each build (a crowd held up by the units arrived
+    /// there), not on every build.
+    ring: OnceLock<ArrivalRing>,
 }
 
 impl SharedField {
+    /// How far along the field from its goal a unit of `radius` arrives on touching one of the
+    /// `arrived` units round it ([`ArrivalRing::reach`]); with no field, unbounded.
+    pub fn ring_reach(&self, arrived: usize, radius: f32) -> f32 {
+        self.field.as_ref().map_or(f32::INFINITY, |field| {
+            self.ring.get_or_init(|| ArrivalRing::new(field)).reach(arrived, radius)
+        })
+    }
+
     /// Why a follower on `cell` cannot be led anywhere.
     pub fn failure(&self, cell: Pos) -> PathFailure {
         match (&self.problem, &self.field) {
@@ -306,6 +321,7 @@ fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: 
             continue;
         }
         shared.built = Some(version);
+        shared.ring = OnceLock::new();
         fields.builds += 1;
         let result = match shared.field.as_mut() {
             // Same goal and rules on a grid of the same size: rebuild in place, reusing memory.
@@ -333,6 +349,12 @@ fn count_followers(fields: &mut FlowFields, key: FollowFlowField, followers: usi
     fields
         .fields
         .entry(key)
-        .or_insert_with(|| SharedField { field: None, problem: None, followers: 0, built: None })
+        .or_insert_with(|| SharedField {
+            field: None,
+            problem: None,
+            followers: 0,
+            built: None,
+            ring: OnceLock::new(),
+        })
         .followers += followers;
 }

@@ -38,6 +38,7 @@
 
 mod buckets;
 mod quality;
+mod ring;
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -46,6 +47,7 @@ use glam::Vec2;
 
 pub use buckets::Buckets;
 pub use quality::Quality;
+pub use ring::{ArrivalRing, LONG_STALL, RING_MARGIN, ring_reach, within_ring};
 
 use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};
 
@@ -1188,37 +1190,6 @@ impl Avoidance {
         self.note_drift(bodies, positions);
     }
 }
-
-/// How far from its goal (tiles of its way there) a unit of `radius` arrives on touching one
-/// of the `arrived` units already round that goal: the radius of the disc they fill (at half
-/// density: a crowd among walls packs loosely), a body and [`RING_MARGIN`] beyond.
-///
-/// A unit that stops on the first arrived unit it meets, wherever it meets it, grows the ring
-/// into tendrils reaching back along the way — out through a door, until the crowd still
-/// queueing in the room behind "arrives" there. Callers let a unit held up for long
-/// ([`LONG_STALL`]) arrive on touching wherever it is: a goal at the end of a corridor that
-/// fills up, whose ring is a line.
-///
-/// ```
-/// use gridpath::avoid::ring_reach;
-/// // The first to arrive reach a little beyond the goal; 1,000 of radius 0.3 fill a disc of
-/// // ~13.4 tiles, and a unit arrives within a body and a margin beyond it.
-/// assert!(ring_reach(0, 0.3) < 2.0);
-/// assert!((15.0..15.5).contains(&ring_reach(1_000, 0.3)));
-/// ```
-#[must_use]
-pub fn ring_reach(arrived: usize, radius: f32) -> f32 {
-    #[expect(clippy::cast_precision_loss, reason = "a count of units")]
-    let arrived = arrived as f32;
-    // Bodies of area πr² at half density fill a disc of radius r·√(2n).
-    radius * (2.0 * arrived).sqrt() + radius + RING_MARGIN
-}
-
-/// How far beyond the disc its arrived units fill a unit still arrives round a goal, in tiles.
-pub const RING_MARGIN: f32 = 1.5;
-/// Tiles a unit could have walked without getting closer to its goal, touching a unit arrived
-/// there, after which it arrives however far from the goal (see [`ring_reach`]).
-pub const LONG_STALL: f32 = 20.0;
 
 /// Where a body at `position` following a field's step from cell `here` to cell `next` should
 /// steer: along the step from where it stands (a stream keeps its width instead of queuing on

@@ -1,12 +1,13 @@
 //! Crowd scenes for local avoidance, shared by `tests/avoid.rs` and the timing harness
 //! `examples/avoid_frame.rs`: groups of units following flow fields, arriving on their goal or
-//! on touching an arrived unit of their group, as the game's steering does.
+//! on touching an arrived unit of their group within its arrival ring, as the game's steering
+//! does.
 #![allow(dead_code, reason = "the test and the example use different parts")]
 
 use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, Quality, step_aim};
+use gridpath::avoid::{ArrivalRing, Avoidance, AvoidanceSettings, Body, Quality, step_aim, within_ring};
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
 use rand::seq::SliceRandom;
@@ -47,19 +48,27 @@ pub struct Crowd {
     /// Seconds since the start.
     pub time: f32,
     fields: Vec<FlowField>,
+    /// Per group, its arrival ring along its field; units arrived, and units in all.
+    rings: Vec<(ArrivalRing, usize, usize)>,
     goals: Vec<Pos>,
     group: Vec<usize>,
     best: Vec<f32>,
     stalled: Vec<f32>,
     done: Vec<bool>,
-    arrived_cells: HashMap<Pos, Vec<usize>>,
+    /// The bodies by cell, this frame.
+    cells: HashMap<Pos, Vec<usize>>,
 }
 
 impl Crowd {
     /// Units on the start cells of each group (start cells, goal), at rest.
     pub fn new(grid: &Grid, groups: &[(Vec<Pos>, Pos)]) -> Self {
-        let fields =
+        let fields: Vec<FlowField> =
             groups.iter().map(|(_, goal)| FlowField::dijkstra(grid, *goal, Rules::OCTILE).unwrap()).collect();
+        let rings = fields
+            .iter()
+            .zip(groups)
+            .map(|(f, (starts, _))| (ArrivalRing::new(f), 0, starts.len()))
+            .collect();
         let mut bodies = Vec::new();
         let mut group = Vec::new();
         for (g, (starts, _)) in groups.iter().enumerate() {
@@ -75,12 +84,13 @@ impl Crowd {
             last_arrival: 0.0,
             time: 0.0,
             fields,
+            rings,
             goals: groups.iter().map(|(_, goal)| *goal).collect(),
             group,
             best: vec![f32::INFINITY; n],
             stalled: vec![0.0; n],
             done: vec![false; n],
-            arrived_cells: HashMap::new(),
+            cells: HashMap::new(),
         }
     }
 
@@ -150,10 +160,10 @@ impl Crowd {
     /// Sets every unit's preferred velocity for the coming frame (and lets units arrive).
     pub fn wish(&mut self, grid: &Grid) {
         let n = self.bodies.len();
-        // Arrived units are pushed about by passers: where they stand now.
-        self.arrived_cells.clear();
-        for i in (0..n).filter(|&i| self.done[i]) {
-            self.arrived_cells.entry(cell(self.bodies[i].position)).or_default().push(i);
+        // Where every body stands now (arrived units are pushed about by passers too).
+        self.cells.clear();
+        for i in 0..n {
+            self.cells.entry(cell(self.bodies[i].position)).or_default().push(i);
         }
         for i in 0..n {
             if self.done[i] {
@@ -164,12 +174,6 @@ impl Crowd {
             let (field, goal) = (&self.fields[g], self.goals[g]);
             let here = cell(self.bodies[i].position);
             let distance = field.distance(here).unwrap_or(f64::INFINITY) as f32;
-            if distance < self.best[i] {
-                self.best[i] = distance;
-                self.stalled[i] = 0.0;
-            } else {
-                self.stalled[i] += SPEED * DT;
-            }
             // Along the field's step, wherever in its cell the unit stands: a stream spreads over
             // the passage's width instead of queuing on cell centres. Its distance to go: the
             // field's distance from the cell it heads for plus the way to that cell's centre, as
@@ -183,21 +187,41 @@ impl Crowd {
                 let from_next = field.distance(next).unwrap_or(f64::INFINITY) as f32;
                 (aim, from_next + center(next).distance(self.bodies[i].position))
             };
+            // Progress: a cell closer to the goal than any before.
+            if distance < self.best[i] {
+                self.best[i] = distance;
+                self.stalled[i] = 0.0;
+            } else {
+                self.stalled[i] += SPEED * DT;
+            }
             let (bodies, group) = (&self.bodies, &self.group);
-            let touches = self.stalled[i] >= STALL
-                && (here.y.saturating_sub(1)..=here.y + 1)
+            // Only within its group's arrival ring (along the field: never back out through a
+            // door while the room holds them), or after a long wait within the ring of the
+            // whole group, as in the game's steering and the plugin.
+            let (ring, landed, all) = &self.rings[g];
+            let (mut touches, mut hemmed_in) = (false, true);
+            if self.stalled[i] >= STALL {
+                let near = (here.y.saturating_sub(1)..=here.y + 1)
                     .flat_map(|y| (here.x.saturating_sub(1)..=here.x + 1).map(move |x| Pos::new(x, y)))
-                    .filter_map(|c| self.arrived_cells.get(&c))
+                    .filter_map(|c| self.cells.get(&c))
                     .flatten()
-                    .any(|&j| {
-                        group[j] == g
-                            && bodies[i].position.distance(bodies[j].position) <= 2.0 * RADIUS * TOUCH
-                            && field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32 + 1.5
-                                >= distance
+                    .filter(|&&j| {
+                        j != i && bodies[i].position.distance(bodies[j].position) <= 2.0 * RADIUS * TOUCH
                     });
+                for &j in near {
+                    hemmed_in &= self.done[j];
+                    touches |= self.done[j]
+                        && group[j] == g
+                        && field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32 + 1.5
+                            >= distance;
+                }
+            }
+            let touches = touches
+                && within_ring(to_go, self.stalled[i], (*landed, *all), hemmed_in, |n| ring.reach(n, RADIUS));
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
                 self.bodies[i].preferred = Vec2::ZERO;
+                self.rings[g].1 += 1;
                 self.arrived += 1;
                 self.last_arrival = self.time;
                 continue;

@@ -1,0 +1,193 @@
+//! The arrival ring: how far from a shared goal the units already arrived there reach, so a
+//! unit held up by them arrives too — but only within the ring, never back through a door.
+
+use crate::field::FlowField;
+use crate::grid::Pos;
+
+/// How far beyond the area its arrived units fill a unit still arrives round a goal, in tiles.
+pub const RING_MARGIN: f32 = 1.5;
+/// Tiles a unit could have walked without getting closer to its goal, touching a unit arrived
+/// there, after which it arrives within the reach of its whole group packed loosely (see
+/// [`within_ring`]).
+pub const LONG_STALL: f32 = 20.0;
+/// How much more area than its ring's density gives them the whole group may take before a unit
+/// held up for [`LONG_STALL`] no longer arrives: a pressed crowd's arrived units stand less
+/// tightly than the ring's half density (they are pushed about by the units coming in).
+const LOOSE: f32 = 2.0;
+
+/// Whether a unit `distance` from its goal (tiles along its way), held up `stalled` tiles by the
+/// units arrived there, arrives on touching one: within the ring the `arrived` units fill
+/// (`reach`: [`ArrivalRing::reach`] along a field, or [`ring_reach`] on open ground), or,
+/// after [`LONG_STALL`], within the ring the whole group of `all` fills packed loosely (at
+/// quarter density: a crowd that started on every cell of a map, at 0.28, packs no tighter
+/// against its ring), or anywhere when every body it touches has
+/// arrived (`hemmed_in`: nobody presses on behind it, so it holds up no queue — the last of a
+/// crowd that packs less tightly still). The first keeps the ring from growing into tendrils
+/// back along the way (out through a door while the room still holds the crowd).
+///
+/// ```
+/// use gridpath::avoid::{LONG_STALL, ring_reach, within_ring};
+/// let reach = |n| ring_reach(n, 0.3);
+/// // 100 arrived of 1,000: 4 tiles out arrives, 12 tiles out does not, unless held up long.
+/// assert!(within_ring(4.0, 2.0, (100, 1_000), false, reach));
+/// assert!(!within_ring(12.0, 2.0, (100, 1_000), false, reach));
+/// assert!(within_ring(12.0, LONG_STALL, (100, 1_000), false, reach));
+/// // Far out, in a queue: no; with only arrived units round it, after a long wait: yes.
+/// assert!(!within_ring(40.0, LONG_STALL, (100, 1_000), false, reach));
+/// assert!(within_ring(40.0, LONG_STALL, (100, 1_000), true, reach));
+/// ```
+#[must_use]
+pub fn within_ring(
+    distance: f32,
+    stalled: f32,
+    (arrived, all): (usize, usize),
+    hemmed_in: bool,
+    reach: impl Fn(usize) -> f32,
+) -> bool {
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "a count of units"
+    )]
+    let loose = (all as f32 * LOOSE) as usize;
+    distance <= reach(arrived) || (stalled >= LONG_STALL && (hemmed_in || distance <= reach(loose)))
+}
+/// Tiles² a body of radius `r` takes in a crowd at rest: its area at half density (a crowd
+/// among walls packs loosely).
+fn area_per_body(radius: f32) -> f32 {
+    2.0 * std::f32::consts::PI * radius * radius
+}
+/// Width of the distance bands [`ArrivalRing`] counts cells in, in tiles.
+const BAND: f64 = 0.25;
+
+/// How far from its goal (tiles of its way there) a unit of `radius` arrives on touching one
+/// of the `arrived` units already round that goal, on open ground: the radius of the disc they
+/// fill, a body and [`RING_MARGIN`] beyond. With a flow field to the goal,
+/// [`ArrivalRing::reach`] measures the same along the field, walls and doors included.
+///
+/// A unit that stops on the first arrived unit it meets, wherever it meets it, grows the ring
+/// into tendrils reaching back along the way — out through a door, until the crowd still
+/// queueing in the room behind "arrives" there.
+///
+/// ```
+/// use gridpath::avoid::ring_reach;
+/// // The first to arrive reach a little beyond the goal; 1,000 of radius 0.3 fill a disc of
+/// // ~13.4 tiles, and a unit arrives within a body and a margin beyond it.
+/// assert!(ring_reach(0, 0.3) < 2.0);
+/// assert!((15.0..15.5).contains(&ring_reach(1_000, 0.3)));
+/// ```
+#[must_use]
+pub fn ring_reach(arrived: usize, radius: f32) -> f32 {
+    #[expect(clippy::cast_precision_loss, reason = "a count of units")]
+    let area = arrived as f32 * area_per_body(radius);
+    (area / std::f32::consts::PI).sqrt() + radius + RING_MARGIN
+}
+
+/// The arrival ring measured along a flow field: how many cells lie within each distance of
+/// the goal, so [`reach`](Self::reach) is the distance (along the field) within which the
+/// cells hold the arrived units. Unlike [`ring_reach`]'s disc it knows the walls: a goal in a
+/// corner or next to a door gets a ring of the room's shape, and the ring reaches out through
+/// a door only once the room is full — as a player expects of a crowd sent into a room too
+/// small for it.
+///
+/// ```
+/// use gridpath::avoid::ArrivalRing;
+/// use gridpath::{FlowField, Pos, Rules, formats};
+/// // A 9 x 5 room with a one-tile door in its right wall at (9, 2), a corridor on from it.
+/// let rows: Vec<String> = (0..5)
+///     .map(|y| format!("{}{}", ".".repeat(9), if y == 2 { ".".repeat(61) } else { "#".repeat(61) }))
+///     .collect();
+/// let map = formats::parse_ascii(&rows.join("\n")).unwrap();
+/// let field = FlowField::dijkstra(&map.grid, Pos::new(4, 2), Rules::OCTILE).unwrap();
+/// let ring = ArrivalRing::new(&field);
+/// let door = field.distance(Pos::new(9, 2)).unwrap() as f32;
+/// // 20 units fill a quarter of the room: their ring stops short of the door.
+/// assert!(ring.reach(20, 0.3) < door);
+/// // 150 units do not fit in the room's 45 cells: the ring reaches out along the corridor.
+/// let spilled = ring.reach(150, 0.3);
+/// assert!(spilled > door + 20.0 && spilled.is_finite(), "{spilled}");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ArrivalRing {
+    /// Per band of [`BAND`] tiles of distance, the cells at most that band's upper end away.
+    within: Vec<u32>,
+}
+
+impl ArrivalRing {
+    /// Counts `field`'s reached cells by their distance to its goal.
+    #[must_use]
+    pub fn new(field: &FlowField) -> Self {
+        let mut within: Vec<u32> = Vec::new();
+        for y in 0..field.height() {
+            for x in 0..field.width() {
+                if let Some(d) = field.distance(Pos::new(x, y)) {
+                    #[expect(
+                        clippy::cast_possible_truncation,
+                        clippy::cast_sign_loss,
+                        reason = "distances on a map"
+                    )]
+                    let band = (d / BAND).ceil() as usize;
+                    if within.len() <= band {
+                        within.resize(band + 1, 0);
+                    }
+                    within[band] += 1;
+                }
+            }
+        }
+        let mut total = 0;
+        for count in &mut within {
+            total += *count;
+            *count = total;
+        }
+        Self { within }
+    }
+
+    /// How far from the goal (tiles along the field) a unit of `radius` arrives on touching one
+    /// of the `arrived` units round it: the distance within which the cells hold them (their
+    /// area at half density, as [`ring_reach`]), a body and [`RING_MARGIN`] beyond. Past every
+    /// reached cell (more units than the field's area holds): unbounded.
+    #[must_use]
+    pub fn reach(&self, arrived: usize, radius: f32) -> f32 {
+        #[expect(clippy::cast_precision_loss, reason = "a count of units")]
+        let area = arrived as f32 * area_per_body(radius);
+        // The first band whose cells hold that area (at least the goal's own).
+        let band = self.within.partition_point(|&cells| (cells as f32) < area.max(1.0));
+        if band == self.within.len() {
+            return f32::INFINITY;
+        }
+        #[expect(clippy::cast_possible_truncation, reason = "a distance on a map")]
+        let distance = (band as f64 * BAND) as f32;
+        distance + radius + RING_MARGIN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Grid, Rules, Tile};
+
+    #[test]
+    fn on_open_ground_the_ring_is_about_the_disc() {
+        let grid = Grid::filled(101, 101, Tile::FLOOR).unwrap();
+        let field = FlowField::dijkstra(&grid, Pos::new(50, 50), Rules::OCTILE).unwrap();
+        let ring = ArrivalRing::new(&field);
+        for arrived in [0, 10, 100, 1_000, 5_000] {
+            let (along, disc) = (ring.reach(arrived, 0.3), ring_reach(arrived, 0.3));
+            // Octile distance: the cells within d form an octagon a little smaller than the
+            // disc of radius d, so the field's reach is a little longer.
+            assert!(along >= disc - 0.5 && along <= disc * 1.1 + 0.5, "{arrived}: {along} against {disc}");
+        }
+        assert_eq!(ring.reach(100_000, 0.3), f32::INFINITY, "more than the map holds");
+    }
+
+    #[test]
+    fn in_a_corner_the_ring_reaches_farther_than_the_disc() {
+        let grid = Grid::filled(60, 60, Tile::FLOOR).unwrap();
+        let field = FlowField::dijkstra(&grid, Pos::new(0, 0), Rules::OCTILE).unwrap();
+        let ring = ArrivalRing::new(&field);
+        // A quarter of the disc's area lies on the map: the same units reach about twice as far.
+        let (along, disc) = (ring.reach(1_000, 0.3), ring_reach(1_000, 0.3));
+        assert!(along > 1.6 * (disc - 1.8), "{along} against {disc}");
+    }
+}
