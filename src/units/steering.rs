@@ -31,7 +31,7 @@ use bevy_gridpath::{
     Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalSight, GridPathSystems, Mover,
     PathRequest, PathStatus, SightTable, Waypoints,
 };
-use gridpath::avoid::{Avoidance, Body, split_direction, step_aim, within_ring};
+use gridpath::avoid::{Avoidance, Body, in_passage, split_direction, step_aim, within_ring};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
@@ -686,13 +686,13 @@ fn gather_agents(
     }
 }
 
-/// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), whether
-/// it touches an arrived unit with its goal that is not farther from the goal than one step
-/// beyond it, and whether every unit it touches has arrived.
-fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, bool, bool) {
+/// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), where an
+/// arrived unit with its goal stands that it touches and that is not farther from the goal
+/// than one step beyond it (if any), and whether every unit it touches has arrived.
+fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, Option<Vec2>, bool) {
     let me = scratch.agents[i];
     let mut push = Vec2::ZERO;
-    let (mut touches_arrived, mut hemmed_in) = (false, true);
+    let (mut touched, mut hemmed_in) = (None, true);
     for j in scratch.avoidance.near(me.pos, TOUCH).take(MAX_NEIGHBOURS + 1) {
         if j == i {
             continue;
@@ -706,7 +706,9 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
         hemmed_in &= other.arrived;
         if other.arrived && other.goal == me.goal && !me.arrived {
             let step = SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
-            touches_arrived |= me.distance <= other.distance + step;
+            if me.distance <= other.distance + step {
+                touched = Some(other.pos);
+            }
         }
         if with_push && distance_sq < SPACING * SPACING {
             let distance = distance_sq.sqrt();
@@ -714,7 +716,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
             push += away * (SPACING - distance) * PUSH_SHARE;
         }
     }
-    (push, touches_arrived, hemmed_in)
+    (push, touched, hemmed_in)
 }
 
 /// What a flow follower's wish is worked out from, gathered with the agents: its wish then
@@ -900,12 +902,16 @@ fn follower_wish<'a>(
     }
     // Held up by the units arrived round its goal: arrived too, but only within their ring's
     // reach along the field (so the ring never grows back out through a door while the room
-    // holds it), or after a long wait within the reach of its whole group packed loosely.
+    // holds it), or after a long wait within the reach of its whole group packed loosely, or
+    // with no way round the ring.
     let in_ring = || {
-        let (_, touches, hemmed_in) = separation(scratch, i, grid, false);
+        let (_, touched, hemmed_in) = separation(scratch, i, grid, false);
         let counts = scratch.rings.get(&goal).copied().unwrap_or_default();
         let reach = |n| shared.map_or(f32::INFINITY, |shared| shared.ring_reach(n, UNIT_RADIUS));
-        touches && within_ring(to_go, wish.stalled, counts, hemmed_in, reach)
+        let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
+        // In a passage behind a unit arrived in it: the ring is a line along the passage.
+        let walled = |q: Vec2| in_passage(grid, me.pos, heading) && in_passage(grid, q, heading);
+        touched.is_some_and(|q| within_ring(to_go, wish.stalled, counts, || hemmed_in || walled(q), reach))
     };
     wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())
         || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);

@@ -15,7 +15,7 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, ring_reach, step_aim, within_ring};
+use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, in_passage, ring_reach, step_aim, within_ring};
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
@@ -387,15 +387,21 @@ fn steer_avoiders(
         // Held up by the ring round its goal: arrived there too. Only within the ring's reach
         // (measured along the field, walls and doors included, for a follower), so the ring
         // never grows back out through a door while the room holds it; after a long wait,
-        // within the reach of the whole group packed loosely (`within_ring`).
+        // within the reach of the whole group packed loosely, or with no way round the ring
+        // (`within_ring`).
         if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
             let (landed, all) = me.goal.and_then(|g| scratch.arrived.get(&g).copied()).unwrap_or_default();
             let field = follow.as_deref().and_then(|f| lookup.shared(f));
             let reach = |n: usize| {
                 field.map_or_else(|| ring_reach(n, avoid.radius), |f| f.ring_reach(n, avoid.radius))
             };
-            let (touches, hemmed_in) = touches_arrived(scratch, i, max_radius);
-            arrived = touches && within_ring(wish.distance, avoid.stalled, (landed, all), hemmed_in, reach);
+            let (touched, hemmed_in) = touches_arrived(scratch, i, max_radius);
+            let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
+            // In a passage behind a unit arrived in it: the ring is a line along the passage.
+            let walled = |q: Vec2| in_passage(grid, p, heading) && in_passage(grid, q, heading);
+            arrived = touched.is_some_and(|q| {
+                within_ring(wish.distance, avoid.stalled, (landed, all), || hemmed_in || walled(q), reach)
+            });
         }
         if arrived && *status != PathStatus::Arrived {
             if let Some(waypoints) = waypoints.as_deref_mut() {
@@ -465,22 +471,25 @@ fn steer_avoiders(
     }
 }
 
-/// Whether avoider `i` touches a unit that arrived on its goal and is not farther from it than
-/// a step beyond it (then it has arrived too, around the goal, within the ring's reach), and
-/// whether every body it touches has arrived (`max_radius`: the largest body's).
-fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (bool, bool) {
+/// A unit that arrived on avoider `i`'s goal that it touches and that is not farther from it
+/// than a step beyond it, if any (then it has arrived too, around the goal, within the ring's
+/// reach: where that unit stands), and whether every body it touches has arrived
+/// (`max_radius`: the largest body's).
+fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2>, bool) {
     let (p, me) = (scratch.centres[i], scratch.standing[i]);
     let reach = (me.radius + max_radius) * TOUCH;
-    let (mut touches, mut hemmed_in) = (false, true);
+    let (mut touched, mut hemmed_in) = (None, true);
     for j in scratch.avoidance.near(p, reach) {
         let other = scratch.standing[j];
         if j == i || p.distance(scratch.centres[j]) > (me.radius + other.radius) * TOUCH {
             continue;
         }
         hemmed_in &= other.arrived;
-        touches |= other.arrived && other.goal == me.goal && other.distance <= me.distance + SQRT2 as f32;
+        if other.arrived && other.goal == me.goal && other.distance <= me.distance + SQRT2 as f32 {
+            touched = Some(scratch.centres[j]);
+        }
     }
-    (touches, hemmed_in)
+    (touched, hemmed_in)
 }
 
 /// A flow follower's wish: its field's next step from the cell its body stands on (its goal's

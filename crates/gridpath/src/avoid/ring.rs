@@ -1,8 +1,10 @@
 //! The arrival ring: how far from a shared goal the units already arrived there reach, so a
 //! unit held up by them arrives too — but only within the ring, never back through a door.
 
+use glam::Vec2;
+
 use crate::field::FlowField;
-use crate::grid::Pos;
+use crate::grid::{Grid, Pos};
 
 /// How far beyond the area its arrived units fill a unit still arrives round a goal, in tiles.
 pub const RING_MARGIN: f32 = 1.5;
@@ -20,28 +22,31 @@ const LOOSE: f32 = 2.0;
 /// (`reach`: [`ArrivalRing::reach`] along a field, or [`ring_reach`] on open ground), or,
 /// after [`LONG_STALL`], within the ring the whole group of `all` fills packed loosely (at
 /// quarter density: a crowd that started on every cell of a map, at 0.28, packs no tighter
-/// against its ring), or anywhere when every body it touches has
-/// arrived (`hemmed_in`: nobody presses on behind it, so it holds up no queue — the last of a
-/// crowd that packs less tightly still). The first keeps the ring from growing into tendrils
-/// back along the way (out through a door while the room still holds the crowd).
+/// against its ring), or anywhere when it has no way on round the ring (`no_way_round`, asked
+/// only then): every body it touches has arrived (nobody presses on behind it), or it and the
+/// arrived unit it touches stand in a passage ([`in_passage`]), where the arrived units block
+/// the way and the ring is a line back along it (a goal in a maze's corridor: the cells the
+/// field counts beyond it are out of reach). The first keeps the ring from growing into
+/// tendrils back across open ground (out through a door while the room beyond still holds the
+/// crowd: the unit in the door touches arrived units on open ground, not in the door).
 ///
 /// ```
 /// use gridpath::avoid::{LONG_STALL, ring_reach, within_ring};
 /// let reach = |n| ring_reach(n, 0.3);
 /// // 100 arrived of 1,000: 4 tiles out arrives, 12 tiles out does not, unless held up long.
-/// assert!(within_ring(4.0, 2.0, (100, 1_000), false, reach));
-/// assert!(!within_ring(12.0, 2.0, (100, 1_000), false, reach));
-/// assert!(within_ring(12.0, LONG_STALL, (100, 1_000), false, reach));
-/// // Far out, in a queue: no; with only arrived units round it, after a long wait: yes.
-/// assert!(!within_ring(40.0, LONG_STALL, (100, 1_000), false, reach));
-/// assert!(within_ring(40.0, LONG_STALL, (100, 1_000), true, reach));
+/// assert!(within_ring(4.0, 2.0, (100, 1_000), || false, reach));
+/// assert!(!within_ring(12.0, 2.0, (100, 1_000), || false, reach));
+/// assert!(within_ring(12.0, LONG_STALL, (100, 1_000), || false, reach));
+/// // Far out on open ground: no; with no way round, after a long wait: yes.
+/// assert!(!within_ring(40.0, LONG_STALL, (100, 1_000), || false, reach));
+/// assert!(within_ring(40.0, LONG_STALL, (100, 1_000), || true, reach));
 /// ```
 #[must_use]
 pub fn within_ring(
     distance: f32,
     stalled: f32,
     (arrived, all): (usize, usize),
-    hemmed_in: bool,
+    no_way_round: impl FnOnce() -> bool,
     reach: impl Fn(usize) -> f32,
 ) -> bool {
     #[expect(
@@ -51,8 +56,34 @@ pub fn within_ring(
         reason = "a count of units"
     )]
     let loose = (all as f32 * LOOSE) as usize;
-    distance <= reach(arrived) || (stalled >= LONG_STALL && (hemmed_in || distance <= reach(loose)))
+    distance <= reach(arrived) || (stalled >= LONG_STALL && (distance <= reach(loose) || no_way_round()))
 }
+
+/// Open width (tiles) below which [`in_passage`] calls ground a passage: two tiles wide at most.
+const PASSAGE: f32 = 2.5;
+
+/// Whether `p` stands in a passage at most two tiles wide across `heading` (a unit vector):
+/// a corridor, a door, a gap between walls — where units arrived ahead block the way.
+///
+/// ```
+/// use gridpath::avoid::in_passage;
+/// use gridpath::{Grid, Pos, Tile};
+/// use glam::Vec2;
+/// // A corridor one tile wide (row 2) in a block of walls, then open ground from column 6.
+/// let mut grid = Grid::filled(12, 5, Tile::FLOOR).unwrap();
+/// for x in 0..6 {
+///     for y in [0, 1, 3, 4] {
+///         grid.set_wall(Pos::new(x, y), true).unwrap();
+///     }
+/// }
+/// assert!(in_passage(&grid, Vec2::new(3.5, 2.5), Vec2::X));
+/// assert!(!in_passage(&grid, Vec2::new(9.5, 2.5), Vec2::X));
+/// ```
+#[must_use]
+pub fn in_passage(grid: &Grid, p: Vec2, heading: Vec2) -> bool {
+    heading != Vec2::ZERO && super::open_across(grid, p, heading, PASSAGE) < PASSAGE
+}
+
 /// Tiles² a body of radius `r` takes in a crowd at rest: its area at half density (a crowd
 /// among walls packs loosely).
 fn area_per_body(radius: f32) -> f32 {
@@ -165,7 +196,7 @@ impl ArrivalRing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::{Grid, Rules, Tile};
+    use crate::grid::{Rules, Tile};
 
     #[test]
     fn on_open_ground_the_ring_is_about_the_disc() {

@@ -7,7 +7,9 @@
 use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
-use gridpath::avoid::{ArrivalRing, Avoidance, AvoidanceSettings, Body, Quality, step_aim, within_ring};
+use gridpath::avoid::{
+    ArrivalRing, Avoidance, AvoidanceSettings, Body, Quality, in_passage, step_aim, within_ring,
+};
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
 use rand::seq::SliceRandom;
@@ -199,7 +201,7 @@ impl Crowd {
             // door while the room holds them), or after a long wait within the ring of the
             // whole group, as in the game's steering and the plugin.
             let (ring, landed, all) = &self.rings[g];
-            let (mut touches, mut hemmed_in) = (false, true);
+            let (mut touched, mut hemmed_in) = (None, true);
             if self.stalled[i] >= STALL {
                 let near = (here.y.saturating_sub(1)..=here.y + 1)
                     .flat_map(|y| (here.x.saturating_sub(1)..=here.x + 1).map(move |x| Pos::new(x, y)))
@@ -210,14 +212,27 @@ impl Crowd {
                     });
                 for &j in near {
                     hemmed_in &= self.done[j];
-                    touches |= self.done[j]
+                    if self.done[j]
                         && group[j] == g
                         && field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32 + 1.5
-                            >= distance;
+                            >= distance
+                    {
+                        touched = Some(bodies[j].position);
+                    }
                 }
             }
-            let touches = touches
-                && within_ring(to_go, self.stalled[i], (*landed, *all), hemmed_in, |n| ring.reach(n, RADIUS));
+            let (p, heading) = (bodies[i].position, (target - bodies[i].position).normalize_or_zero());
+            // In a passage behind a unit arrived in it: the ring is a line along the passage.
+            let walled = |q: Vec2| in_passage(grid, p, heading) && in_passage(grid, q, heading);
+            let touches = touched.is_some_and(|q| {
+                within_ring(
+                    to_go,
+                    self.stalled[i],
+                    (*landed, *all),
+                    || hemmed_in || walled(q),
+                    |n| ring.reach(n, RADIUS),
+                )
+            });
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
                 self.bodies[i].preferred = Vec2::ZERO;
