@@ -3,7 +3,8 @@
 //! three goals (one where passages are one tile wide: see `crowd::random_scene`) and 30–300
 //! units on distinct cells that reach their group's goal, then runs the crowd of
 //! `tests/avoid.rs` (flow fields, ORCA, arrival on the goal or on touching an
-//! arrived unit of the group) until every unit arrived or `--seconds` of play passed. One line
+//! arrived unit of the group within its ring, `gridpath::avoid::within_ring`) until every unit
+//! arrived or `--seconds` of play passed. One line
 //! per scene; scenes where units never arrived, overlapped beyond 2 % or touched a wall are
 //! marked `JAM` / `BAD` with where a few of them stand.
 //!
