@@ -28,10 +28,10 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{
-    Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalSight, GridPathSystems, Mover,
-    PathRequest, PathStatus, SightTable, Waypoints,
+    Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalCounts, GoalSight, GridPathSystems,
+    Mover, PathRequest, PathStatus, SightTable, Waypoints,
 };
-use gridpath::avoid::{Avoidance, Body, in_passage, split_direction, step_aim, within_ring};
+use gridpath::avoid::{Avoidance, Body, Held, ring_reach, split_direction, step_aim, within_ring};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
@@ -392,7 +392,7 @@ struct Scratch {
     avoidance: Avoidance,
     /// Per goal, the agents arrived there and all the agents bound there: how far its arrival
     /// ring reaches now, and once all are there.
-    rings: HashMap<Pos, (usize, usize)>,
+    rings: GoalCounts,
 }
 
 /// The centre of `cell` in grid space.
@@ -678,12 +678,7 @@ fn gather_agents(
     }
     scratch.agents.extend_from_slice(walkers);
     scratch.avoidance.bucket(scratch.agents.iter().map(|a| a.pos), grid);
-    scratch.rings.clear();
-    for agent in &scratch.agents {
-        let (arrived, all) = scratch.rings.entry(agent.goal).or_default();
-        *arrived += usize::from(agent.arrived);
-        *all += 1;
-    }
+    scratch.rings.count(scratch.agents.iter().map(|a| (a.goal, a.arrived)));
 }
 
 /// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), where an
@@ -906,12 +901,15 @@ fn follower_wish<'a>(
     // with no way round the ring.
     let in_ring = || {
         let (_, touched, hemmed_in) = separation(scratch, i, grid, false);
-        let counts = scratch.rings.get(&goal).copied().unwrap_or_default();
-        let reach = |n| shared.map_or(f32::INFINITY, |shared| shared.ring_reach(n, UNIT_RADIUS));
-        let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
-        // In a passage behind a unit arrived in it: the ring is a line along the passage.
-        let walled = |q: Vec2| in_passage(grid, me.pos, heading) && in_passage(grid, q, heading);
-        touched.is_some_and(|q| within_ring(to_go, wish.stalled, counts, || hemmed_in || walled(q), reach))
+        let counts = scratch.rings.get(goal);
+        let reach =
+            |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
+        touched.is_some_and(|touched| {
+            let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
+            let (distance, stalled) = (to_go, wish.stalled);
+            let held = Held { position: me.pos, heading, distance, stalled, touched, hemmed_in };
+            within_ring(grid, held, counts, reach)
+        })
     };
     wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())
         || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);

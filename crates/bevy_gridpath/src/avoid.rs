@@ -15,7 +15,7 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, in_passage, ring_reach, step_aim, within_ring};
+use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, Held, ring_reach, step_aim, within_ring};
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
@@ -221,7 +221,7 @@ struct Scratch {
     was_off: bool,
     sight: GoalSight,
     /// Avoiders arrived before this frame, and all avoiders, per goal.
-    arrived: HashMap<Pos, (usize, usize)>,
+    rings: GoalCounts,
 }
 
 /// The avoiders' components the steering reads and writes.
@@ -337,16 +337,8 @@ fn steer_avoiders(
     }
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
     let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
-    // Units arrived per goal, and units per goal: how big the ring round each goal has grown,
-    // and how big it grows once all are there.
-    scratch.arrived.clear();
-    for standing in &scratch.standing {
-        if let Some(goal) = standing.goal {
-            let (arrived, all) = scratch.arrived.entry(goal).or_default();
-            *arrived += usize::from(standing.arrived);
-            *all += 1;
-        }
-    }
+    // How big the ring round each goal has grown, and grows once all are there.
+    scratch.rings.count(scratch.standing.iter().filter_map(|s| s.goal.map(|g| (g, s.arrived))));
 
     scratch.bodies.clear();
     for (i, (mut avoid, mut mover, _, mut status, mut waypoints, follow, mut request)) in
@@ -390,17 +382,17 @@ fn steer_avoiders(
         // within the reach of the whole group packed loosely, or with no way round the ring
         // (`within_ring`).
         if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
-            let (landed, all) = me.goal.and_then(|g| scratch.arrived.get(&g).copied()).unwrap_or_default();
+            let (landed, all) = me.goal.map_or((0, 0), |g| scratch.rings.get(g));
             let field = follow.as_deref().and_then(|f| lookup.shared(f));
             let reach = |n: usize| {
                 field.map_or_else(|| ring_reach(n, avoid.radius), |f| f.ring_reach(n, avoid.radius))
             };
             let (touched, hemmed_in) = touches_arrived(scratch, i, max_radius);
-            let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
-            // In a passage behind a unit arrived in it: the ring is a line along the passage.
-            let walled = |q: Vec2| in_passage(grid, p, heading) && in_passage(grid, q, heading);
-            arrived = touched.is_some_and(|q| {
-                within_ring(wish.distance, avoid.stalled, (landed, all), || hemmed_in || walled(q), reach)
+            arrived = touched.is_some_and(|touched| {
+                let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
+                let (distance, stalled) = (wish.distance, avoid.stalled);
+                let held = Held { position: p, heading, distance, stalled, touched, hemmed_in };
+                within_ring(grid, held, (landed, all), reach)
             });
         }
         if arrived && *status != PathStatus::Arrived {
@@ -468,6 +460,53 @@ fn steer_avoiders(
             transform.translation.x = world.x;
             transform.translation.y = world.y;
         }
+    }
+}
+
+/// Per goal, the units arrived there and all the units bound there: how far the arrival ring
+/// round it reaches now, and once all are there ([`gridpath::avoid::within_ring`]'s counts).
+/// Counted once a frame; a run of units bound for one goal (most of a crowd) hashes it once.
+///
+/// ```
+/// use bevy_gridpath::GoalCounts;
+/// use bevy_gridpath::gridpath::Pos;
+///
+/// let (a, b) = (Pos::new(1, 1), Pos::new(5, 5));
+/// let mut counts = GoalCounts::default();
+/// counts.count([(a, true), (a, false), (b, false), (a, true)]);
+/// assert_eq!((counts.get(a), counts.get(b), counts.get(Pos::new(0, 0))), ((2, 3), (0, 1), (0, 0)));
+/// ```
+#[derive(Debug, Default)]
+pub struct GoalCounts(HashMap<Pos, (usize, usize)>);
+
+impl GoalCounts {
+    /// Counts `units` afresh: each one's goal, and whether it has arrived there.
+    pub fn count(&mut self, units: impl IntoIterator<Item = (Pos, bool)>) {
+        self.0.clear();
+        let mut run: Option<(Pos, (usize, usize))> = None;
+        for (goal, arrived) in units {
+            match &mut run {
+                Some((g, (landed, all))) if *g == goal => {
+                    *landed += usize::from(arrived);
+                    *all += 1;
+                }
+                _ => {
+                    if let Some((g, (landed, all))) = run.replace((goal, (usize::from(arrived), 1))) {
+                        let entry = self.0.entry(g).or_default();
+                        (entry.0, entry.1) = (entry.0 + landed, entry.1 + all);
+                    }
+                }
+            }
+        }
+        if let Some((g, (landed, all))) = run {
+            let entry = self.0.entry(g).or_default();
+            (entry.0, entry.1) = (entry.0 + landed, entry.1 + all);
+        }
+    }
+
+    /// The units arrived at `goal`, and all the units bound there.
+    pub fn get(&self, goal: Pos) -> (usize, usize) {
+        self.0.get(&goal).copied().unwrap_or_default()
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use gridpath::avoid::ArrivalRing;
+use gridpath::avoid::{ArrivalRing, ring_reach};
 use gridpath::{FieldKind, FlowField, Grid, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
@@ -83,11 +83,13 @@ pub struct SharedField {
 
 impl SharedField {
     /// How far along the field from its goal a unit of `radius` arrives on touching one of the
-    /// `arrived` units round it ([`ArrivalRing::reach`]); with no field, unbounded.
+    /// `arrived` units round it ([`ArrivalRing::reach`]); with no field, the disc on open
+    /// ground ([`ring_reach`]).
     pub fn ring_reach(&self, arrived: usize, radius: f32) -> f32 {
-        self.field.as_ref().map_or(f32::INFINITY, |field| {
-            self.ring.get_or_init(|| ArrivalRing::new(field)).reach(arrived, radius)
-        })
+        self.field.as_ref().map_or_else(
+            || ring_reach(arrived, radius),
+            |field| self.ring.get_or_init(|| ArrivalRing::new(field)).reach(arrived, radius),
+        )
     }
 
     /// Why a follower on `cell` cannot be led anywhere.

@@ -48,7 +48,7 @@ mod mover;
 mod nav;
 mod plan;
 
-pub use avoid::{Avoid, AvoidFrame, LocalAvoidance, UNIT_RADIUS};
+pub use avoid::{Avoid, AvoidFrame, GoalCounts, LocalAvoidance, UNIT_RADIUS};
 #[cfg(feature = "debug")]
 pub use debug::{GridPathDebug, GridPathDebugPlugin};
 pub use flow::{

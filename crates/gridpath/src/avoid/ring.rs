@@ -17,36 +17,62 @@ pub const LONG_STALL: f32 = 20.0;
 /// tightly than the ring's half density (they are pushed about by the units coming in).
 const LOOSE: f32 = 2.0;
 
-/// Whether a unit `distance` from its goal (tiles along its way), held up `stalled` tiles by the
-/// units arrived there, arrives on touching one: within the ring the `arrived` units fill
-/// (`reach`: [`ArrivalRing::reach`] along a field, or [`ring_reach`] on open ground), or,
-/// after [`LONG_STALL`], within the ring the whole group of `all` fills packed loosely (at
-/// quarter density: a crowd that started on every cell of a map, at 0.28, packs no tighter
-/// against its ring), or anywhere when it has no way on round the ring (`no_way_round`, asked
-/// only then): every body it touches has arrived (nobody presses on behind it), or it and the
-/// arrived unit it touches stand in a passage ([`in_passage`]), where the arrived units block
-/// the way and the ring is a line back along it (a goal in a maze's corridor: the cells the
-/// field counts beyond it are out of reach). The first keeps the ring from growing into
-/// tendrils back across open ground (out through a door while the room beyond still holds the
-/// crowd: the unit in the door touches arrived units on open ground, not in the door).
+/// A unit held up by the units arrived round its goal, as [`within_ring`] weighs it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Held {
+    /// Where it stands (tiles).
+    pub position: Vec2,
+    /// Which way it wants to go (a unit vector; zero: nowhere).
+    pub heading: Vec2,
+    /// Its way left to the goal (tiles along its field or route).
+    pub distance: f32,
+    /// Tiles it could have walked without getting closer to the goal.
+    pub stalled: f32,
+    /// Where the arrived unit it touches stands.
+    pub touched: Vec2,
+    /// Every body it touches has arrived: nobody presses on behind it.
+    pub hemmed_in: bool,
+}
+
+/// Whether a unit `held` up by the units arrived round its goal, touching one, arrives too:
+/// within the ring the `arrived` units fill (`reach`: [`ArrivalRing::reach`] along a field, or
+/// [`ring_reach`] on open ground), or, after [`LONG_STALL`], within the ring the whole group
+/// of `all` fills packed loosely (at quarter density: a crowd that started on every cell of a
+/// map, at 0.28, packs no tighter against its ring), or anywhere when it has no way on round
+/// the ring: every body it touches has arrived ([`Held::hemmed_in`]), or it and the arrived
+/// unit it touches stand in a passage ([`in_passage`]), where the arrived units block the way
+/// and the ring is a line back along it (a goal in a maze's corridor: the cells the field
+/// counts beyond it are out of reach). The first keeps the ring from growing into tendrils
+/// back across open ground (out through a door while the room beyond still holds the crowd:
+/// the unit in the door touches arrived units on open ground, not in the door).
 ///
 /// ```
-/// use gridpath::avoid::{LONG_STALL, ring_reach, within_ring};
+/// use glam::Vec2;
+/// use gridpath::avoid::{Held, LONG_STALL, ring_reach, within_ring};
+/// use gridpath::{Grid, Tile};
+/// let grid = Grid::filled(64, 64, Tile::FLOOR).unwrap();
 /// let reach = |n| ring_reach(n, 0.3);
+/// let held = |distance, stalled, hemmed_in| Held {
+///     position: Vec2::new(2.5, 2.5),
+///     heading: Vec2::X,
+///     distance,
+///     stalled,
+///     touched: Vec2::new(3.0, 2.5),
+///     hemmed_in,
+/// };
 /// // 100 arrived of 1,000: 4 tiles out arrives, 12 tiles out does not, unless held up long.
-/// assert!(within_ring(4.0, 2.0, (100, 1_000), || false, reach));
-/// assert!(!within_ring(12.0, 2.0, (100, 1_000), || false, reach));
-/// assert!(within_ring(12.0, LONG_STALL, (100, 1_000), || false, reach));
+/// assert!(within_ring(&grid, held(4.0, 2.0, false), (100, 1_000), reach));
+/// assert!(!within_ring(&grid, held(12.0, 2.0, false), (100, 1_000), reach));
+/// assert!(within_ring(&grid, held(12.0, LONG_STALL, false), (100, 1_000), reach));
 /// // Far out on open ground: no; with no way round, after a long wait: yes.
-/// assert!(!within_ring(40.0, LONG_STALL, (100, 1_000), || false, reach));
-/// assert!(within_ring(40.0, LONG_STALL, (100, 1_000), || true, reach));
+/// assert!(!within_ring(&grid, held(40.0, LONG_STALL, false), (100, 1_000), reach));
+/// assert!(within_ring(&grid, held(40.0, LONG_STALL, true), (100, 1_000), reach));
 /// ```
 #[must_use]
 pub fn within_ring(
-    distance: f32,
-    stalled: f32,
+    grid: &Grid,
+    held: Held,
     (arrived, all): (usize, usize),
-    no_way_round: impl FnOnce() -> bool,
     reach: impl Fn(usize) -> f32,
 ) -> bool {
     #[expect(
@@ -56,7 +82,11 @@ pub fn within_ring(
         reason = "a count of units"
     )]
     let loose = (all as f32 * LOOSE) as usize;
-    distance <= reach(arrived) || (stalled >= LONG_STALL && (distance <= reach(loose) || no_way_round()))
+    // Behind a unit arrived in a passage, in it too: the ring is a line along the passage.
+    let walled =
+        || in_passage(grid, held.position, held.heading) && in_passage(grid, held.touched, held.heading);
+    held.distance <= reach(arrived)
+        || (held.stalled >= LONG_STALL && (held.distance <= reach(loose) || held.hemmed_in || walled()))
 }
 
 /// Open width (tiles) below which [`in_passage`] calls ground a passage: two tiles wide at most.

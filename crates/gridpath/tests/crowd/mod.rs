@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
 use gridpath::avoid::{
-    ArrivalRing, Avoidance, AvoidanceSettings, Body, Quality, in_passage, step_aim, within_ring,
+    ArrivalRing, Avoidance, AvoidanceSettings, Body, Held, Quality, step_aim, within_ring,
 };
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
@@ -167,6 +167,13 @@ impl Crowd {
         for i in 0..n {
             self.cells.entry(cell(self.bodies[i].position)).or_default().push(i);
         }
+        // Units arrived per group before this frame, as the game counts them.
+        for ring in &mut self.rings {
+            ring.1 = 0;
+        }
+        for i in (0..n).filter(|&i| self.done[i]) {
+            self.rings[self.group[i]].1 += 1;
+        }
         for i in 0..n {
             if self.done[i] {
                 self.bodies[i].preferred = Vec2::ZERO;
@@ -199,7 +206,9 @@ impl Crowd {
             let (bodies, group) = (&self.bodies, &self.group);
             // Only within its group's arrival ring (along the field: never back out through a
             // door while the room holds them), or after a long wait within the ring of the
-            // whole group, as in the game's steering and the plugin.
+            // whole group, or with no way round it: the game's and the plugin's rule (with the
+            // counts of the frame's start, as theirs; progress here is by cells, not quarter
+            // tiles: docs/BENCHMARKS.md).
             let (ring, landed, all) = &self.rings[g];
             let (mut touched, mut hemmed_in) = (None, true);
             if self.stalled[i] >= STALL {
@@ -221,22 +230,16 @@ impl Crowd {
                     }
                 }
             }
-            let (p, heading) = (bodies[i].position, (target - bodies[i].position).normalize_or_zero());
-            // In a passage behind a unit arrived in it: the ring is a line along the passage.
-            let walled = |q: Vec2| in_passage(grid, p, heading) && in_passage(grid, q, heading);
-            let touches = touched.is_some_and(|q| {
-                within_ring(
-                    to_go,
-                    self.stalled[i],
-                    (*landed, *all),
-                    || hemmed_in || walled(q),
-                    |n| ring.reach(n, RADIUS),
-                )
+            let position = bodies[i].position;
+            let touches = touched.is_some_and(|touched| {
+                let heading = (target - position).normalize_or_zero();
+                let held =
+                    Held { position, heading, distance: to_go, stalled: self.stalled[i], touched, hemmed_in };
+                within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS))
             });
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
                 self.bodies[i].preferred = Vec2::ZERO;
-                self.rings[g].1 += 1;
                 self.arrived += 1;
                 self.last_arrival = self.time;
                 continue;
