@@ -1,20 +1,26 @@
 //! A contraction hierarchy over the subgoal graph (the idea of SGCH: Uras and Koenig,
 //! "Understanding Subgoal Graphs by Augmenting Contraction Hierarchies", IJCAI 2018), with a
-//! core: subgoals are contracted in the order of their degree while it stays small, each
-//! contraction adding a shortcut between two neighbours only where no witness route as short
-//! avoids it; the rest stay an uncontracted core. The contraction stops, leaving the rest as
-//! the core, at the first subgoal of degree above [`CORE_DEGREE`] (and skips subgoals next
-//! to one of degree above [`NEIGHBOUR_DEGREE`]), or once the witness
-//! searches have pushed [`PUSHES_PER_SUBGOAL`] nodes per subgoal, or once there are
-//! [`MAX_SHORTCUTS_PER_EDGE`] shortcuts per edge: bounds on the build where contraction
-//! densifies the graph.
+//! core. Subgoals are contracted in the classic order of contraction hierarchies (Geisberger,
+//! Sanders, Schultes and Delling, 2008): least *edge difference* first — the shortcuts a
+//! contraction adds less the edges it removes — plus the contracted neighbours and the depth
+//! below, which spread the contractions over the map. Priorities are estimates that look for
+//! witnesses of one or two edges only, kept lazily (simulated again when a subgoal comes out,
+//! put back if it grew past the next one's); the contraction itself confirms each shortcut
+//! with a witness search, adding it only where no route as short avoids the subgoal. The
+//! rest stay an uncontracted core: subgoals of degree above [`CORE_DEGREE`] or next to one
+//! above [`NEIGHBOUR_DEGREE`], and all those left once the witness searches have pushed
+//! [`PUSHES_PER_SUBGOAL`] nodes or the estimates looked at [`VISITS_PER_SUBGOAL`] routes per
+//! subgoal, or once there are [`MAX_SHORTCUTS_PER_EDGE`] shortcuts per edge: bounds on the
+//! build where contraction densifies the graph.
 //!
 //! Every subgoal keeps the edges it had when contracted (all to subgoals contracted later or to
 //! the core), core subgoals their core edges. A query searches up from both ends over these
 //! edges (bidirectional Dijkstra; in the core both searches take every edge), each side until
 //! its smallest key reaches the best meeting cost: a shortest route can be taken up, through
 //! the core, then down (each contraction kept the distances between the subgoals left), so the
-//! two searches meet on it. A shortcut remembers the subgoal it bypasses and is unpacked into
+//! two searches meet on it. A subgoal reached more cheaply through a higher neighbour is
+//! stalled (stall on demand): its label is not its distance, so no shortest route leaves it
+//! upwards with it. A shortcut remembers the subgoal it bypasses and is unpacked into
 //! subgoal-graph edges.
 //!
 //! *Why exact.* Rank the subgoals by contraction order, the core above them all, and the query's
@@ -39,7 +45,14 @@ const WITNESS_SETTLED: usize = 60;
 /// stops and the subgoals left become the core: bounds the build time where the graph
 /// densifies (random512-10-0 would take 82 million, about 5 s; the maps whose hierarchy pays
 /// take at most 690 per subgoal).
-const PUSHES_PER_SUBGOAL: usize = 400;
+const PUSHES_PER_SUBGOAL: usize = 100;
+/// Routes of one or two edges the contraction order's estimates may look at, per subgoal
+/// (plus [`VISITS_FLOOR`]): on open maps, whose subgoals see dozens of others, the estimates
+/// cost more than the witness searches (the street maps would look at 7,000–36,000 per
+/// subgoal; the maps whose hierarchy pays at most 1,400).
+const VISITS_PER_SUBGOAL: usize = 2000;
+/// The estimate budget every graph gets, however small.
+const VISITS_FLOOR: usize = 1 << 22;
 /// The push budget every graph gets, however small.
 const PUSHES_FLOOR: usize = 1 << 20;
 /// Subgoals next to one with more edges than this are not contracted (they join the core).
@@ -94,6 +107,8 @@ struct Witness {
     heap: OpenList,
     /// Nodes pushed by every search so far.
     pushes: usize,
+    /// Routes looked at by every [`Witness::two_hops`] so far.
+    visits: usize,
 }
 
 impl Hierarchy {
@@ -121,83 +136,79 @@ impl Hierarchy {
             .collect();
         let mut done = vec![false; n];
         let mut up: Vec<Vec<UpEdge>> = vec![Vec::new(); n];
-        // Lazy min-degree order: (degree, slot), re-queued when the degree grew.
-        let mut order: std::collections::BinaryHeap<std::cmp::Reverse<(usize, u32)>> = adj
-            .iter()
-            .enumerate()
-            .filter(|&(v, _)| subgoals[v].cell != NONE)
-            .map(|(v, a)| std::cmp::Reverse((a.len(), v as u32)))
-            .collect();
+        // Per slot: contracted neighbours and the depth of the hierarchy below it, the two
+        // terms that spread the contraction evenly over the map (Geisberger et al., 2008).
+        let mut contracted_around = vec![0i64; n];
+        let mut depth = vec![0i64; n];
         let mut witness = Witness {
             dist: vec![[0, 0]; n],
             stamp: vec![0; n],
             generation: 0,
             heap: OpenList::default(),
             pushes: 0,
+            visits: 0,
         };
         let budget = PUSHES_PER_SUBGOAL * n + PUSHES_FLOOR;
+        let visits_budget = VISITS_PER_SUBGOAL * n + VISITS_FLOOR;
         let mut shortcuts = 0;
         // At most twice as many shortcuts as the graph has edges: bounds the memory and the
         // build where contraction densifies the graph instead of thinning it.
         let max_shortcuts = adj.iter().map(Vec::len).sum::<usize>() / 2 * MAX_SHORTCUTS_PER_EDGE;
         let mut pairs = Vec::new();
-        while let Some(std::cmp::Reverse((degree, x))) = order.pop() {
+        // The order: least edge difference first (shortcuts a contraction adds less the edges
+        // it removes), plus the two spreading terms; kept lazily, each subgoal's priority
+        // simulated again when it comes out and put back if it grew past the next one's.
+        #[expect(clippy::cast_possible_wrap, reason = "edge counts are far below 2^63")]
+        let priority =
+            |pairs: &[(u32, u32, [u32; 2])], x: usize, degree: usize, around: &[i64], depth: &[i64]| {
+                2 * pairs.len() as i64 - degree as i64 + around[x] + depth[x]
+            };
+        let mut order: std::collections::BinaryHeap<std::cmp::Reverse<(i64, u32)>> =
+            std::collections::BinaryHeap::new();
+        let mut spent = 0;
+        for x in 0..n {
+            if subgoals[x].cell == NONE || adj[x].len() > CORE_DEGREE {
+                continue;
+            }
+            shortcuts_needed(&adj, x, &mut witness, &mut pairs);
+            let p = priority(&pairs, x, adj[x].len(), &contracted_around, &depth);
+            order.push(std::cmp::Reverse((p, x as u32)));
+        }
+        while let Some(std::cmp::Reverse((_, x))) = order.pop() {
             let x = x as usize;
             if done[x] {
                 continue;
             }
-            if adj[x].len() != degree {
-                order.push(std::cmp::Reverse((adj[x].len(), x as u32)));
-                continue;
-            }
-            if degree > CORE_DEGREE || witness.pushes > budget || shortcuts > max_shortcuts {
-                // Every subgoal left has at least this degree: they are the core.
-                order.push(std::cmp::Reverse((degree, x as u32)));
+            if spent > budget || witness.visits > visits_budget || shortcuts > max_shortcuts {
                 break;
             }
-            if adj[x].iter().any(|e| adj[e.to as usize].len() > NEIGHBOUR_DEGREE) {
-                // Next to a subgoal of many edges: x stays in the core, so that subgoal's
-                // edge list (searched and filtered on every contraction beside it) stops
-                // growing.
+            let degree = adj[x].len();
+            if degree > CORE_DEGREE || adj[x].iter().any(|e| adj[e.to as usize].len() > NEIGHBOUR_DEGREE) {
+                // Many edges here or next door: x stays in the core, so that a contraction
+                // never searches and filters an edge list that keeps growing.
                 continue;
             }
-            // The shortcuts contracting x needs.
-            pairs.clear();
-            let around = adj[x].clone();
-            for (k, a) in around.iter().enumerate() {
-                let rest = &around[k + 1..];
-                let Some(limit) =
-                    rest.iter().map(|b| add(a.cost, b.cost)).max_by(|p, q| value(*p).total_cmp(&value(*q)))
-                else {
-                    continue;
-                };
-                witness.run(&adj, a.to as usize, x, limit, WITNESS_SETTLED);
-                for b in rest {
-                    let via_x = add(a.cost, b.cost);
-                    let t = b.to as usize;
-                    let found = witness.reached(t).is_some_and(|d| !less(via_x, d));
-                    if !found {
-                        pairs.push((a.to, b.to, via_x));
-                    }
-                }
+            shortcuts_needed(&adj, x, &mut witness, &mut pairs);
+            let p = priority(&pairs, x, degree, &contracted_around, &depth);
+            if let Some(std::cmp::Reverse((next, _))) = order.peek()
+                && p > *next
+            {
+                order.push(std::cmp::Reverse((p, x as u32)));
+                continue;
             }
-            for &(a, b, cost) in &pairs {
-                for (from, to) in [(a, b), (b, a)] {
-                    let list = &mut adj[from as usize];
-                    match list.iter_mut().find(|e| e.to == to) {
-                        Some(e) if less(cost, e.cost) => *e = UpEdge { to, cost, via: x as u32 },
-                        Some(_) => {}
-                        None => list.push(UpEdge { to, cost, via: x as u32 }),
-                    }
-                }
-                shortcuts += 1;
-            }
+            // The contraction itself: a wider witness search for each pair the estimate found
+            // no short witness for (fewer shortcuts). Only these count against the budget.
+            let before = witness.pushes;
+            confirm_shortcuts(&adj, x, &mut witness, &mut pairs);
+            spent += witness.pushes - before;
+            shortcuts += pairs.len();
             done[x] = true;
-            let mine = std::mem::take(&mut adj[x]);
-            for e in &mine {
-                adj[e.to as usize].retain(|f| f.to as usize != x);
+            up[x] = contract(&mut adj, x, &pairs);
+            for e in &up[x] {
+                let t = e.to as usize;
+                contracted_around[t] += 1;
+                depth[t] = depth[t].max(depth[x] + 1);
             }
-            up[x] = mine;
         }
         // The core keeps its edges among itself.
         let mut core = 0;
@@ -242,6 +253,87 @@ impl Hierarchy {
     }
 }
 
+/// Takes `x` out of the remaining graph `adj`, joining its neighbours by the shortcuts `pairs`
+/// (each kept where no edge as short joins them); returns its edges, all to subgoals left.
+#[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
+fn contract(adj: &mut [Vec<UpEdge>], x: usize, pairs: &[(u32, u32, [u32; 2])]) -> Vec<UpEdge> {
+    for &(a, b, cost) in pairs {
+        for (from, to) in [(a, b), (b, a)] {
+            let list = &mut adj[from as usize];
+            match list.iter_mut().find(|e| e.to == to) {
+                Some(e) if less(cost, e.cost) => *e = UpEdge { to, cost, via: x as u32 },
+                Some(_) => {}
+                None => list.push(UpEdge { to, cost, via: x as u32 }),
+            }
+        }
+    }
+    let mine = std::mem::take(&mut adj[x]);
+    for e in &mine {
+        adj[e.to as usize].retain(|f| f.to as usize != x);
+    }
+    mine
+}
+
+/// The shortcuts contracting `x` out of `adj` may need, into `pairs` as `(a, b, cost via x)`:
+/// one per pair of its neighbours that no witness route of one or two edges, as short, joins
+/// without `x`. An estimate that orders the contraction, without a heap: on a grid's subgoal
+/// graph most witnesses are that short; [`confirm_shortcuts`] looks further for the rest.
+fn shortcuts_needed(
+    adj: &[Vec<UpEdge>],
+    x: usize,
+    witness: &mut Witness,
+    pairs: &mut Vec<(u32, u32, [u32; 2])>,
+) {
+    pairs.clear();
+    let around = &adj[x];
+    for (k, a) in around.iter().enumerate() {
+        let rest = &around[k + 1..];
+        if rest.is_empty() {
+            continue;
+        }
+        witness.two_hops(adj, a.to as usize, x);
+        for b in rest {
+            let via_x = add(a.cost, b.cost);
+            let found = witness.reached(b.to as usize).is_some_and(|d| !less(via_x, d));
+            if !found {
+                pairs.push((a.to, b.to, via_x));
+            }
+        }
+    }
+}
+
+/// Keeps of `pairs` (as [`shortcuts_needed`] left them, grouped by their first subgoal) those
+/// that a witness search of up to [`WITNESS_SETTLED`] nodes from the first, avoiding `x`, finds
+/// no route as short for: the shortcuts contracting `x` adds.
+fn confirm_shortcuts(
+    adj: &[Vec<UpEdge>],
+    x: usize,
+    witness: &mut Witness,
+    pairs: &mut Vec<(u32, u32, [u32; 2])>,
+) {
+    let mut kept = 0;
+    let mut k = 0;
+    while k < pairs.len() {
+        let a = pairs[k].0;
+        let end = k + pairs[k..].iter().take_while(|p| p.0 == a).count();
+        let limit = pairs[k..end]
+            .iter()
+            .map(|p| p.2)
+            .max_by(|p, q| value(*p).total_cmp(&value(*q)))
+            .unwrap_or([0, 0]);
+        witness.run(adj, a as usize, x, limit, WITNESS_SETTLED);
+        for j in k..end {
+            let (_, b, via_x) = pairs[j];
+            if witness.reached(b as usize).is_none_or(|d| less(via_x, d)) {
+                pairs[kept] = pairs[j];
+                kept += 1;
+            }
+        }
+        k = end;
+    }
+    pairs.truncate(kept);
+}
+
 impl Witness {
     /// Dijkstra from `from` over `adj` without `skip`, up to cost `limit` or `settled` nodes.
     #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
@@ -278,6 +370,43 @@ impl Witness {
                     self.stamp[t] = generation;
                     self.heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
                     self.pushes += 1;
+                }
+            }
+        }
+    }
+
+    /// The routes of one or two edges from `from` over `adj` without `skip`, as
+    /// [`Witness::run`] leaves its distances (no heap: every such route is looked at).
+    fn two_hops(&mut self, adj: &[Vec<UpEdge>], from: usize, skip: usize) {
+        if self.generation >= u32::MAX - 2 {
+            self.stamp.fill(0);
+            self.generation = 0;
+        }
+        self.generation += 2;
+        let generation = self.generation;
+        self.dist[from] = [0, 0];
+        self.stamp[from] = generation;
+        let offer = |dist: &mut Vec<[u32; 2]>, stamp: &mut Vec<u32>, t: usize, d: [u32; 2]| {
+            if stamp[t] != generation || less(d, dist[t]) {
+                dist[t] = d;
+                stamp[t] = generation;
+            }
+        };
+        for e in &adj[from] {
+            if e.to as usize != skip {
+                offer(&mut self.dist, &mut self.stamp, e.to as usize, e.cost);
+            }
+        }
+        for e in &adj[from] {
+            let c = e.to as usize;
+            if c == skip {
+                continue;
+            }
+            self.visits += adj[c].len();
+            for f in &adj[c] {
+                let t = f.to as usize;
+                if t != skip && t != from {
+                    offer(&mut self.dist, &mut self.stamp, t, add(e.cost, f.cost));
                 }
             }
         }
@@ -360,12 +489,9 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         stats.generated += heap.len() as u64;
     }
     // A seed of one side may be seen by the other already.
-    let seeds: Vec<usize> = if ends.goal_v < n {
-        vec![ends.goal_v]
-    } else {
-        ends.goal_edges.iter().map(|&c| (ends.slot_of)(c)).collect()
-    };
-    for v in seeds {
+    let one = [ends.goal_v];
+    let seeds = if ends.goal_v < n { &one[..] } else { ends.goal_edges };
+    for v in seeds.iter().map(|&c| if ends.goal_v < n { c } else { (ends.slot_of)(c) }) {
         if w.fwd[v].stamp == generation {
             let pair = add(w.fwd[v].g, w.bwd[v].g);
             if value(pair) < best {
@@ -387,8 +513,11 @@ pub(super) fn search<F: Fn(usize) -> usize>(
             continue;
         }
         this[v].stamp = generation + 1;
-        stats.expanded += 1;
         let gv = this[v].g;
+        if stalled(h, this, v, generation) {
+            continue;
+        }
+        stats.expanded += 1;
         for e in h.up(v) {
             let t = e.to as usize;
             if this[t].stamp == generation + 1 {
@@ -420,6 +549,16 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     Ok((best_pair, stats))
 }
 
+/// Stall on demand: whether a higher neighbour of `v` already reached more cheaply (at its
+/// label plus the edge) proves that `v`'s label is not its distance, so that no shortest
+/// route leaves `v` with it (its meeting with the other side was counted when it was reached).
+fn stalled(h: &Hierarchy, this: &[Side], v: usize, generation: u32) -> bool {
+    h.up(v).iter().any(|e| {
+        let u = &this[e.to as usize];
+        (u.stamp == generation || u.stamp == generation + 1) && less(add(u.g, e.cost), this[v].g)
+    })
+}
+
 /// Writes the route through `meet` into `w.chain` (goal first), its shortcuts unpacked into
 /// subgoal-graph edges, and its vertices' coordinates into `w.nodes`; `false` when a shortcut's
 /// halves are missing (never seen).
@@ -430,8 +569,13 @@ fn unpack(
     start_v: u32,
     pos: impl Fn(usize) -> (u16, u16),
 ) -> bool {
-    // The vertex chain start .. meet .. goal, shortcuts unpacked.
-    let mut hops: Vec<(u32, u32, u32)> = Vec::new();
+    // The vertex chain start .. meet .. goal, shortcuts unpacked (into the workspace's
+    // buffers: no allocation per query).
+    let mut hops = std::mem::take(&mut w.hops);
+    let mut stack = std::mem::take(&mut w.stack);
+    let mut route = std::mem::take(&mut w.route);
+    hops.clear();
+    route.clear();
     let mut v = meet;
     while w.fwd[v as usize].parent != NONE {
         let side = w.fwd[v as usize];
@@ -445,9 +589,10 @@ fn unpack(
         hops.push((v, side.parent, side.via));
         v = side.parent;
     }
-    let mut route = vec![start_v];
-    let mut stack = Vec::new();
-    for hop in hops {
+    route.push(start_v);
+    let mut whole = true;
+    'hops: for &hop in &hops {
+        stack.clear();
         stack.push(hop);
         while let Some((a, b, via)) = stack.pop() {
             if via == NONE {
@@ -455,11 +600,18 @@ fn unpack(
                 continue;
             }
             let (Some(first), Some(second)) = (h.edge(a, via), h.edge(via, b)) else {
-                return false;
+                whole = false;
+                break 'hops;
             };
             stack.push((via, b, second.via));
             stack.push((a, via, first.via));
         }
+    }
+    w.hops = hops;
+    w.stack = stack;
+    if !whole {
+        w.route = route;
+        return false;
     }
     w.chain.clear();
     w.chain.extend(route.iter().rev());
@@ -468,5 +620,6 @@ fn unpack(
         w.nodes[v as usize].x = x;
         w.nodes[v as usize].y = y;
     }
+    w.route = route;
     true
 }
