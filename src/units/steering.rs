@@ -4,7 +4,7 @@
 //! terrain cost underfoot, and is pushed apart from units closer than two body radii
 //! (neighbours found in `gridpath::avoid::Buckets`, one bucket per map cell), so units never stack on
 //! one point. A unit arrives on its goal cell's centre, or when, held up, it touches a unit that
-//! already arrived there and is not farther from the goal than one step beyond it — within the
+//! already arrived there and stands beside it along the way (`gridpath::avoid::beside_along_way`) — within the
 //! reach of the ring the arrived units fill, measured along the field
 //! (`gridpath::avoid::within_ring`): arrivals settle around the goal instead of on it, and the
 //! ring never grows back out through a door while the room still holds it.
@@ -31,7 +31,9 @@ use bevy_gridpath::{
     Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalCounts, GoalSight, GridPathSystems,
     Mover, PathRequest, PathStatus, SightTable, Waypoints,
 };
-use gridpath::avoid::{Avoidance, Body, Held, ring_reach, split_direction, step_aim, within_ring};
+use gridpath::avoid::{
+    Avoidance, Body, Held, beside_along_way, ring_reach, split_direction, step_aim, within_ring,
+};
 use gridpath::{Grid, Pos, Rules, SQRT2};
 
 use crate::AppSystems;
@@ -682,8 +684,8 @@ fn gather_agents(
 }
 
 /// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), where an
-/// arrived unit with its goal stands that it touches and that is not farther from the goal
-/// than one step beyond it (if any), and whether every unit it touches has arrived.
+/// arrived unit with its goal stands that it touches and that stands beside it along the way
+/// (`beside_along_way`), if any, and whether every unit it touches has arrived.
 fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, Option<Vec2>, bool) {
     let me = scratch.agents[i];
     let mut push = Vec2::ZERO;
@@ -701,7 +703,7 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
         hemmed_in &= other.arrived;
         if other.arrived && other.goal == me.goal && !me.arrived {
             let step = SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
-            if me.distance <= other.distance + step {
+            if beside_along_way(me.distance, other.distance, step) {
                 touched = Some(other.pos);
             }
         }

@@ -15,7 +15,9 @@
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use gridpath::avoid::{Avoidance, AvoidanceSettings, Body, Held, ring_reach, step_aim, within_ring};
+use gridpath::avoid::{
+    Avoidance, AvoidanceSettings, Body, Held, beside_along_way, ring_reach, step_aim, within_ring,
+};
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
@@ -101,9 +103,10 @@ impl Avoid {
         self.stalled
     }
 
-    /// Forgets its velocities and progress (avoidance was off, or it was put down elsewhere).
+    /// Forgets its velocities and progress (avoidance was off, or it was put down elsewhere),
+    /// not its order: the same goal is no new walk (an arrived unit stays arrived).
     fn forget(&mut self) {
-        *self = Self::new(self.radius);
+        *self = Self { order: self.order, ..Self::new(self.radius) };
     }
 }
 
@@ -207,6 +210,8 @@ struct Standing {
     arrived: bool,
     /// How far it has to go to its goal (tiles; infinity when not known).
     distance: f32,
+    /// A diagonal step on the ground it stands on, with its cost (tiles of way).
+    step: f32,
 }
 
 /// Buffers kept between frames: no allocation in the steady state.
@@ -302,9 +307,10 @@ fn steer_avoiders(
         scratch.centres.push(p);
         let follow = follow.as_deref();
         let goal = follow.map(|f| f.goal).or(request.as_deref().map(|r| r.goal));
-        // A new goal (or a grid edit): its progress starts afresh, and arrived it is not.
+        // A new goal (or a grid edit): its progress starts afresh, and arrived it is not. A goal
+        // given after none (its follow component taken away and given back) is new too.
         let order = goal.map(|g| (g, nav.version()));
-        let new_order = order.is_some() && avoid.order.is_some_and(|o| Some(o) != order);
+        let new_order = order.is_some() && avoid.order != order;
         let new_goal = new_order && avoid.order.map(|o| o.0) != goal;
         if avoid.order != order {
             avoid.order = order;
@@ -315,25 +321,34 @@ fn steer_avoiders(
             }
         }
         let size = agent_size(request.as_deref(), follow);
+        let anchor = Space::anchor_at(p, size, grid);
         let distance = follow
             .and_then(|f| lookup.shared(f))
             .and_then(|shared| shared.field.as_ref())
-            .zip(Space::anchor_at(p, size, grid))
+            .zip(anchor)
             .and_then(|(field, anchor)| field.distance(anchor))
             .map_or(f32::INFINITY, |d| d as f32);
+        let cost = anchor.and_then(|a| grid.tile(a)).and_then(|t| t.cost()).unwrap_or(1).max(1);
+        let step = SQRT2 as f32 * f32::from(cost);
         let mut arrived = *status == PathStatus::Arrived;
         if new_goal && follow.is_some() && arrived {
             // A follower sent on from where it arrived (a routed one is re-planned).
             *status = PathStatus::Following;
             arrived = false;
         }
-        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance });
+        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, step });
     }
     let avoiding = scratch.centres.len();
     for (transform, _, request, follow) in &obstacles {
         scratch.centres.push(space.to_grid(transform.translation.truncate()));
         let radius = radius_for_size(agent_size(request, follow));
-        scratch.standing.push(Standing { goal: None, radius, arrived: false, distance: f32::INFINITY });
+        scratch.standing.push(Standing {
+            goal: None,
+            radius,
+            arrived: false,
+            distance: f32::INFINITY,
+            step: SQRT2 as f32,
+        });
     }
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
     let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
@@ -510,8 +525,8 @@ impl GoalCounts {
     }
 }
 
-/// A unit that arrived on avoider `i`'s goal that it touches and that is not farther from it
-/// than a step beyond it, if any (then it has arrived too, around the goal, within the ring's
+/// A unit that arrived on avoider `i`'s goal that it touches and that stands beside it along
+/// the way (`beside_along_way`), if any (then it has arrived too, around the goal, within the ring's
 /// reach: where that unit stands), and whether every body it touches has arrived
 /// (`max_radius`: the largest body's).
 fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2>, bool) {
@@ -524,7 +539,7 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2
             continue;
         }
         hemmed_in &= other.arrived;
-        if other.arrived && other.goal == me.goal && other.distance <= me.distance + SQRT2 as f32 {
+        if other.arrived && other.goal == me.goal && beside_along_way(me.distance, other.distance, me.step) {
             touched = Some(scratch.centres[j]);
         }
     }

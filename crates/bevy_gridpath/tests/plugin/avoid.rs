@@ -399,3 +399,30 @@ fn a_follower_that_sees_its_goal_walks_straight_at_it() {
     let widest = widest.get();
     assert!(widest < 0.2, "it strays {widest} tiles from the straight line to its goal");
 }
+
+#[test]
+fn a_follower_whose_field_is_taken_away_and_given_back_with_another_goal_walks_there() {
+    for avoiding in [true, false] {
+        let mut app = app_on("..........\n..........\n..........");
+        let unit =
+            spawn_at(&mut app, Pos::new(0, 1), (FollowFlowField::new(Pos::new(8, 1)), Mover::new(4.0)));
+        if avoiding {
+            app.world_mut().entity_mut(unit).insert(Avoid::default());
+        }
+        run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+        // Taken off its field for a while (a game's "stop" order), then sent elsewhere.
+        app.world_mut().entity_mut(unit).remove::<FollowFlowField>();
+        for _ in 0..10 {
+            app.update();
+        }
+        app.world_mut().entity_mut(unit).insert(FollowFlowField::new(Pos::new(1, 1)));
+        app.update();
+        assert_ne!(status(&app, unit), PathStatus::Arrived, "avoiding {avoiding}: a new goal is a new walk");
+        run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+        assert!(
+            tiles(&app, unit).distance(Vec2::new(1.5, 1.5)) <= 0.3,
+            "avoiding {avoiding}: it walked to its new goal, not {}",
+            tiles(&app, unit)
+        );
+    }
+}

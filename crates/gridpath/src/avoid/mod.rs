@@ -47,7 +47,9 @@ use glam::Vec2;
 
 pub use buckets::Buckets;
 pub use quality::Quality;
-pub use ring::{ArrivalRing, Held, LONG_STALL, RING_MARGIN, in_passage, ring_reach, within_ring};
+pub use ring::{
+    ArrivalRing, Held, LONG_STALL, RING_MARGIN, beside_along_way, in_passage, ring_reach, within_ring,
+};
 
 use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};
 

@@ -114,6 +114,32 @@ pub fn in_passage(grid: &Grid, p: Vec2, heading: Vec2) -> bool {
     heading != Vec2::ZERO && super::open_across(grid, p, heading, PASSAGE) < PASSAGE
 }
 
+/// Whether an arrived unit with `other` tiles of way left to the goal, touched by a unit with
+/// `me` tiles left, stands beside it along the way too: no more than `step` (a diagonal step
+/// on the ground there, with its cost) nearer the goal or farther. Only then can it hold the
+/// unit up: two bodies that touch stand on the same or neighbouring cells, a step apart along
+/// the field at most, unless a wall or a fence between them makes the way round long (a body
+/// touching one across a fence arrives on the wrong side; one ahead of an arrived unit that
+/// fell behind it is not held up by it). A way not measured (infinite: a unit on a route of
+/// its own, with no field) leaves the touch alone to count. The one test of the game, the
+/// plugin and the harness.
+///
+/// ```
+/// use gridpath::avoid::beside_along_way;
+/// let step = std::f32::consts::SQRT_2;
+/// assert!(beside_along_way(5.0, 4.2, step)); // just behind it
+/// assert!(beside_along_way(4.2, 5.0, step)); // just ahead of it
+/// assert!(!beside_along_way(12.0, 4.0, step)); // across a fence: long way round
+/// assert!(!beside_along_way(2.0, 4.0, step)); // it fell behind
+/// assert!(beside_along_way(f32::INFINITY, f32::INFINITY, step)); // ways not measured
+/// ```
+#[must_use]
+pub fn beside_along_way(me: f32, other: f32, step: f32) -> bool {
+    // A way not measured (a routed unit's, off any field) is infinite: the touch alone counts.
+    // A field's distances of neighbouring cells differ by a step exactly, rounded apart.
+    !(me.is_finite() && other.is_finite()) || (me - other).abs() <= step + 1e-3
+}
+
 /// Tiles² a body of radius `r` takes in a crowd at rest: its area at half density (a crowd
 /// among walls packs loosely).
 fn area_per_body(radius: f32) -> f32 {

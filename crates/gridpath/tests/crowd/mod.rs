@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
 use gridpath::avoid::{
-    ArrivalRing, Avoidance, AvoidanceSettings, Body, Held, Quality, step_aim, within_ring,
+    ArrivalRing, Avoidance, AvoidanceSettings, Body, Held, Quality, beside_along_way, step_aim, within_ring,
 };
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
@@ -28,6 +28,8 @@ const ARRIVE: f32 = 0.3;
 const TOUCH: f32 = 1.15;
 /// Tiles a unit may walk without getting closer before a touch makes it arrive.
 const STALL: f32 = 1.5;
+/// A diagonal step, in tiles of way (the scenes have no terrain costs).
+const STEP: f32 = std::f32::consts::SQRT_2;
 
 /// The centre of cell `p`.
 pub fn center(p: Pos) -> Vec2 {
@@ -221,11 +223,8 @@ impl Crowd {
                     });
                 for &j in near {
                     hemmed_in &= self.done[j];
-                    if self.done[j]
-                        && group[j] == g
-                        && field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32 + 1.5
-                            >= distance
-                    {
+                    let theirs = field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32;
+                    if self.done[j] && group[j] == g && beside_along_way(distance, theirs, STEP) {
                         touched = Some(bodies[j].position);
                     }
                 }
