@@ -702,7 +702,9 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
         }
         hemmed_in &= other.arrived;
         if other.arrived && other.goal == me.goal && !me.arrived {
-            let step = SQRT2 as f32 * f32::from(grid.tile(other.cell).and_then(|t| t.cost()).unwrap_or(1));
+            // Each of the two cells' way enters the other's cell: a step of the costlier.
+            let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1).max(1);
+            let step = SQRT2 as f32 * f32::from(cost(me.cell).max(cost(other.cell)));
             if beside_along_way(me.distance, other.distance, step) {
                 touched = Some(other.pos);
             }

@@ -66,6 +66,8 @@ pub struct Avoid {
     /// Where it was last sent (its route's end or its field's goal) on which grid: another
     /// order, or an edit that may lengthen its way, starts its progress afresh.
     order: Option<(Pos, NavVersion)>,
+    /// Its goal was taken away (its follow component removed): one given back is a new order.
+    lost: bool,
     /// The way from its next waypoint to the end of its route, in tiles, and the route's length
     /// and next cell it was measured for: measured again only when they change.
     tail: (f32, usize, Option<Pos>),
@@ -87,6 +89,7 @@ impl Avoid {
             stalled: 0.0,
             best: f32::INFINITY,
             order: None,
+            lost: false,
             tail: (0.0, 0, None),
         }
     }
@@ -106,7 +109,7 @@ impl Avoid {
     /// Forgets its velocities and progress (avoidance was off, or it was put down elsewhere),
     /// not its order: the same goal is no new walk (an arrived unit stays arrived).
     fn forget(&mut self) {
-        *self = Self { order: self.order, ..Self::new(self.radius) };
+        *self = Self { order: self.order, lost: self.lost, ..Self::new(self.radius) };
     }
 }
 
@@ -210,8 +213,8 @@ struct Standing {
     arrived: bool,
     /// How far it has to go to its goal (tiles; infinity when not known).
     distance: f32,
-    /// A diagonal step on the ground it stands on, with its cost (tiles of way).
-    step: f32,
+    /// The terrain cost of the cell its body stands on (at least 1).
+    cost: u8,
 }
 
 /// Buffers kept between frames: no allocation in the steady state.
@@ -305,19 +308,24 @@ fn steer_avoiders(
         }
         let p = space.to_grid(transform.translation.truncate());
         scratch.centres.push(p);
+        // A follow component inserted since the last frame (at spawn, or taken away and given
+        // back within a frame) is an order given afresh, as is one given back after frames
+        // without (`lost`); an `Avoid` inserted on an arrived unit is not.
+        let fresh = avoid.lost || follow.as_ref().is_some_and(Ref::is_added);
         let follow = follow.as_deref();
         let goal = follow.map(|f| f.goal).or(request.as_deref().map(|r| r.goal));
-        // A new goal (or a grid edit): its progress starts afresh, and arrived it is not. A goal
-        // given after none (its follow component taken away and given back) is new too.
+        // A new goal (or a grid edit): its progress starts afresh, and arrived it is not.
         let order = goal.map(|g| (g, nav.version()));
-        let new_order = order.is_some() && avoid.order != order;
-        let new_goal = new_order && avoid.order.map(|o| o.0) != goal;
-        if avoid.order != order {
+        let new_order = order.is_some() && (fresh || avoid.order.is_some_and(|o| Some(o) != order));
+        let new_goal = new_order && (fresh || avoid.order.map(|o| o.0) != goal);
+        avoid.lost |= order.is_none() && avoid.order.is_some();
+        if avoid.order != order || new_order {
             avoid.order = order;
             if new_order {
                 avoid.best = f32::INFINITY;
                 avoid.stalled = 0.0;
                 avoid.tail = (0.0, 0, None);
+                avoid.lost = false;
             }
         }
         let size = agent_size(request.as_deref(), follow);
@@ -329,14 +337,13 @@ fn steer_avoiders(
             .and_then(|(field, anchor)| field.distance(anchor))
             .map_or(f32::INFINITY, |d| d as f32);
         let cost = anchor.and_then(|a| grid.tile(a)).and_then(|t| t.cost()).unwrap_or(1).max(1);
-        let step = SQRT2 as f32 * f32::from(cost);
         let mut arrived = *status == PathStatus::Arrived;
         if new_goal && follow.is_some() && arrived {
             // A follower sent on from where it arrived (a routed one is re-planned).
             *status = PathStatus::Following;
             arrived = false;
         }
-        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, step });
+        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, cost });
     }
     let avoiding = scratch.centres.len();
     for (transform, _, request, follow) in &obstacles {
@@ -347,7 +354,7 @@ fn steer_avoiders(
             radius,
             arrived: false,
             distance: f32::INFINITY,
-            step: SQRT2 as f32,
+            cost: 1,
         });
     }
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
@@ -539,7 +546,11 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2
             continue;
         }
         hemmed_in &= other.arrived;
-        if other.arrived && other.goal == me.goal && beside_along_way(me.distance, other.distance, me.step) {
+        // Touching bodies stand up to their touch distance apart, a step along the way per
+        // cell between them, each entering a cell of either's cost at most.
+        let cells_apart = ((me.radius + other.radius) * TOUCH).ceil().max(1.0);
+        let step = SQRT2 as f32 * f32::from(me.cost.max(other.cost)) * cells_apart;
+        if other.arrived && other.goal == me.goal && beside_along_way(me.distance, other.distance, step) {
             touched = Some(scratch.centres[j]);
         }
     }

@@ -426,3 +426,51 @@ fn a_follower_whose_field_is_taken_away_and_given_back_with_another_goal_walks_t
         );
     }
 }
+
+#[test]
+fn an_avoid_inserted_on_an_arrived_follower_keeps_it_arrived_and_a_goal_replaced_within_a_frame_is_walked_to()
+{
+    let mut app = app_on("..........\n..........\n..........");
+    let unit = spawn_at(&mut app, Pos::new(0, 1), (FollowFlowField::new(Pos::new(8, 1)), Mover::new(4.0)));
+    run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+    // Avoidance given to a unit standing at its goal (or its body resized): no new walk.
+    app.world_mut().entity_mut(unit).insert(Avoid::for_agent_size(1));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(status(&app, unit), PathStatus::Arrived, "a new Avoid is no new order");
+    // Its field taken away and another given in the same frame: a new order.
+    app.world_mut().entity_mut(unit).remove::<FollowFlowField>();
+    app.world_mut().entity_mut(unit).insert(FollowFlowField::new(Pos::new(1, 1)));
+    app.update();
+    assert_ne!(status(&app, unit), PathStatus::Arrived, "a goal replaced within a frame is a new walk");
+    run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+    assert!(tiles(&app, unit).distance(Vec2::new(1.5, 1.5)) <= 0.3, "it walked to {}", tiles(&app, unit));
+}
+
+#[test]
+fn large_avoiders_sharing_a_goal_arrive_around_it() {
+    let mut app = app_on(&vec![".".repeat(30); 16].join("\n"));
+    let goal = Pos::new(15, 7);
+    let units: Vec<Entity> = (0..5)
+        .flat_map(|k| [Pos::new(0, 3 * k), Pos::new(3, 3 * k), Pos::new(24, 3 * k), Pos::new(27, 3 * k)])
+        .map(|at| {
+            spawn_at(
+                &mut app,
+                at,
+                (FollowFlowField::new(goal).with_agent_size(2), Mover::new(4.0), Avoid::for_agent_size(2)),
+            )
+        })
+        .collect();
+    let bodies: Vec<(Entity, u8)> = units.iter().map(|&u| (u, 2)).collect();
+    for frame in 0..2400 {
+        if units.iter().all(|&u| status(&app, u) == PathStatus::Arrived) {
+            return;
+        }
+        app.update();
+        check_frame(&app, &bodies, frame);
+    }
+    let left: Vec<Vec2> =
+        units.iter().filter(|&&u| status(&app, u) != PathStatus::Arrived).map(|&u| tiles(&app, u)).collect();
+    panic!("twenty 2x2 avoiders must all arrive round their shared goal; still going: {left:?}");
+}

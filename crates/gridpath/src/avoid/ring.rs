@@ -115,9 +115,10 @@ pub fn in_passage(grid: &Grid, p: Vec2, heading: Vec2) -> bool {
 }
 
 /// Whether an arrived unit with `other` tiles of way left to the goal, touched by a unit with
-/// `me` tiles left, stands beside it along the way too: no more than `step` (a diagonal step
-/// on the ground there, with its cost) nearer the goal or farther. Only then can it hold the
-/// unit up: two bodies that touch stand on the same or neighbouring cells, a step apart along
+/// `me` tiles left, stands beside it along the way too: no more than `step` nearer the goal or
+/// farther — a diagonal step with the costlier of the two cells' costs, per cell the two
+/// bodies' touch distance spans (one for one-cell bodies). Only then can it hold the unit up:
+/// two one-cell bodies that touch stand on the same or neighbouring cells, a step apart along
 /// the field at most, unless a wall or a fence between them makes the way round long (a body
 /// touching one across a fence arrives on the wrong side; one ahead of an arrived unit that
 /// fell behind it is not held up by it). A way not measured (infinite: a unit on a route of

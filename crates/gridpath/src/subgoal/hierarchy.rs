@@ -167,6 +167,11 @@ impl Hierarchy {
             std::collections::BinaryHeap::new();
         let mut spent = 0;
         for x in 0..n {
+            if witness.visits > visits_budget {
+                // Too dense to order within the bound: every subgoal left unordered stays in
+                // the core (the main loop stops at once on the same bound).
+                break;
+            }
             if subgoals[x].cell == NONE || adj[x].len() > CORE_DEGREE {
                 continue;
             }
