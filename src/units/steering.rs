@@ -34,7 +34,7 @@ use bevy_gridpath::{
 use gridpath::avoid::{
     Avoidance, Body, Held, beside_along_way, ring_reach, split_direction, step_aim, within_ring,
 };
-use gridpath::{Grid, Pos, Rules, SQRT2};
+use gridpath::{Grid, Pos, Rules};
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems, control_sent};
@@ -702,10 +702,8 @@ fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec
         }
         hemmed_in &= other.arrived;
         if other.arrived && other.goal == me.goal && !me.arrived {
-            // Each of the two cells' way enters the other's cell: a step of the costlier.
-            let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1).max(1);
-            let step = SQRT2 as f32 * f32::from(cost(me.cell).max(cost(other.cell)));
-            if beside_along_way(me.distance, other.distance, step) {
+            let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
+            if beside_along_way(me.distance, other.distance, cost(me.cell).max(cost(other.cell)), TOUCH) {
                 touched = Some(other.pos);
             }
         }

@@ -505,6 +505,10 @@ impl GoalCounts {
     /// Counts `units` afresh: each one's goal, and whether it has arrived there.
     pub fn count(&mut self, units: impl IntoIterator<Item = (Pos, bool)>) {
         self.0.clear();
+        let mut add = |(goal, (landed, all)): (Pos, (usize, usize))| {
+            let entry = self.0.entry(goal).or_default();
+            (entry.0, entry.1) = (entry.0 + landed, entry.1 + all);
+        };
         let mut run: Option<(Pos, (usize, usize))> = None;
         for (goal, arrived) in units {
             match &mut run {
@@ -512,18 +516,10 @@ impl GoalCounts {
                     *landed += usize::from(arrived);
                     *all += 1;
                 }
-                _ => {
-                    if let Some((g, (landed, all))) = run.replace((goal, (usize::from(arrived), 1))) {
-                        let entry = self.0.entry(g).or_default();
-                        (entry.0, entry.1) = (entry.0 + landed, entry.1 + all);
-                    }
-                }
+                _ => run.replace((goal, (usize::from(arrived), 1))).into_iter().for_each(&mut add),
             }
         }
-        if let Some((g, (landed, all))) = run {
-            let entry = self.0.entry(g).or_default();
-            (entry.0, entry.1) = (entry.0 + landed, entry.1 + all);
-        }
+        run.into_iter().for_each(add);
     }
 
     /// The units arrived at `goal`, and all the units bound there.
@@ -546,11 +542,11 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2
             continue;
         }
         hemmed_in &= other.arrived;
-        // Touching bodies stand up to their touch distance apart, a step along the way per
-        // cell between them, each entering a cell of either's cost at most.
-        let cells_apart = ((me.radius + other.radius) * TOUCH).ceil().max(1.0);
-        let step = SQRT2 as f32 * f32::from(me.cost.max(other.cost)) * cells_apart;
-        if other.arrived && other.goal == me.goal && beside_along_way(me.distance, other.distance, step) {
+        let (cost, touch) = (me.cost.max(other.cost), (me.radius + other.radius) * TOUCH);
+        if other.arrived
+            && other.goal == me.goal
+            && beside_along_way(me.distance, other.distance, cost, touch)
+        {
             touched = Some(scratch.centres[j]);
         }
     }

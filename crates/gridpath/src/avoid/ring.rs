@@ -115,27 +115,30 @@ pub fn in_passage(grid: &Grid, p: Vec2, heading: Vec2) -> bool {
 }
 
 /// Whether an arrived unit with `other` tiles of way left to the goal, touched by a unit with
-/// `me` tiles left, stands beside it along the way too: no more than `step` nearer the goal or
-/// farther — a diagonal step with the costlier of the two cells' costs, per cell the two
-/// bodies' touch distance spans (one for one-cell bodies). Only then can it hold the unit up:
-/// two one-cell bodies that touch stand on the same or neighbouring cells, a step apart along
-/// the field at most, unless a wall or a fence between them makes the way round long (a body
-/// touching one across a fence arrives on the wrong side; one ahead of an arrived unit that
-/// fell behind it is not held up by it). A way not measured (infinite: a unit on a route of
-/// its own, with no field) leaves the touch alone to count. The one test of the game, the
-/// plugin and the harness.
+/// `me` tiles left, stands beside it along the way too: no more than a diagonal step of the
+/// costlier `cost` of their two cells nearer the goal or farther, per cell their `touch`
+/// distance (tiles, centre to centre) spans — one for one-cell bodies, up to four for large
+/// ones, whose anchors stand cells apart. Only then can it hold the unit up: two touching
+/// bodies stand that far apart along the field at most, unless a wall or a fence between them
+/// makes the way round long (a body touching one across a fence arrives on the wrong side; one
+/// ahead of an arrived unit that fell behind it is not held up by it). A way not measured
+/// (infinite: a unit on a route of its own, with no field) leaves the touch alone to count.
+/// The one test of the game, the plugin and the harness.
 ///
 /// ```
 /// use gridpath::avoid::beside_along_way;
-/// let step = std::f32::consts::SQRT_2;
-/// assert!(beside_along_way(5.0, 4.2, step)); // just behind it
-/// assert!(beside_along_way(4.2, 5.0, step)); // just ahead of it
-/// assert!(!beside_along_way(12.0, 4.0, step)); // across a fence: long way round
-/// assert!(!beside_along_way(2.0, 4.0, step)); // it fell behind
-/// assert!(beside_along_way(f32::INFINITY, f32::INFINITY, step)); // ways not measured
+/// let touch = 0.69; // two bodies of radius 0.3, and a margin
+/// assert!(beside_along_way(5.0, 4.2, 1, touch)); // just behind it
+/// assert!(beside_along_way(4.2, 5.0, 1, touch)); // just ahead of it
+/// assert!(!beside_along_way(12.0, 4.0, 1, touch)); // across a fence: long way round
+/// assert!(!beside_along_way(2.0, 4.0, 1, touch)); // it fell behind
+/// assert!(beside_along_way(6.0, 4.0, 2, touch)); // on costly ground a step is longer
+/// assert!(beside_along_way(6.5, 4.0, 1, 1.84)); // two 2x2 bodies: anchors two cells apart
+/// assert!(beside_along_way(f32::INFINITY, f32::INFINITY, 1, touch)); // ways not measured
 /// ```
 #[must_use]
-pub fn beside_along_way(me: f32, other: f32, step: f32) -> bool {
+pub fn beside_along_way(me: f32, other: f32, cost: u8, touch: f32) -> bool {
+    let step = std::f32::consts::SQRT_2 * f32::from(cost.max(1)) * touch.ceil().max(1.0);
     // A way not measured (a routed unit's, off any field) is infinite: the touch alone counts.
     // A field's distances of neighbouring cells differ by a step exactly, rounded apart.
     !(me.is_finite() && other.is_finite()) || (me - other).abs() <= step + 1e-3

@@ -28,8 +28,6 @@ const ARRIVE: f32 = 0.3;
 const TOUCH: f32 = 1.15;
 /// Tiles a unit may walk without getting closer before a touch makes it arrive.
 const STALL: f32 = 1.5;
-/// A diagonal step, in tiles of way (the scenes have no terrain costs).
-const STEP: f32 = std::f32::consts::SQRT_2;
 
 /// The centre of cell `p`.
 pub fn center(p: Pos) -> Vec2 {
@@ -224,7 +222,10 @@ impl Crowd {
                 for &j in near {
                     hemmed_in &= self.done[j];
                     let theirs = field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32;
-                    if self.done[j] && group[j] == g && beside_along_way(distance, theirs, STEP) {
+                    if self.done[j]
+                        && group[j] == g
+                        && beside_along_way(distance, theirs, 1, 2.0 * RADIUS * TOUCH)
+                    {
                         touched = Some(bodies[j].position);
                     }
                 }
