@@ -24,12 +24,11 @@
 //! search uses), so no push and no seek ever takes it into a wall, across a cut corner the
 //! rules forbid, or onto another terrain class.
 
-use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{
     Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalCounts, GoalSight, GridPathSystems,
-    Mover, PathRequest, PathStatus, SightTable, Waypoints,
+    Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
     Avoidance, Body, Held, beside_along_way, ring_reach, split_direction, step_aim, within_ring,
@@ -784,50 +783,6 @@ fn follower_wishes(
     scratch.wishes = wishes;
     for (&key, &seen) in made.iter().flatten() {
         sight.remember(key, seen);
-    }
-}
-
-/// The sight checks one task of the wishes makes: each cell once, within its share of the
-/// frame's budget; [`GoalSight`] remembers them after the tasks.
-struct SightChecks<'a> {
-    budget: usize,
-    made: HashMap<(Pos, Pos, Rules), bool>,
-    /// The last goal's table looked up: a run of followers of one goal finds it once.
-    last: Option<((Pos, Rules), Option<SightTable<'a>>)>,
-}
-
-impl<'a> SightChecks<'a> {
-    fn new(budget: usize) -> Self {
-        Self { budget, made: HashMap::default(), last: None }
-    }
-
-    /// Whether `cell` sees `goal` under `rules`: known, checked by this task already, or
-    /// checked now; `None` when the budget is spent (the unit follows its field this frame).
-    fn sees(
-        &mut self,
-        sight: &'a GoalSight,
-        grid: &Grid,
-        (cell, goal, rules): (Pos, Pos, Rules),
-    ) -> Option<bool> {
-        let table = match self.last {
-            Some((key, table)) if key == (goal, rules) => table,
-            _ => {
-                let table = sight.table(goal, rules);
-                self.last = Some(((goal, rules), table));
-                table
-            }
-        };
-        if let Some(seen) = table.and_then(|t| t.get(cell)) {
-            return Some(seen);
-        }
-        if let Some(&seen) = self.made.get(&(cell, goal, rules)) {
-            return Some(seen);
-        }
-        (self.made.len() < self.budget).then(|| {
-            let seen = grid.line_of_sight(cell, goal, rules);
-            self.made.insert((cell, goal, rules), seen);
-            seen
-        })
     }
 }
 

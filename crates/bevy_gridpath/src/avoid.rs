@@ -21,7 +21,7 @@ use gridpath::avoid::{
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
-use crate::flow::{FieldLookup, FlowFields, FollowFlowField, GoalSight, SharedField};
+use crate::flow::{FieldLookup, FlowFields, FollowFlowField, GoalSight, SharedField, SightChecks};
 use crate::mover::{Mover, follow_flow_fields, follow_waypoints};
 use crate::nav::{GridLayout, NavGrid, NavVersion};
 use crate::plan::{PathFailure, PathRequest, PathStatus, Waypoints};
@@ -188,7 +188,8 @@ impl Space {
             // The range check makes both casts exact and in range.
             inside.then(|| Pos::new(c.x as u32, c.y as u32))
         };
-        let nearest = cell(corner.floor());
+        let base = Vec2::new(floor(corner.x), floor(corner.y));
+        let nearest = cell(base);
         if size <= 2 {
             return nearest;
         }
@@ -199,9 +200,23 @@ impl Space {
         };
         // The squares round the nearest, nearest first (no allocation: a hot path).
         let mut offsets = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]
-            .map(|(dx, dy)| corner.floor() + Vec2::new(dx, dy));
+            .map(|(dx, dy)| base + Vec2::new(dx, dy));
         offsets.sort_by(|a, b| corner.distance_squared(*a).total_cmp(&corner.distance_squared(*b)));
         offsets.into_iter().filter_map(cell).find(|&a| clear(a)).or(nearest)
+    }
+}
+
+/// `v` rounded down, exactly as [`f32::floor`] but without a call to libm's `floorf` (x86-64
+/// without SSE4.1 has no rounding instruction; every avoider's cell is worked out from its
+/// centre a few times a frame).
+fn floor(v: f32) -> f32 {
+    // From 2^23 up every f32 is a whole number; NaN fails the test and stays NaN.
+    if v.abs() < 8_388_608.0 {
+        #[expect(clippy::cast_possible_truncation, reason = "below 2^23: exact in i32")]
+        let t = v as i32 as f32;
+        if t > v { t - 1.0 } else { t }
+    } else {
+        v
     }
 }
 
@@ -230,6 +245,21 @@ struct Scratch {
     sight: GoalSight,
     /// Avoiders arrived before this frame, and all avoiders, per goal.
     rings: GoalCounts,
+    /// Per avoider, what its flow field wish is worked out from (a walking follower), and
+    /// the wish worked out on the compute pool, with the status it leaves the follower in.
+    jobs: Vec<Option<FieldJob>>,
+    wishes: Vec<Option<(Wish, PathStatus)>>,
+}
+
+/// What a walking flow follower's wish is worked out from, gathered with the bodies: the
+/// wishes then need no access to components and are split over the compute pool (thousands
+/// of followers: their field steps, sight checks and aims are most of a frame's own work).
+#[derive(Clone, Debug)]
+struct FieldJob {
+    follow: FollowFlowField,
+    /// Centre (grid space), body size in cells, radius and speed (tiles per second).
+    body: (Vec2, u8, f32, f32),
+    status: PathStatus,
 }
 
 /// The avoiders' components the steering reads and writes.
@@ -261,6 +291,7 @@ fn agent_size(request: Option<&PathRequest>, follow: Option<&FollowFlowField>) -
 }
 
 /// Where an avoider aims this frame and what it wants.
+#[derive(Clone, Copy, Debug)]
 struct Wish {
     /// The point it steers for (grid space), if it walks.
     aim: Option<Vec2>,
@@ -302,7 +333,8 @@ fn steer_avoiders(
     // Where everyone stands, the avoiders first (in query order), then the obstacles.
     scratch.centres.clear();
     scratch.standing.clear();
-    for (mut avoid, _, transform, mut status, _, follow, request) in &mut avoiders {
+    scratch.jobs.clear();
+    for (mut avoid, mover, transform, mut status, _, follow, request) in &mut avoiders {
         if was_off {
             avoid.forget();
         }
@@ -344,6 +376,11 @@ fn steer_avoiders(
             arrived = false;
         }
         scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, cost });
+        scratch.jobs.push(follow.filter(|_| !mover.hold).map(|&follow| FieldJob {
+            follow,
+            body: (p, size, avoid.radius, mover.speed),
+            status: status.clone(),
+        }));
     }
     let avoiding = scratch.centres.len();
     for (transform, _, request, follow) in &obstacles {
@@ -361,6 +398,7 @@ fn steer_avoiders(
     let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
     // How big the ring round each goal has grown, and grows once all are there.
     scratch.rings.count(scratch.standing.iter().filter_map(|s| s.goal.map(|g| (g, s.arrived))));
+    field_wishes(scratch, grid, &fields);
 
     scratch.bodies.clear();
     for (i, (mut avoid, mut mover, _, mut status, mut waypoints, follow, mut request)) in
@@ -375,10 +413,9 @@ fn steer_avoiders(
         let held = mover.hold;
         let wish = if held {
             Wish { aim: None, arrived: *status == PathStatus::Arrived, distance: f32::INFINITY, speed: 0.0 }
-        } else if let Some(follow) = &follow {
-            let shared = lookup.shared(follow);
-            let context = (grid, shared, &mut scratch.sight);
-            field_wish(context, follow, (p, size, avoid.radius, mover.speed), &mut status)
+        } else if let Some((wish, new_status)) = scratch.wishes[i].take() {
+            status.set_if_neq(new_status);
+            wish
         } else if let Some(waypoints) = waypoints.as_mut() {
             let (radius, tail) = (avoid.radius, &mut avoid.tail);
             let mut wish =
@@ -553,18 +590,46 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2
     (touched, hemmed_in)
 }
 
+/// Works out every walking flow follower's wish ([`field_wish`]) on the compute pool, into
+/// `scratch.wishes`; the sight checks the tasks made are remembered after them.
+fn field_wishes(scratch: &mut Scratch, grid: &Grid, fields: &FlowFields) {
+    let mut wishes = std::mem::take(&mut scratch.wishes);
+    wishes.clear();
+    wishes.resize(scratch.jobs.len(), None);
+    let (jobs, sight) = (&scratch.jobs, &scratch.sight);
+    let (checks, followers) = (sight.checks_left(), jobs.len().max(1));
+    let made = on_pool(&mut wishes, |first, out| {
+        let mut lookup = FieldLookup::new(fields);
+        // This task's share of the frame's sight checks.
+        let mut sights = SightChecks::new(checks * out.len() / followers);
+        for (wish, job) in out.iter_mut().zip(&jobs[first..]) {
+            *wish = job.as_ref().map(|job| {
+                let mut status = job.status.clone();
+                let shared = lookup.shared(&job.follow);
+                (field_wish((grid, shared, sight, &mut sights), job, &mut status), status)
+            });
+        }
+        sights.made
+    });
+    scratch.wishes = wishes;
+    for (&key, &seen) in made.iter().flatten() {
+        scratch.sight.remember(key, seen);
+    }
+}
+
 /// A flow follower's wish: its field's next step from the cell its body stands on (its goal's
-/// centre on the goal), whether it is there, and the field's failure if it cannot be led.
-fn field_wish(
-    (grid, shared, sight): (&Grid, Option<&SharedField>, &mut GoalSight),
-    follow: &FollowFlowField,
-    (p, size, radius, speed): (Vec2, u8, f32, f32),
-    status: &mut Mut<PathStatus>,
+/// centre on the goal), whether it is there, and the field's failure if it cannot be led
+/// (into `status`).
+fn field_wish<'a>(
+    (grid, shared, sight, sights): (&Grid, Option<&SharedField>, &'a GoalSight, &mut SightChecks<'a>),
+    job: &FieldJob,
+    status: &mut PathStatus,
 ) -> Wish {
+    let (follow, (p, size, radius, speed)) = (&job.follow, job.body);
     let mut wish =
-        Wish { aim: None, arrived: **status == PathStatus::Arrived, distance: f32::INFINITY, speed };
+        Wish { aim: None, arrived: *status == PathStatus::Arrived, distance: f32::INFINITY, speed };
     let Some(anchor) = Space::anchor_at(p, size, grid) else {
-        status.set_if_neq(PathStatus::Failed(PathFailure::OffGrid));
+        *status = PathStatus::Failed(PathFailure::OffGrid);
         return wish;
     };
     wish.speed = speed / f32::from(grid.tile(anchor).and_then(|t| t.cost()).unwrap_or(1).max(1));
@@ -579,10 +644,10 @@ fn field_wish(
         field.and_then(|f| f.next_step(anchor))
     };
     let Some(next) = next else {
-        status.set_if_neq(PathStatus::Failed(shared.failure(anchor)));
+        *status = PathStatus::Failed(shared.failure(anchor));
         return wish;
     };
-    status.set_if_neq(PathStatus::Following);
+    *status = PathStatus::Following;
     let goal_centre = Space::body_center(follow.goal, size);
     if anchor == follow.goal && p.distance(goal_centre) <= ARRIVE_RADIUS {
         wish.arrived = true;
@@ -591,11 +656,10 @@ fn field_wish(
     // From a cell that sees the goal, straight at it: a crowd on open ground streams in
     // straight lines instead of the field's stair-steps (the field's cells are a large body's
     // top-left cells, whose sight is not one cell's).
-    let next = if size == 1 && next != anchor && sight.sees(grid, anchor, follow.goal, follow.rules) {
-        follow.goal
-    } else {
-        next
-    };
+    let sees = size == 1
+        && next != anchor
+        && sights.sees(sight, grid, (anchor, follow.goal, follow.rules)) == Some(true);
+    let next = if sees { follow.goal } else { next };
     let aim = if next == anchor || size > 1 || next == follow.goal {
         Space::body_center(next, size)
     } else {
@@ -736,8 +800,12 @@ impl AvoidFrame {
 }
 
 /// Runs `work` over `items` in chunks on the compute pool, a few per thread (at least
-/// [`CHUNK`] items each); `work` gets each chunk's first index.
-fn on_pool<T: Send>(items: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
+/// [`CHUNK`] items each); `work` gets each chunk's first index. Returns what each chunk
+/// returned.
+fn on_pool<T: Send, R: Send + 'static>(
+    items: &mut [T],
+    work: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let chunk = items.len().div_ceil(pool.thread_num().max(1) * 4).max(CHUNK).max(1);
     let work = &work;
@@ -745,5 +813,5 @@ fn on_pool<T: Send>(items: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
         for (k, out) in items.chunks_mut(chunk).enumerate() {
             scope.spawn(async move { work(k * chunk, out) });
         }
-    });
+    })
 }

@@ -273,6 +273,71 @@ impl GoalSight {
     }
 }
 
+/// The sight checks one task makes while followers are split over threads: it reads a
+/// [`GoalSight`] shared by all tasks, makes each new check once, within its share of the
+/// frame's budget, and the caller hands what it [`made`](Self::made) to
+/// [`GoalSight::remember`] once the tasks are done.
+///
+/// ```
+/// use bevy_gridpath::{GoalSight, SightChecks};
+/// use bevy_gridpath::gridpath::{Grid, Pos, Rules, Tile};
+///
+/// let grid = Grid::filled(8, 8, Tile::FLOOR).unwrap();
+/// let sight = GoalSight::default();
+/// let (cell, goal) = (Pos::new(0, 0), Pos::new(7, 3));
+/// let mut checks = SightChecks::new(1);
+/// assert_eq!(checks.sees(&sight, &grid, (cell, goal, Rules::OCTILE)), Some(true));
+/// // Made once: asked again, it is known.
+/// assert_eq!(checks.sees(&sight, &grid, (cell, goal, Rules::OCTILE)), Some(true));
+/// // Its one check is spent: another cell is not checked this frame.
+/// assert_eq!(checks.sees(&sight, &grid, (Pos::new(1, 0), goal, Rules::OCTILE)), None);
+/// assert_eq!(checks.made.get(&(cell, goal, Rules::OCTILE)), Some(&true));
+/// ```
+#[derive(Debug)]
+pub struct SightChecks<'a> {
+    budget: usize,
+    /// The checks made: cell, goal and rules, and whether the cell sees the goal.
+    pub made: HashMap<(Pos, Pos, Rules), bool>,
+    /// The last goal's table looked up: a run of followers of one goal finds it once.
+    last: Option<((Pos, Rules), Option<SightTable<'a>>)>,
+}
+
+impl<'a> SightChecks<'a> {
+    /// At most `budget` new checks (a share of [`GoalSight::checks_left`]).
+    pub fn new(budget: usize) -> Self {
+        Self { budget, made: HashMap::default(), last: None }
+    }
+
+    /// Whether `cell` sees `goal` under `rules`: known to `sight`, checked by this task
+    /// already, or checked now; `None` when the budget is spent (follow the field this frame).
+    pub fn sees(
+        &mut self,
+        sight: &'a GoalSight,
+        grid: &Grid,
+        (cell, goal, rules): (Pos, Pos, Rules),
+    ) -> Option<bool> {
+        let table = match self.last {
+            Some((key, table)) if key == (goal, rules) => table,
+            _ => {
+                let table = sight.table(goal, rules);
+                self.last = Some(((goal, rules), table));
+                table
+            }
+        };
+        if let Some(seen) = table.and_then(|t| t.get(cell)) {
+            return Some(seen);
+        }
+        if let Some(&seen) = self.made.get(&(cell, goal, rules)) {
+            return Some(seen);
+        }
+        (self.made.len() < self.budget).then(|| {
+            let seen = grid.line_of_sight(cell, goal, rules);
+            self.made.insert((cell, goal, rules), seen);
+            seen
+        })
+    }
+}
+
 /// The cells' sight of one goal, as far as checked ([`GoalSight::table`]).
 #[derive(Clone, Copy, Debug)]
 pub struct SightTable<'a> {

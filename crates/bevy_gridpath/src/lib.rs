@@ -52,7 +52,8 @@ pub use avoid::{Avoid, AvoidFrame, GoalCounts, LocalAvoidance, UNIT_RADIUS};
 #[cfg(feature = "debug")]
 pub use debug::{GridPathDebug, GridPathDebugPlugin};
 pub use flow::{
-    FieldLookup, FlowFields, FollowFlowField, GoalSight, SIGHT_CHECKS_PER_FRAME, SharedField, SightTable,
+    FieldLookup, FlowFields, FollowFlowField, GoalSight, SIGHT_CHECKS_PER_FRAME, SharedField, SightChecks,
+    SightTable,
 };
 /// The core this plugin runs on: grids, rules, searches, fields and map formats.
 pub use gridpath;

@@ -7,6 +7,7 @@
 //! cargo run --release -p gridpath --example avoid_frame               # the whole run
 //! cargo run --release -p gridpath --example avoid_frame -- --frames 600 --shuffled
 //! cargo run --release -p gridpath --example avoid_frame -- --shuffled --seed 3
+//! cargo run --release -p gridpath --example avoid_frame -- --shuffled --plan-every 3
 //! ```
 //!
 //! Per frame: `prepare` (bucketing), `velocities` on one thread and again split over two
@@ -20,7 +21,8 @@
 //! move no body must leave it as it was) and where units that did not arrive stand.
 //! `--shuffled` puts the units in a scattered order, as the game's spawn order is (neighbours
 //! far apart in memory); `--seed N` another such order (units jam at wall corners in some
-//! orders and not in others). The machine may be shared: compare builds by the CPU columns
+//! orders and not in others); `--plan-every N` plans each body every N frames
+//! (`AvoidanceSettings::plan_every`, 2 by default). The machine may be shared: compare builds by the CPU columns
 //! and by alternating runs.
 
 #[path = "../tests/crowd/mod.rs"]
@@ -91,14 +93,18 @@ fn main() {
     let mut frames = 36_000;
     let mut shuffled = false;
     let mut seed = 0;
+    let mut settings = AvoidanceSettings::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--frames" => frames = args.next().and_then(|v| v.parse().ok()).unwrap_or(frames),
             "--shuffled" => shuffled = true,
             "--seed" => seed = args.next().and_then(|v| v.parse().ok()).unwrap_or(seed),
+            "--plan-every" => {
+                settings.plan_every = args.next().and_then(|v| v.parse().ok()).unwrap_or(settings.plan_every);
+            }
             _ => {
-                eprintln!("usage: avoid_frame [--frames N] [--shuffled [--seed N]]");
+                eprintln!("usage: avoid_frame [--frames N] [--shuffled [--seed N]] [--plan-every N]");
                 std::process::exit(2);
             }
         }
@@ -109,7 +115,7 @@ fn main() {
         shuffle(&mut groups[0].0, seed);
     }
     let mut crowd = crowd::Crowd::new(&grid, &groups);
-    let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+    let mut avoidance = Avoidance::new(settings);
     let n = crowd.bodies.len();
     let (mut single, mut split, mut positions) = (vec![Vec2::ZERO; n], vec![Vec2::ZERO; n], Vec::new());
     let names = [

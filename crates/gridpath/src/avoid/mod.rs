@@ -210,12 +210,32 @@ struct Line {
     direction: Vec2,
 }
 
+/// Room for the constraints of one body's linear program: its walls', then its neighbours'.
+type Lines = [Line; MAX_WALLS + MAX_NEIGHBOURS];
+
+fn new_lines() -> Lines {
+    [Line::default(); MAX_WALLS + MAX_NEIGHBOURS]
+}
+
+/// What the positional pass's overlap test reads of one body, in bucket order.
+#[derive(Clone, Copy, Debug)]
+struct Moved {
+    /// Where it stands after moving.
+    centre: Vec2,
+    /// Where it stood before.
+    from: Vec2,
+    radius: f32,
+    moving: bool,
+}
+
 /// What the neighbour scan reads of one body, kept in bucket order: a row of cells is one run
 /// of memory instead of a jump per body.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     position: Vec2,
     velocity: Vec2,
+    /// [`Body::planned`].
+    planned: Vec2,
     preferred: Vec2,
     /// `-0.3 × |preferred|` for a moving body: its preferred velocity against a heading below
     /// this comes the other way. Minus infinity for a body that is not moving.
@@ -241,6 +261,24 @@ impl Slot {
     /// where it means to go, though its own mover may hold it back.
     fn is_walker(&self) -> bool {
         !self.moving && self.velocity != Vec2::ZERO
+    }
+
+    /// The body in this slot, as planning sees it: read from the slots in bucket order
+    /// instead of a jump into the bodies (in a game's spawn order) per body. Its distance is
+    /// infinite unless it moves and wants to go somewhere, as only then does it queue.
+    fn body(&self) -> Body {
+        Body {
+            position: self.position,
+            velocity: self.velocity,
+            planned: self.planned,
+            preferred: self.preferred,
+            radius: self.radius,
+            max_speed: self.max_speed,
+            moving: self.moving,
+            stuck: self.stuck,
+            group: self.group,
+            distance: self.distance,
+        }
     }
 }
 
@@ -413,6 +451,8 @@ pub struct Avoidance {
     pressing: Vec<(u32, Vec2, u32, bool)>,
     /// Frames prepared so far (wrapping): whose turn it is to plan.
     frame: u32,
+    /// The bodies as handed to the positional pass, in bucket order.
+    moved: Vec<Moved>,
     /// How far any body moved from where it was bucketed, at most, to the positions the
     /// positional pass starts from ([`integrate`](Self::integrate)).
     drift: f32,
@@ -461,6 +501,7 @@ impl Avoidance {
             Slot {
                 position: body.position,
                 velocity: body.velocity,
+                planned: body.planned,
                 preferred: body.preferred,
                 against,
                 radius: body.radius,
@@ -694,19 +735,46 @@ impl Avoidance {
     /// bodies that make headway are never affected.
     #[must_use]
     pub fn velocity(&self, bodies: &[Body], grid: &Grid, i: usize, dt: f32) -> Vec2 {
-        let me = bodies[i];
-        if !me.moving {
-            return me.velocity;
-        }
         let slot = self
             .slot_of
             .get(i)
             .map(|&s| s as usize)
             .filter(|&s| self.slots.get(s).is_some_and(|slot| slot.index as usize == i));
-        if slot.is_some_and(|s| self.slots[s].coasting) {
-            // Not its turn to plan (`AvoidanceSettings::plan_every`).
-            return me.planned;
+        match slot {
+            Some(s) => self.velocity_in_slot(bodies, (grid, &mut new_lines()), s, dt),
+            None if bodies[i].moving => self.plan(bodies, (grid, &mut new_lines()), (bodies[i], i, None), dt),
+            None => bodies[i].velocity,
         }
+    }
+
+    /// [`velocity`](Self::velocity) of the body in slot `s`.
+    fn velocity_in_slot(
+        &self,
+        bodies: &[Body],
+        (grid, lines): (&Grid, &mut Lines),
+        s: usize,
+        dt: f32,
+    ) -> Vec2 {
+        let slot = &self.slots[s];
+        if !slot.moving {
+            return slot.velocity;
+        }
+        if slot.coasting {
+            // Not its turn to plan (`AvoidanceSettings::plan_every`).
+            return slot.planned;
+        }
+        self.plan(bodies, (grid, lines), (slot.body(), slot.index as usize, Some(s)), dt)
+    }
+
+    /// The velocity moving body `me` (body `i`, in slot `slot` once prepared) plans this frame
+    /// (see [`velocity`](Self::velocity)).
+    fn plan(
+        &self,
+        bodies: &[Body],
+        (grid, lines): (&Grid, &mut Lines),
+        (me, i, slot): (Body, usize, Option<usize>),
+        dt: f32,
+    ) -> Vec2 {
         let near = self.neighbours(me, i);
         // An idle body in the way of a stuck one makes room (see `make_room`).
         let room = slot.and_then(|s| self.room.get(s)).copied().unwrap_or(Vec2::ZERO);
@@ -722,7 +790,7 @@ impl Avoidance {
         // Never while making room: that way is chosen.
         let jostle = me.stuck >= JOSTLE_AFTER && room == Vec2::ZERO && !near.1 && !self.stream_ahead(me);
         let me = if jostle { jostled(me, i) } else { me };
-        let v = self.solve_among(grid, me, &near, dt, Yield::None);
+        let v = self.solve_among((grid, lines), me, &near, dt, Yield::None);
         let nearest = &near.0;
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || self.goes_by(&me, v, nearest)
         {
@@ -737,7 +805,7 @@ impl Avoidance {
                 // (touching it, in a corner), while it in turn waits for that body. Both
                 // would wait for good. Seen as standing where it stands, as it does, it
                 // lets the stalled body get out of its way when it can.
-                let freed = self.solve_among(grid, me, &near, dt, Yield::still(j));
+                let freed = self.solve_among((grid, lines), me, &near, dt, Yield::still(j));
                 if headway(&me, freed) >= FREED {
                     return freed;
                 }
@@ -750,21 +818,25 @@ impl Avoidance {
                 continue;
             }
             // Does `j` alone hold `i` up?
-            let mine = self.solve_among(grid, me, &near, dt, Yield::Ignore(j));
+            let mine = self.solve_among((grid, lines), me, &near, dt, Yield::Ignore(j));
             if headway(&me, mine) < FREED {
                 continue;
             }
             // And `i` alone `j`?
             let theirs_near = self.neighbours(bodies[j], j);
-            let theirs_now = self.solve_among(grid, bodies[j], &theirs_near, dt, Yield::None);
+            let theirs_now = self.solve_among((grid, lines), bodies[j], &theirs_near, dt, Yield::None);
             if headway(&bodies[j], theirs_now) >= STALLED {
                 continue;
             }
-            let theirs = self.solve_among(grid, bodies[j], &theirs_near, dt, Yield::Ignore(i));
+            let theirs = self.solve_among((grid, lines), bodies[j], &theirs_near, dt, Yield::Ignore(i));
             if headway(&bodies[j], theirs) < FREED {
                 continue;
             }
-            return if i < j { mine } else { self.solve_among(grid, me, &near, dt, Yield::To(j, theirs)) };
+            return if i < j {
+                mine
+            } else {
+                self.solve_among((grid, lines), me, &near, dt, Yield::To(j, theirs))
+            };
         }
         v
     }
@@ -794,7 +866,8 @@ impl Avoidance {
         let is_near = near.0.nearest().iter().any(|&(_, s)| self.slots[s as usize].index as usize == j);
         is_near
             && !self.goes_by(&me, velocity, &near.0)
-            && headway(&me, self.solve_among(grid, me, &near, dt, Yield::Ignore(j))) >= FREED
+            && headway(&me, self.solve_among((grid, &mut new_lines()), me, &near, dt, Yield::Ignore(j)))
+                >= FREED
     }
 
     /// Whether `me` goes its way at velocity `v`, worked out for it this frame among its
@@ -814,10 +887,17 @@ impl Avoidance {
     /// The velocity of `me` (a moving body) among its nearest neighbours and whether one in its
     /// way comes the other way (`near`, from [`neighbours`](Self::neighbours)), with one
     /// neighbour ignored or given way to as `how` says.
-    fn solve_among(&self, grid: &Grid, me: Body, near: &(Nearest, bool), dt: f32, how: Yield) -> Vec2 {
+    fn solve_among(
+        &self,
+        (grid, lines): (&Grid, &mut Lines),
+        me: Body,
+        near: &(Nearest, bool),
+        dt: f32,
+        how: Yield,
+    ) -> Vec2 {
         let (nearest, oncoming) = (&near.0, near.1);
-        let mut lines = [Line::default(); MAX_WALLS + MAX_NEIGHBOURS];
-        let mut others = [Line::default(); MAX_NEIGHBOURS];
+        // The neighbours' lines go after room for the walls', and move down next to them. Each
+        // call writes all it reads of `lines`.
         let mut found = 0;
         for &(_, s) in nearest.nearest() {
             let slot = &self.slots[s as usize];
@@ -846,10 +926,10 @@ impl Avoidance {
                     ),
                 },
             };
-            others[found] = line;
+            lines[MAX_WALLS + found] = line;
             found += 1;
         }
-        let others = &others[..found];
+        let others = &lines[MAX_WALLS..MAX_WALLS + found];
         // A body that wants to stand still and may (a packed crowd at rest): the linear program
         // would start at zero and keep it, as every wall allows standing still.
         if me.preferred == Vec2::ZERO && others.iter().all(|line| det(line.direction, line.point) <= 0.0) {
@@ -857,8 +937,8 @@ impl Avoidance {
         }
         let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
         let preferred = self.keep_to_side(me, oncoming);
-        let count = walls + others.len();
-        lines[walls..count].copy_from_slice(others);
+        let count = walls + found;
+        lines.copy_within(MAX_WALLS..MAX_WALLS + found, walls);
         let lines = &lines[..count];
         let mut v = Vec2::ZERO;
         let failed = linear_program2(lines, me.max_speed, preferred, false, &mut v);
@@ -974,10 +1054,13 @@ impl Avoidance {
         // In bucket order, not index order: consecutive bodies are neighbours, so their cells,
         // slots and lookups are already in the cache (a game's bodies come in spawn order,
         // scattered over the map).
-        for slot in &self.slots {
+        // One buffer for the linear programs of all: clearing one per body is a measurable
+        // share of the frame.
+        let lines = &mut new_lines();
+        for (s, slot) in self.slots.iter().enumerate() {
             let i = slot.index as usize;
             if (first..last).contains(&i) {
-                out[i - first] = self.velocity(bodies, grid, i, dt);
+                out[i - first] = self.velocity_in_slot(bodies, (grid, lines), s, dt);
             }
         }
     }
@@ -1008,13 +1091,32 @@ impl Avoidance {
 
     /// How far any body moved from where it was bucketed to `positions`: the overlap test
     /// looks that much farther than touching, and no farther.
+    /// Also copies the moved centres and the radii in bucket order for
+    /// [`overlapping`](Self::overlapping): a body's neighbours are then runs of memory, not a
+    /// jump each (a game's bodies come in spawn order, scattered over the map).
     fn note_drift(&mut self, bodies: &[Body], positions: &[Vec2]) {
         self.drift = bodies.iter().zip(positions).map(|(b, p)| b.position.distance(*p)).fold(0.0, f32::max);
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.clear();
+        moved.extend(self.buckets.order().iter().map(|&j| {
+            let body = &bodies[j as usize];
+            Moved {
+                centre: positions[j as usize],
+                from: body.position,
+                radius: body.radius,
+                moving: body.moving,
+            }
+        }));
+        self.moved = moved;
     }
 
-    /// Whether each of bodies `first..first + out.len()`, at `positions` (one per body, from
-    /// [`integrate`](Self::integrate)), is moving and overlaps another body beyond the tolerance
-    /// or a wall, into `out`. Reads only: callers may split the bodies over threads.
+    /// Whether each of the bodies in slots `first..first + out.len()` (bucket order: slot `s`
+    /// is body `order()[s]`), at `positions` (one per body, from [`integrate`](Self::integrate)),
+    /// is moving and overlaps another body beyond the tolerance or a wall, into `out`. In
+    /// bucket order, not body order: neighbouring bodies are worked out one after the other,
+    /// so their cells, walls and neighbours are already in the cache (a game's bodies come in
+    /// spawn order, scattered over the map). Reads only: callers may split the slots over
+    /// threads.
     pub fn overlapping(
         &self,
         bodies: &[Body],
@@ -1023,31 +1125,34 @@ impl Avoidance {
         first: usize,
         out: &mut [bool],
     ) {
+        let moved = &self.moved;
+        debug_assert_eq!(moved.len(), bodies.len(), "positions from `integrate` or `separate`");
         for (k, flag) in out.iter_mut().enumerate() {
-            let i = first + k;
-            let body = &bodies[i];
-            if !body.moving {
+            let s = first + k;
+            let me = moved[s];
+            debug_assert_eq!(me.centre, positions[self.buckets.order()[s] as usize]);
+            if !me.moving {
                 *flag = false;
                 continue;
             }
-            let p = positions[i];
+            let p = me.centre;
             // Bodies moved since they were bucketed (by `drift` at most): look that much farther.
-            let reach = body.radius + self.max_radius + self.drift;
-            let order = self.buckets.order();
+            let reach = me.radius + self.max_radius + self.drift;
             let mut overlaps = false;
             self.buckets.square_rows(p, reach, |run| {
+                let first = run.start;
                 overlaps = overlaps
-                    || order[run].iter().any(|&j| {
-                        let j = j as usize;
-                        j != i && too_close(p.distance_squared(positions[j]), body.radius + bodies[j].radius)
+                    || moved[run].iter().enumerate().any(|(t, other)| {
+                        first + t != s
+                            && too_close(p.distance_squared(other.centre), me.radius + other.radius)
                     });
             });
-            *flag = overlaps || out_of_walls(grid, body, p) != p;
+            *flag = overlaps || out_of_walls_from(grid, (me.from, me.radius), p) != p;
         }
     }
 
     /// The positional pass's rounds (Gauss-Seidel over the bodies that still overlap), starting
-    /// from the bodies `overlapping` flags (one per body, from [`overlapping`](Self::overlapping)
+    /// from the bodies `overlapping` flags (one per slot, from [`overlapping`](Self::overlapping)
     /// at these `positions`); then [`settle`](Self::settle) finishes the pass.
     pub fn separate_overlapping(
         &mut self,
@@ -1072,7 +1177,7 @@ impl Avoidance {
         centres.extend(order.iter().map(|&i| positions[i as usize]));
         active.clear();
         #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 bodies")]
-        active.extend((0..slots.len()).filter(|&s| overlapping[slots[s].index as usize]).map(|s| s as u32));
+        active.extend((0..slots.len()).filter(|&s| overlapping[s]).map(|s| s as u32));
         marks.clear();
         marks.resize(slots.len(), u32::MAX);
         for pass in 0..self.settings.separation_passes {
@@ -1082,8 +1187,9 @@ impl Avoidance {
             next.clear();
             for &s in &active {
                 let s = s as usize;
-                let body = &bodies[slots[s].index as usize];
-                let reach = body.radius + self.max_radius + SEPARATION_SLACK;
+                // Its slot, not `bodies`: the same body, read in bucket order.
+                let (from, radius) = (slots[s].position, slots[s].radius);
+                let reach = radius + self.max_radius + SEPARATION_SLACK;
                 self.buckets.square_rows(centres[s], reach, |run| {
                     for t in run {
                         if t != s && push_apart(slots, &mut centres, s, t) {
@@ -1102,7 +1208,7 @@ impl Avoidance {
                 });
                 // Out of the walls: a body pushed into one goes back towards the body that
                 // pushed it, so it takes its turn again next round (else that overlap stays).
-                let out = out_of_walls(grid, body, centres[s]);
+                let out = out_of_walls_from(grid, (from, radius), centres[s]);
                 if out != centres[s] {
                     centres[s] = out;
                     if marks[s] != pass {
@@ -1467,8 +1573,12 @@ fn wall_lines(grid: &Grid, me: Body, horizon: f32, lines: &mut [Line]) -> usize 
 
 /// `p` moved so that a body of `body`'s radius and class overlaps no wall around it.
 fn out_of_walls(grid: &Grid, body: &Body, p: Vec2) -> Vec2 {
-    let class = class_at(grid, body.position);
-    let r = body.radius;
+    out_of_walls_from(grid, (body.position, body.radius), p)
+}
+
+/// [`out_of_walls`] for a body of radius `r` that stood at `from` before it moved.
+fn out_of_walls_from(grid: &Grid, (from, r): (Vec2, f32), p: Vec2) -> Vec2 {
+    let class = class_at(grid, from);
     let mut moved = p;
     blocked_cells(grid, p, r, class, |cell| {
         // Each push starts from where the pushes before left the body.
@@ -1477,7 +1587,7 @@ fn out_of_walls(grid: &Grid, body: &Body, p: Vec2) -> Vec2 {
         let d = out.length();
         if d < r {
             // A centre inside the cell goes back to where it came from.
-            moved = if d > 1e-6 { nearest + out / d * r } else { body.position };
+            moved = if d > 1e-6 { nearest + out / d * r } else { from };
         }
     });
     moved
