@@ -142,10 +142,11 @@ fn order_alone(app: &mut App, units: &[Entity], seed: u64) {
     }
 }
 
-/// Flow fields built, followers re-routed by a rebuild, own routes re-planned after edits.
-fn counters(app: &App) -> (u64, u64, u64) {
+/// Flow fields built (and of those, repaired around the edit), followers re-routed by a
+/// rebuild, own routes re-planned after edits.
+fn counters(app: &App) -> (u64, u64, u64, u64) {
     let fields = app.world().resource::<FlowFields>();
-    (fields.builds, fields.rerouted, app.world().resource::<PlanQueue>().counts().replans)
+    (fields.builds, fields.repaired, fields.rerouted, app.world().resource::<PlanQueue>().counts().replans)
 }
 
 fn timed_update(app: &mut App) -> Duration {
@@ -492,14 +493,15 @@ fn edit() {
     let quiet_median = median(&mut quiet);
     println!(
         "edit:  {UNITS} units (100 on own routes), 20 wall strokes = 40 edit frames: median {:.3} ms, \
-         max {:.3} ms (frames without edits: median {:.3} ms); {} field rebuilds, {} followers \
-         re-routed by them, {} own routes re-planned",
+         max {:.3} ms (frames without edits: median {:.3} ms); {} field rebuilds ({} repaired around \
+         the edit), {} followers re-routed by them, {} own routes re-planned",
         ms(median(&mut edit_frames)),
         ms(*edit_frames.iter().max().unwrap_or(&Duration::ZERO)),
         ms(quiet_median),
         after.0 - before.0,
         after.1 - before.1,
         after.2 - before.2,
+        after.3 - before.3,
     );
 }
 

@@ -12,7 +12,7 @@ use gridpath::avoid::{ArrivalRing, ring_reach};
 use gridpath::{FieldKind, FlowField, Grid, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
-use crate::nav::{NavGrid, NavVersion};
+use crate::nav::{GridChanged, NavGrid, NavVersion};
 use crate::plan::{PathFailure, PathStatus};
 
 pub(crate) fn plugin(app: &mut App) {
@@ -113,6 +113,9 @@ pub struct FlowFields {
     fields: HashMap<FollowFlowField, SharedField>,
     /// Fields built or rebuilt since start-up.
     pub builds: u64,
+    /// Of those, the rebuilds that repaired the field around the edited cells instead of
+    /// searching the whole map again ([`FlowField::repair`]).
+    pub repaired: u64,
     /// Followers whose field was rebuilt under them (they re-route by reading it) since
     /// start-up.
     pub rerouted: u64,
@@ -358,8 +361,35 @@ impl SightTable<'_> {
 
 /// Counts the followers of every field, creates the fields new goals need, drops those nobody
 /// follows, and (re)builds those the grid changed under.
-fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: Query<&FollowFlowField>) {
+///
+/// A field built on the grid as this system last saw it is repaired around the cells edited
+/// since ([`FlowField::repair`]: exact, and on a large map a stroke's repair takes a fraction
+/// of a rebuild); after a replaced grid, an edit of any cell, or a frame this system did not
+/// follow, it is rebuilt.
+fn update_flow_fields(
+    nav: Res<NavGrid>,
+    mut fields: ResMut<FlowFields>,
+    units: Query<&FollowFlowField>,
+    mut changes: MessageReader<GridChanged>,
+    mut seen: Local<Option<NavVersion>>,
+) {
+    // The version the fields last brought in step with, and the cells edited since, when
+    // known cell by cell: those announced since, and those not announced yet.
+    let previous = seen.take();
+    let mut edited: Option<Vec<Pos>> = Some(Vec::new());
+    for change in changes.read() {
+        match (change, &mut edited) {
+            (GridChanged::Cells(cells), Some(edited)) => edited.extend(cells),
+            _ => edited = None,
+        }
+    }
+    if let (Some(list), Some(unpublished)) = (&mut edited, nav.unpublished_cells()) {
+        list.extend_from_slice(unpublished);
+    } else {
+        edited = None;
+    }
     if units.is_empty() && fields.fields.is_empty() {
+        // Not following: the next fields are built afresh.
         return;
     }
     let fields = &mut *fields;
@@ -383,20 +413,31 @@ fn update_flow_fields(nav: Res<NavGrid>, mut fields: ResMut<FlowFields>, units: 
     }
     fields.fields.retain(|_, shared| shared.followers > 0);
     let version = nav.version();
+    *seen = Some(version);
     for (follow, shared) in &mut fields.fields {
         if shared.built == Some(version) {
             continue;
         }
+        let repairable = previous.is_some() && shared.built == previous;
         shared.built = Some(version);
         shared.ring = OnceLock::new();
         fields.builds += 1;
-        let result = match shared.field.as_mut() {
+        let result = match (shared.field.as_mut(), &edited) {
+            // Built on the grid last seen, and the cells edited since known: repaired (a
+            // field that cannot be, a large agent's, is rebuilt by `repair` itself).
+            (Some(field), Some(cells)) if repairable => {
+                fields.rerouted += shared.followers as u64;
+                fields.repaired += 1;
+                field.repair(nav.grid(), cells)
+            }
             // Same goal and rules on a grid of the same size: rebuild in place, reusing memory.
-            Some(field) if field.width() == nav.grid().width() && field.height() == nav.grid().height() => {
+            (Some(field), _)
+                if field.width() == nav.grid().width() && field.height() == nav.grid().height() =>
+            {
                 fields.rerouted += shared.followers as u64;
                 field.rebuild(nav.grid())
             }
-            _ => FlowField::for_agent(
+            (_, _) => FlowField::for_agent(
                 FieldKind::Cost,
                 nav.grid(),
                 follow.goal,

@@ -195,6 +195,220 @@ impl FlowField {
         Ok(())
     }
 
+    /// Brings a least-cost field in step with `grid` after the cells `changed` changed (walls
+    /// painted or cleared, terrain costs or classes), as [`rebuild`](Self::rebuild) would but
+    /// without searching the whole map again: only the cells whose way to the goal ran
+    /// through, past or beside a changed cell are searched anew, from the cells around them
+    /// whose distance the edit left as it was, and the improvements a cleared cell opens
+    /// spread from there. The distances are exactly a rebuild's; where two next steps are
+    /// equally short, either may be kept. `changed` must hold every cell that changed since
+    /// the field was last built or repaired; on a [`FieldKind::Steps`] field, a large agent's,
+    /// a grid of another size or with fences, a changed goal or an edit of more than a
+    /// sixteenth of the map, this rebuilds.
+    ///
+    /// ```
+    /// use gridpath::{FlowField, Grid, Pos, Rules, Tile};
+    ///
+    /// let mut grid = Grid::new(30, 20).unwrap();
+    /// let goal = Pos::new(25, 10);
+    /// let mut field = FlowField::dijkstra(&grid, goal, Rules::OCTILE).unwrap();
+    /// let wall: Vec<Pos> = (3..17).map(|y| Pos::new(15, y)).collect();
+    /// for &cell in &wall {
+    ///     grid.set_tile(cell, Tile::Wall).unwrap();
+    /// }
+    /// field.repair(&grid, &wall).unwrap();
+    /// let fresh = FlowField::dijkstra(&grid, goal, Rules::OCTILE).unwrap();
+    /// let (a, b) = (field.distance(Pos::new(2, 10)).unwrap(), fresh.distance(Pos::new(2, 10)).unwrap());
+    /// assert!((a - b).abs() < 1e-9);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FlowField::dijkstra`]; the field is then empty (every cell unreached).
+    pub fn repair(&mut self, grid: &Grid, changed: &[Pos]) -> Result<(), SearchError> {
+        let same_shape = self.width == grid.width()
+            && self.height == grid.height()
+            && self.stride == grid.stride()
+            && self.packed.len() == grid.padded_len();
+        let repairable = self.kind == FieldKind::Cost
+            && self.agent_size <= 1
+            && same_shape
+            && !grid.has_fences()
+            && self.reached > 0
+            && changed.len().saturating_mul(16) <= grid.len()
+            && changed.iter().all(|&p| grid.in_bounds(p) && p != self.goal);
+        if !repairable {
+            return self.rebuild(grid);
+        }
+        self.revision = grid.revision();
+        let nb = Neighbours::new(grid, self.rules);
+        let affected = self.forget_affected(grid, &nb, changed);
+        let seeds = self.seed(grid, &nb, &affected);
+        self.settle_from(grid, &nb, &seeds);
+        self.reached = self.packed.iter().filter(|&&w| w != Packed::UNREACHED).count();
+        Ok(())
+    }
+
+    /// [`repair`](Self::repair)'s first step: forgets (unreaches) every cell whose way to the
+    /// goal may have changed, and returns them: every changed cell and its neighbours (a
+    /// diagonal step past a changed cell may have become legal or not, and a step into a cell
+    /// costs that cell's cost), and every cell whose next step leads to one of them,
+    /// recursively (a cell's own word says which cell it steps to).
+    fn forget_affected(&mut self, grid: &Grid, nb: &Neighbours, changed: &[Pos]) -> Vec<usize> {
+        let goal = grid.index(self.goal);
+        let packed = &mut self.packed;
+        let mut affected: Vec<usize> = Vec::new();
+        for &cell in changed {
+            let c = grid.index(cell);
+            for i in std::iter::once(c).chain(nb.offset.iter().map(|&o| c.wrapping_add_signed(o))) {
+                // (A cell on the map's edge has the padding's walls round it.)
+                if i != goal {
+                    affected.push(i);
+                }
+            }
+        }
+        // Roots already unreached (walls, or reached by nothing) have no cells stepping to them:
+        // they are seeded, not followed.
+        let mut unreached_roots = Vec::new();
+        affected.retain(|&x| {
+            let reached = packed[x] != Packed::UNREACHED;
+            if reached {
+                packed[x] = Packed::UNREACHED;
+            } else {
+                unreached_roots.push(x);
+            }
+            reached
+        });
+        let mut at = 0;
+        while at < affected.len() {
+            let x = affected[at];
+            at += 1;
+            for k in 0..8 {
+                let y = x.wrapping_add_signed(nb.offset[k]);
+                let word = packed[y];
+                // `y` steps to `x` when the step that reached it came from `x`.
+                if word != Packed::UNREACHED
+                    && y != goal
+                    && (Packed::dir(word) as usize) < 8
+                    && y.wrapping_add_signed(-nb.offset[Packed::dir(word) as usize]) == x
+                {
+                    packed[y] = Packed::UNREACHED;
+                    affected.push(y);
+                }
+            }
+        }
+        affected.append(&mut unreached_roots);
+        affected
+    }
+
+    /// [`repair`](Self::repair)'s second step: each forgotten cell of the goal's class anew
+    /// from its neighbours the edit left as they were; returns those reached so, by distance.
+    fn seed(&mut self, grid: &Grid, nb: &Neighbours, affected: &[usize]) -> Vec<(f64, usize)> {
+        let (cells, fences) = (grid.cells(), grid.fence_masks());
+        let class = grid.class_at(grid.index(self.goal));
+        // `opposite[k]`: the direction back along direction `k`.
+        let opposite: [usize; 8] = std::array::from_fn(|k| {
+            DIRS.iter().position(|&(dx, dy)| (dx, dy) == (-DIRS[k].0, -DIRS[k].1)).unwrap_or(k)
+        });
+        let packed = &mut self.packed;
+        let mut seeds: Vec<(f64, usize)> = Vec::new();
+        for &x in affected {
+            if cells[x] >> 6 != class {
+                continue;
+            }
+            let mut best = packed[x];
+            for (&offset, &k) in nb.offset.iter().zip(&opposite) {
+                let n = x.wrapping_add_signed(offset);
+                let word = packed[n];
+                if word == Packed::UNREACHED || k >= nb.count || !nb.legal(cells, fences, n, k, class) {
+                    continue;
+                }
+                // Stepping x -> n enters n.
+                let candidate =
+                    Packed::word(Packed::cost(word) + nb.base[k] * f64::from(grid.cost_at(n)), k as u64);
+                if Packed::cost(candidate) < Packed::cost(best) {
+                    best = candidate;
+                }
+            }
+            if best != packed[x] {
+                packed[x] = best;
+                seeds.push((Packed::cost(best), x));
+            }
+        }
+        seeds.sort_by(|a, b| a.0.total_cmp(&b.0));
+        seeds
+    }
+
+    /// [`repair`](Self::repair)'s last step: Dial's algorithm from the `seeds` (by
+    /// distance), each joining the buckets when their turn comes to its distance; any cell a
+    /// step from a settled one improves as in a build (a forgotten cell, or one a cleared
+    /// cell brings nearer).
+    fn settle_from(&mut self, grid: &Grid, nb: &Neighbours, seeds: &[(f64, usize)]) {
+        let (cells, fences) = (grid.cells(), grid.fence_masks());
+        let class = grid.class_at(grid.index(self.goal));
+        let packed = &mut self.packed;
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
+        let span = ((SQRT2 * f64::from(grid.max_cost())).ceil() as usize + 2).next_power_of_two();
+        if self.buckets.len() < span {
+            self.buckets.resize_with(span, Vec::new);
+        }
+        let mask = self.buckets.len() - 1;
+        let buckets = &mut self.buckets;
+        for b in buckets.iter_mut() {
+            b.clear();
+        }
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "finite and >= 0")]
+        let bucket_of = |d: f64| d as i64 as usize;
+        let mut pending = 0usize;
+        let mut seed = 0;
+        let mut k = seeds.first().map_or(0, |&(d, _)| bucket_of(d));
+        loop {
+            while let Some(&(d, x)) = seeds.get(seed) {
+                if bucket_of(d) > k {
+                    break;
+                }
+                #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
+                buckets[k & mask].push(x as u32);
+                pending += 1;
+                seed += 1;
+            }
+            while let Some(v) = buckets[k & mask].pop() {
+                pending -= 1;
+                let v = v as usize;
+                let dv = Packed::cost(packed[v]);
+                if bucket_of(dv) != k {
+                    continue; // stale: the cell improved into an earlier bucket
+                }
+                let enter = f64::from(grid.cost_at(v));
+                for k2 in 0..nb.count {
+                    if !nb.legal(cells, fences, v, k2, class) {
+                        continue;
+                    }
+                    let u = v.wrapping_add_signed(nb.offset[k2]);
+                    let word = Packed::word(dv + nb.base[k2] * enter, k2 as u64);
+                    let (d, old) = (Packed::cost(word), Packed::cost(packed[u]));
+                    if d < old {
+                        packed[u] = word;
+                        // Always queued: unlike in a build, a cell the edit left as it was is
+                        // in no bucket yet, whatever its old distance.
+                        #[expect(
+                            clippy::cast_possible_truncation,
+                            reason = "padded grids have < 2^32 cells"
+                        )]
+                        buckets[bucket_of(d) & mask].push(u as u32);
+                        pending += 1;
+                    }
+                }
+            }
+            k += 1;
+            if pending == 0 {
+                match seeds.get(seed) {
+                    Some(&(d, _)) => k = k.max(bucket_of(d)),
+                    None => break,
+                }
+            }
+        }
+    }
+
     /// Dial's algorithm: bucket `k` holds the cells whose tentative distance lies in `[k, k+1)`.
     /// Every step costs at least 1 (the bucket width), so no cell of a bucket can improve
     /// another of the same bucket: a cell's distance is final when its bucket comes up, the
@@ -698,6 +912,77 @@ mod tests {
             for p in grid.positions() {
                 assert_eq!(a.distance(p), b.distance(p), "{percent} % walls, at {p}");
                 assert_eq!(a.next_step(p), b.next_step(p), "{percent} % walls, at {p}");
+            }
+        }
+    }
+
+    /// A repaired field has a rebuilt one's distances, and each next step is a legal step
+    /// that is as short as the distance says: random walls painted and cleared and terrain
+    /// costs changed, in batches, on random maps, under every movement rule.
+    #[test]
+    #[expect(clippy::cast_possible_truncation, reason = "small random sizes and counts")]
+    fn a_repaired_field_is_exact_as_a_rebuilt_one() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut random = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let rules = [Rules::OCTILE, Rules::FOUR, Rules { corners: crate::Corners::Allow, ..Rules::OCTILE }];
+        for round in 0..400 {
+            let (w, h) = (10 + random(40) as u32, 10 + random(30) as u32);
+            let mut grid = scattered(w, h, random(35), round + 1);
+            let rule = rules[round as usize % rules.len()];
+            let cells: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+            if cells.is_empty() {
+                continue;
+            }
+            let goal = cells[random(cells.len() as u64) as usize];
+            let Ok(mut field) = FlowField::dijkstra(&grid, goal, rule) else { continue };
+            for batch in 0..6 {
+                let mut changed = Vec::new();
+                // A few cells, or a stroke: a line of one tile.
+                let (stroke, across) = (random(3) == 0, random(2) == 0);
+                let (start, tile) =
+                    (Pos::new(random(u64::from(w)) as u32, random(u64::from(h)) as u32), random(8));
+                for i in 0..=random(if stroke { 20 } else { 8 }) as u32 {
+                    let cell = if stroke {
+                        if across { Pos::new(start.x + i, start.y) } else { Pos::new(start.x, start.y + i) }
+                    } else {
+                        Pos::new(random(u64::from(w)) as u32, random(u64::from(h)) as u32)
+                    };
+                    if cell == goal || !grid.in_bounds(cell) {
+                        continue;
+                    }
+                    let tile = match if stroke { tile } else { random(8) } {
+                        0 | 1 => Tile::FLOOR,
+                        2 => Tile::Ground { cost: 1 + random(4) as u8 },
+                        3 => Tile::Water { cost: 1 },
+                        _ => Tile::Wall,
+                    };
+                    grid.set_tile(cell, tile).unwrap();
+                    changed.push(cell);
+                }
+                field.repair(&grid, &changed).unwrap();
+                let fresh = FlowField::dijkstra(&grid, goal, rule).unwrap();
+                assert_eq!(field.reached(), fresh.reached(), "round {round} batch {batch}");
+                for p in grid.positions() {
+                    let (a, b) = (field.distance(p), fresh.distance(p));
+                    assert_eq!(a.is_some(), b.is_some(), "round {round} batch {batch} at {p}");
+                    let (Some(a), Some(b)) = (a, b) else { continue };
+                    assert!(
+                        (a - b).abs() < 1e-9 * b.max(1.0),
+                        "round {round} batch {batch} at {p}: {a} vs {b}"
+                    );
+                    if p == goal {
+                        continue;
+                    }
+                    let next = field.next_step(p).expect("a reached cell steps on");
+                    let cost = grid.step_cost(p, next, rule).expect("a legal step");
+                    let d = field.distance(next).unwrap();
+                    assert!((d + cost - a).abs() < 1e-9 * a.max(1.0), "round {round} batch {batch} at {p}");
+                }
             }
         }
     }

@@ -47,6 +47,62 @@ fn a_field_is_rebuilt_when_the_grid_changes_and_dropped_without_followers() {
     assert!(app.world().resource::<FlowFields>().is_empty(), "a field nobody follows is dropped");
 }
 
+/// Whether `app`'s field to `goal` has, cell for cell, the distances of a field built afresh on
+/// its grid now.
+fn field_is_exact(app: &App, goal: Pos) -> bool {
+    let grid = nav(app).grid();
+    let fields = app.world().resource::<FlowFields>();
+    let field = fields.field(&FollowFlowField::new(goal)).expect("the field exists");
+    let fresh = gridpath::FlowField::dijkstra(grid, goal, gridpath::Rules::OCTILE).expect("the goal is free");
+    grid.positions().all(|p| match (field.distance(p), fresh.distance(p)) {
+        (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+        (a, b) => a.is_none() && b.is_none(),
+    })
+}
+
+#[test]
+fn edits_repair_the_field_around_them_and_an_edit_of_any_cell_rebuilds_it() {
+    let mut app = app_on(ROOM);
+    let goal = Pos::new(9, 2);
+    spawn_at(&mut app, Pos::new(0, 2), FollowFlowField::new(goal));
+    app.update();
+    let counts = |app: &App| {
+        let fields = app.world().resource::<FlowFields>();
+        (fields.builds, fields.repaired)
+    };
+    assert_eq!(counts(&app), (1, 0));
+    // A wall closing the gap below the wall, then one cleared, then terrain: one edit a frame.
+    let edits = [
+        (Pos::new(4, 4), Tile::Wall),
+        (Pos::new(4, 2), Tile::FLOOR),
+        (Pos::new(6, 2), Tile::Ground { cost: 5 }),
+    ];
+    for (n, &(cell, tile)) in (1..).zip(&edits) {
+        app.world_mut().resource_mut::<NavGrid>().set_tile(cell, tile).unwrap();
+        app.update();
+        assert_eq!(counts(&app), (1 + n, n), "edit {n} is repaired");
+        assert!(field_is_exact(&app, goal), "after edit {n}");
+    }
+    // Two edits in one frame, one of them undone.
+    {
+        let mut nav = app.world_mut().resource_mut::<NavGrid>();
+        nav.set_tile(Pos::new(8, 1), Tile::Wall).unwrap();
+        nav.set_tile(Pos::new(8, 3), Tile::Wall).unwrap();
+        nav.set_tile(Pos::new(8, 1), Tile::FLOOR).unwrap();
+    }
+    app.update();
+    assert_eq!(counts(&app), (5, 4));
+    assert!(field_is_exact(&app, goal), "after a frame of several edits");
+    // An edit of any cell: rebuilt.
+    app.world_mut()
+        .resource_mut::<NavGrid>()
+        .edit(|grid| grid.set_tile(Pos::new(1, 1), Tile::Wall).map(|_| ()))
+        .unwrap();
+    app.update();
+    assert_eq!(counts(&app), (6, 4), "an edit of any cell rebuilds");
+    assert!(field_is_exact(&app, goal), "after a rebuild");
+}
+
 #[test]
 fn a_follower_that_cannot_reach_the_goal_fails_with_the_reason() {
     let mut app = app_on("..#..\n..#..");
