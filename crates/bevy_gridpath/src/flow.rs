@@ -114,7 +114,8 @@ pub struct FlowFields {
     /// Fields built or rebuilt since start-up.
     pub builds: u64,
     /// Of those, the rebuilds that repaired the field around the edited cells instead of
-    /// searching the whole map again ([`FlowField::repair`]).
+    /// searching the whole map again ([`FlowField::repair`]; it rebuilds where a repair would
+    /// not pay).
     pub repaired: u64,
     /// Followers whose field was rebuilt under them (they re-route by reading it) since
     /// start-up.
@@ -427,8 +428,7 @@ fn update_flow_fields(
             // field that cannot be, a large agent's, is rebuilt by `repair` itself).
             (Some(field), Some(cells)) if repairable => {
                 fields.rerouted += shared.followers as u64;
-                fields.repaired += 1;
-                field.repair(nav.grid(), cells)
+                field.repair(nav.grid(), cells).map(|repaired| fields.repaired += u64::from(repaired))
             }
             // Same goal and rules on a grid of the same size: rebuild in place, reusing memory.
             (Some(field), _)

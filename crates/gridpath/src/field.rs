@@ -66,6 +66,8 @@ pub struct FlowField {
     height: u32,
     stride: usize,
     revision: u64,
+    /// The [`Grid`] it was built on (another grid, a clone even, is rebuilt on, not repaired).
+    grid_id: u64,
     /// Per padded cell, one word (see [`Packed`]): the distance to the goal and the direction
     /// (index into [`DIRS`]) of the step that reached it from the cell nearer the goal, so its
     /// next step is the opposite one; unreached until a build reaches it. One load per look at
@@ -150,6 +152,7 @@ impl FlowField {
             height: grid.height(),
             stride: grid.stride(),
             revision: grid.revision(),
+            grid_id: grid.id(),
             packed: Vec::new(),
             reached: 0,
             buckets: Vec::new(),
@@ -168,6 +171,7 @@ impl FlowField {
         self.height = grid.height();
         self.stride = grid.stride();
         self.revision = grid.revision();
+        self.grid_id = grid.id();
         self.reached = 0;
         self.packed.clear();
         self.packed.resize(len, Packed::UNREACHED);
@@ -201,10 +205,16 @@ impl FlowField {
     /// through, past or beside a changed cell are searched anew, from the cells around them
     /// whose distance the edit left as it was, and the improvements a cleared cell opens
     /// spread from there. The distances are exactly a rebuild's; where two next steps are
-    /// equally short, either may be kept. `changed` must hold every cell that changed since
-    /// the field was last built or repaired; on a [`FieldKind::Steps`] field, a large agent's,
-    /// a grid of another size or with fences, a changed goal or an edit of more than a
-    /// sixteenth of the map, this rebuilds.
+    /// equally short, either may be kept. Returns whether it repaired: it rebuilds instead
+    /// where a repair would not pay or cannot serve — a [`FieldKind::Steps`] field, a large
+    /// agent's, another grid than the one it was built on (a clone too) or one of another size,
+    /// a grid with fences (an edit of fences is no edit of cells: rebuild after one), a
+    /// changed goal, an edit of more than a sixteenth of the map or one that would search
+    /// again more than an eighth of the cells reached (a wall beside the goal), or a grid
+    /// edited since with no cell listed.
+    ///
+    /// `changed` must hold every cell that changed since the field was last built or
+    /// repaired (listed more than once, or changed and changed back, is fine).
     ///
     /// ```
     /// use gridpath::{FlowField, Grid, Pos, Rules, Tile};
@@ -216,15 +226,17 @@ impl FlowField {
     /// for &cell in &wall {
     ///     grid.set_tile(cell, Tile::Wall).unwrap();
     /// }
-    /// field.repair(&grid, &wall).unwrap();
+    /// assert_eq!(field.repair(&grid, &wall), Ok(true));
     /// let fresh = FlowField::dijkstra(&grid, goal, Rules::OCTILE).unwrap();
     /// let (a, b) = (field.distance(Pos::new(2, 10)).unwrap(), fresh.distance(Pos::new(2, 10)).unwrap());
     /// assert!((a - b).abs() < 1e-9);
+    /// // Another grid, even one cell for cell the same: rebuilt on.
+    /// assert_eq!(field.repair(&grid.clone(), &[]), Ok(false));
     /// ```
     ///
     /// # Errors
     /// As [`FlowField::dijkstra`]; the field is then empty (every cell unreached).
-    pub fn repair(&mut self, grid: &Grid, changed: &[Pos]) -> Result<(), SearchError> {
+    pub fn repair(&mut self, grid: &Grid, changed: &[Pos]) -> Result<bool, SearchError> {
         let same_shape = self.width == grid.width()
             && self.height == grid.height()
             && self.stride == grid.stride()
@@ -232,28 +244,40 @@ impl FlowField {
         let repairable = self.kind == FieldKind::Cost
             && self.agent_size <= 1
             && same_shape
+            && grid.id() == self.grid_id
+            && (!changed.is_empty() || grid.revision() == self.revision)
             && !grid.has_fences()
             && self.reached > 0
             && changed.len().saturating_mul(16) <= grid.len()
             && changed.iter().all(|&p| grid.in_bounds(p) && p != self.goal);
         if !repairable {
-            return self.rebuild(grid);
+            return self.rebuild(grid).map(|()| false);
         }
         self.revision = grid.revision();
         let nb = Neighbours::new(grid, self.rules);
-        let affected = self.forget_affected(grid, &nb, changed);
+        // Past an eighth of the cells reached (on a map big enough for it to matter),
+        // searching them again costs more than a build.
+        let Some(affected) = self.forget_affected(grid, &nb, changed, (self.reached / 8).max(1 << 12)) else {
+            return self.rebuild(grid).map(|()| false);
+        };
         let seeds = self.seed(grid, &nb, &affected);
         self.settle_from(grid, &nb, &seeds);
-        self.reached = self.packed.iter().filter(|&&w| w != Packed::UNREACHED).count();
-        Ok(())
+        Ok(true)
     }
 
     /// [`repair`](Self::repair)'s first step: forgets (unreaches) every cell whose way to the
     /// goal may have changed, and returns them: every changed cell and its neighbours (a
     /// diagonal step past a changed cell may have become legal or not, and a step into a cell
     /// costs that cell's cost), and every cell whose next step leads to one of them,
-    /// recursively (a cell's own word says which cell it steps to).
-    fn forget_affected(&mut self, grid: &Grid, nb: &Neighbours, changed: &[Pos]) -> Vec<usize> {
+    /// recursively (a cell's own word says which cell it steps to). `None` (and the field
+    /// half forgotten: rebuild it) once more than `most` reached cells are forgotten.
+    fn forget_affected(
+        &mut self,
+        grid: &Grid,
+        nb: &Neighbours,
+        changed: &[Pos],
+        most: usize,
+    ) -> Option<Vec<usize>> {
         let goal = grid.index(self.goal);
         let packed = &mut self.packed;
         let mut affected: Vec<usize> = Vec::new();
@@ -295,9 +319,14 @@ impl FlowField {
                     affected.push(y);
                 }
             }
+            if affected.len() > most {
+                return None;
+            }
         }
+        // Every cell forgotten so far was reached.
+        self.reached -= affected.len();
         affected.append(&mut unreached_roots);
-        affected
+        Some(affected)
     }
 
     /// [`repair`](Self::repair)'s second step: each forgotten cell of the goal's class anew
@@ -330,6 +359,8 @@ impl FlowField {
                 }
             }
             if best != packed[x] {
+                // (A cell listed twice may be seeded twice, from a neighbour seeded between.)
+                self.reached += usize::from(packed[x] == Packed::UNREACHED);
                 packed[x] = best;
                 seeds.push((Packed::cost(best), x));
             }
@@ -388,6 +419,7 @@ impl FlowField {
                     let (d, old) = (Packed::cost(word), Packed::cost(packed[u]));
                     if d < old {
                         packed[u] = word;
+                        self.reached += usize::from(old.is_infinite());
                         // Always queued: unlike in a build, a cell the edit left as it was is
                         // in no bucket yet, whatever its old distance.
                         #[expect(
@@ -929,7 +961,15 @@ mod tests {
             state ^= state << 17;
             state % n
         };
-        let rules = [Rules::OCTILE, Rules::FOUR, Rules { corners: crate::Corners::Allow, ..Rules::OCTILE }];
+        let rules = [
+            Rules::OCTILE,
+            Rules::FOUR,
+            Rules { corners: crate::Corners::Allow, ..Rules::OCTILE },
+            Rules { corners: crate::Corners::AllowOne, ..Rules::OCTILE },
+        ];
+        // Batches repaired, not rebuilt (another grid, or an edit of more than a sixteenth).
+        let mut repaired = 0;
+        let mut batches = 0;
         for round in 0..400 {
             let (w, h) = (10 + random(40) as u32, 10 + random(30) as u32);
             let mut grid = scattered(w, h, random(35), round + 1);
@@ -957,14 +997,16 @@ mod tests {
                     }
                     let tile = match if stroke { tile } else { random(8) } {
                         0 | 1 => Tile::FLOOR,
-                        2 => Tile::Ground { cost: 1 + random(4) as u8 },
-                        3 => Tile::Water { cost: 1 },
+                        2 => Tile::Ground { cost: 1 + random(9) as u8 },
+                        3 => Tile::Water { cost: 1 + random(2) as u8 },
+                        4 => Tile::Trees { cost: 2 + random(3) as u8 },
                         _ => Tile::Wall,
                     };
                     grid.set_tile(cell, tile).unwrap();
                     changed.push(cell);
                 }
-                field.repair(&grid, &changed).unwrap();
+                batches += 1;
+                repaired += usize::from(field.repair(&grid, &changed).unwrap());
                 let fresh = FlowField::dijkstra(&grid, goal, rule).unwrap();
                 assert_eq!(field.reached(), fresh.reached(), "round {round} batch {batch}");
                 for p in grid.positions() {
@@ -985,6 +1027,7 @@ mod tests {
                 }
             }
         }
+        assert!(repaired * 10 > batches * 9, "{repaired} of {batches} batches repaired");
     }
 
     #[test]
