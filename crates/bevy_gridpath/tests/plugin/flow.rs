@@ -104,6 +104,25 @@ fn edits_repair_the_field_around_them_and_an_edit_of_any_cell_rebuilds_it() {
 }
 
 #[test]
+fn a_new_grid_of_the_same_size_rebuilds_the_field() {
+    let mut app = app_on(ROOM);
+    let goal = Pos::new(9, 2);
+    spawn_at(&mut app, Pos::new(0, 2), FollowFlowField::new(goal));
+    app.update();
+    // Another level, put in whole: no cell announced, every cell may differ.
+    let level = "\
+..........
+..######..
+..#....#..
+..#....#..
+..........";
+    app.insert_resource(NavGrid::centered(grid(level), TILE));
+    app.update();
+    assert_eq!(app.world().resource::<FlowFields>().repaired, 0, "nothing to repair from");
+    assert!(field_is_exact(&app, goal), "the new level's field");
+}
+
+#[test]
 fn a_follower_that_cannot_reach_the_goal_fails_with_the_reason() {
     let mut app = app_on("..#..\n..#..");
     let unit = spawn_at(&mut app, Pos::new(0, 0), (FollowFlowField::new(Pos::new(4, 0)), Mover::new(5.0)));
