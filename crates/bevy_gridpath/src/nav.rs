@@ -1,6 +1,8 @@
 //! The map units walk on: [`NavGrid`], a [`gridpath::Grid`] placed in the world, whose edit
 //! methods record what changed; the plugin announces it as a [`GridChanged`] message.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use bevy::prelude::*;
 use gridpath::{Grid, GridError, Pos, Tile};
 
@@ -28,11 +30,11 @@ pub(crate) fn plugin(app: &mut App) {
 /// assert_eq!(nav.set_wall(Pos::new(1, 1), true), Ok(true));
 /// assert!(!nav.grid().is_passable(Pos::new(1, 1)));
 /// ```
-#[derive(Resource, Debug, Clone)]
+#[derive(Resource, Debug)]
 pub struct NavGrid {
     grid: Grid,
     layout: GridLayout,
-    /// Grids this resource held before the current one ([`NavGrid::replace`]).
+    /// Which grid this is: a number no grid a `NavGrid` held before in this process had.
     generation: u64,
     /// Edits not yet announced.
     pending: Pending,
@@ -114,6 +116,25 @@ impl GridLayout {
     }
 }
 
+/// A [`NavVersion::generation`] no grid had before.
+fn next_generation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Clone for NavGrid {
+    /// A copy of the map with a generation of its own: a copy put back later (an undo) is
+    /// another grid to everything planned on the original since.
+    fn clone(&self) -> Self {
+        Self {
+            grid: self.grid.clone(),
+            layout: self.layout,
+            generation: next_generation(),
+            pending: self.pending.clone(),
+        }
+    }
+}
+
 /// Edits since the last [`GridChanged`].
 #[derive(Debug, Clone, Default)]
 struct Pending {
@@ -122,11 +143,13 @@ struct Pending {
     replaced: bool,
 }
 
-/// Which grid a route was planned on: the grid ([`NavGrid::replace`] counts) and its edit
-/// revision. A result planned on an older version is not used.
+/// Which grid a route was planned on: the grid and its edit revision. A result planned on an
+/// older version is not used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct NavVersion {
-    /// Grids replaced before this one.
+    /// Which grid: a number no grid a [`NavGrid`] held before in this process had (a new
+    /// `NavGrid`, a clone and [`NavGrid::replace`] each take the next), so that a `NavGrid`
+    /// put in whole for another level is never taken for the one before.
     pub generation: u64,
     /// [`Grid::revision`] of this grid.
     pub revision: u64,
@@ -158,7 +181,7 @@ impl NavGrid {
     /// `grid` with its top-left corner at `origin`, each cell `tile_size` world units wide.
     pub fn new(grid: Grid, tile_size: f32, origin: Vec2) -> Self {
         let layout = GridLayout { origin, tile_size, width: grid.width(), height: grid.height() };
-        Self { grid, layout, generation: 0, pending: Pending::default() }
+        Self { grid, layout, generation: next_generation(), pending: Pending::default() }
     }
 
     /// `grid` centred on the world origin, each cell `tile_size` world units wide.
@@ -287,7 +310,7 @@ impl NavGrid {
         let centered = GridLayout::centered(grid.width(), grid.height(), self.layout.tile_size);
         self.layout = GridLayout { origin: center + centered.origin, ..centered };
         self.grid = grid;
-        self.generation += 1;
+        self.generation = next_generation();
         self.pending = Pending { replaced: true, ..Pending::default() };
     }
 

@@ -123,6 +123,15 @@ fn a_new_grid_of_the_same_size_rebuilds_the_field() {
 }
 
 #[test]
+fn every_grid_a_nav_grid_holds_is_another_version() {
+    // The same map, cell for cell and edit for edit: two grids all the same, as is a copy.
+    let (a, b) = (NavGrid::centered(grid(ROOM), TILE), NavGrid::centered(grid(ROOM), TILE));
+    assert_eq!(a.version().revision, b.version().revision);
+    assert_ne!(a.version(), b.version());
+    assert_ne!(a.clone().version(), a.version());
+}
+
+#[test]
 fn a_follower_that_cannot_reach_the_goal_fails_with_the_reason() {
     let mut app = app_on("..#..\n..#..");
     let unit = spawn_at(&mut app, Pos::new(0, 0), (FollowFlowField::new(Pos::new(4, 0)), Mover::new(5.0)));
