@@ -188,7 +188,7 @@ impl Space {
             // The range check makes both casts exact and in range.
             inside.then(|| Pos::new(c.x as u32, c.y as u32))
         };
-        let base = Vec2::new(floor(corner.x), floor(corner.y));
+        let base = corner.floor();
         let nearest = cell(base);
         if size <= 2 {
             return nearest;
@@ -206,18 +206,14 @@ impl Space {
     }
 }
 
-/// `v` rounded down, exactly as [`f32::floor`] but without a call to libm's `floorf` (x86-64
-/// without SSE4.1 has no rounding instruction; every avoider's cell is worked out from its
-/// centre a few times a frame).
-fn floor(v: f32) -> f32 {
-    // From 2^23 up every f32 is a whole number; NaN fails the test and stays NaN.
-    if v.abs() < 8_388_608.0 {
-        #[expect(clippy::cast_possible_truncation, reason = "below 2^23: exact in i32")]
-        let t = v as i32 as f32;
-        if t > v { t - 1.0 } else { t }
-    } else {
-        v
-    }
+/// Where a body stands this frame, worked out once: its centre (grid space), its size in cells,
+/// its anchor (top-left) cell and that cell's terrain cost (at least 1).
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    centre: Vec2,
+    size: u8,
+    anchor: Option<Pos>,
+    cost: u8,
 }
 
 /// What the arrival rule needs to know of a body.
@@ -230,6 +226,8 @@ struct Standing {
     distance: f32,
     /// The terrain cost of the cell its body stands on (at least 1).
     cost: u8,
+    /// Its body's top-left cell (an avoider's; none for an obstacle).
+    anchor: Option<Pos>,
 }
 
 /// Buffers kept between frames: no allocation in the steady state.
@@ -257,8 +255,9 @@ struct Scratch {
 #[derive(Clone, Debug)]
 struct FieldJob {
     follow: FollowFlowField,
-    /// Centre (grid space), body size in cells, radius and speed (tiles per second).
-    body: (Vec2, u8, f32, f32),
+    place: Place,
+    /// Radius (tiles) and speed (tiles per second).
+    body: (f32, f32),
     status: PathStatus,
 }
 
@@ -375,10 +374,11 @@ fn steer_avoiders(
             *status = PathStatus::Following;
             arrived = false;
         }
-        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, cost });
+        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, cost, anchor });
         scratch.jobs.push(follow.filter(|_| !mover.hold).map(|&follow| FieldJob {
             follow,
-            body: (p, size, avoid.radius, mover.speed),
+            place: Place { centre: p, size, anchor, cost },
+            body: (avoid.radius, mover.speed),
             status: status.clone(),
         }));
     }
@@ -392,6 +392,7 @@ fn steer_avoiders(
             arrived: false,
             distance: f32::INFINITY,
             cost: 1,
+            anchor: None,
         });
     }
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
@@ -418,8 +419,10 @@ fn steer_avoiders(
             wish
         } else if let Some(waypoints) = waypoints.as_mut() {
             let (radius, tail) = (avoid.radius, &mut avoid.tail);
+            let me = &scratch.standing[i];
+            let place = Place { centre: p, size, anchor: me.anchor, cost: me.cost };
             let mut wish =
-                route_wish((grid, space), waypoints, tail, (p, size, radius, mover.speed), request.as_mut());
+                route_wish((grid, space), waypoints, tail, (place, radius, mover.speed), request.as_mut());
             // Arrived, it still avoids: it gives way to passers.
             wish.arrived |= *status == PathStatus::Arrived && wish.aim.is_none();
             wish
@@ -625,14 +628,15 @@ fn field_wish<'a>(
     job: &FieldJob,
     status: &mut PathStatus,
 ) -> Wish {
-    let (follow, (p, size, radius, speed)) = (&job.follow, job.body);
+    let (follow, (radius, speed)) = (&job.follow, job.body);
+    let (p, size) = (job.place.centre, job.place.size);
     let mut wish =
         Wish { aim: None, arrived: *status == PathStatus::Arrived, distance: f32::INFINITY, speed };
-    let Some(anchor) = Space::anchor_at(p, size, grid) else {
+    let Some(anchor) = job.place.anchor else {
         *status = PathStatus::Failed(PathFailure::OffGrid);
         return wish;
     };
-    wish.speed = speed / f32::from(grid.tile(anchor).and_then(|t| t.cost()).unwrap_or(1).max(1));
+    wish.speed = speed / f32::from(job.place.cost);
     if wish.arrived {
         return wish;
     }
@@ -678,12 +682,13 @@ fn route_wish(
     (grid, space): (&Grid, Space),
     waypoints: &mut Mut<Waypoints>,
     tail: &mut (f32, usize, Option<Pos>),
-    (p, size, radius, speed): (Vec2, u8, f32, f32),
+    (place, radius, speed): (Place, f32, f32),
     request: Option<&mut Mut<PathRequest>>,
 ) -> Wish {
+    let (p, size) = (place.centre, place.size);
     let mut wish = Wish { aim: None, arrived: false, distance: f32::INFINITY, speed };
-    let Some(anchor) = Space::anchor_at(p, size, grid) else { return wish };
-    wish.speed = speed / f32::from(grid.tile(anchor).and_then(|t| t.cost()).unwrap_or(1).max(1));
+    let Some(anchor) = place.anchor else { return wish };
+    wish.speed = speed / f32::from(place.cost);
     let rules = request.as_ref().map_or(gridpath::Rules::OCTILE, |r| r.settings.rules);
     // Past a waypoint once on its cell, or once the one after it is a legal step away: a
     // unit standing on a waypoint's cell is gone round, not waited for.

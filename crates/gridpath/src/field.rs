@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::grid::{DIRS, Grid, MAX_AGENT_SIZE, Neighbours, Pos, Rules, SQRT2};
+use crate::grid::{DIRS, Grid, MAX_AGENT_SIZE, Neighbours, Pos, Rules, SQRT2, dir_index};
 use crate::search::{Endpoint, SearchError, check_endpoint};
 
 /// Direction of the goal's word (see [`Packed`]): reached, no next step.
@@ -335,9 +335,7 @@ impl FlowField {
         let (cells, fences) = (grid.cells(), grid.fence_masks());
         let class = grid.class_at(grid.index(self.goal));
         // `opposite[k]`: the direction back along direction `k`.
-        let opposite: [usize; 8] = std::array::from_fn(|k| {
-            DIRS.iter().position(|&(dx, dy)| (dx, dy) == (-DIRS[k].0, -DIRS[k].1)).unwrap_or(k)
-        });
+        let opposite: [usize; 8] = std::array::from_fn(|k| dir_index(-DIRS[k].0, -DIRS[k].1));
         let packed = &mut self.packed;
         let mut seeds: Vec<(f64, usize)> = Vec::new();
         for &x in affected {

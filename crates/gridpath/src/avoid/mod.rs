@@ -217,17 +217,6 @@ fn new_lines() -> Lines {
     [Line::default(); MAX_WALLS + MAX_NEIGHBOURS]
 }
 
-/// What the positional pass's overlap test reads of one body, in bucket order.
-#[derive(Clone, Copy, Debug)]
-struct Moved {
-    /// Where it stands after moving.
-    centre: Vec2,
-    /// Where it stood before.
-    from: Vec2,
-    radius: f32,
-    moving: bool,
-}
-
 /// What the neighbour scan reads of one body, kept in bucket order: a row of cells is one run
 /// of memory instead of a jump per body.
 #[derive(Clone, Copy, Debug, Default)]
@@ -451,8 +440,8 @@ pub struct Avoidance {
     pressing: Vec<(u32, Vec2, u32, bool)>,
     /// Frames prepared so far (wrapping): whose turn it is to plan.
     frame: u32,
-    /// The bodies as handed to the positional pass, in bucket order.
-    moved: Vec<Moved>,
+    /// The centres handed to the positional pass, in bucket order (slot `s`'s at `s`).
+    moved: Vec<Vec2>,
     /// How far any body moved from where it was bucketed, at most, to the positions the
     /// positional pass starts from ([`integrate`](Self::integrate)).
     drift: f32,
@@ -1091,22 +1080,18 @@ impl Avoidance {
 
     /// How far any body moved from where it was bucketed to `positions`: the overlap test
     /// looks that much farther than touching, and no farther.
-    /// Also copies the moved centres and the radii in bucket order for
-    /// [`overlapping`](Self::overlapping): a body's neighbours are then runs of memory, not a
-    /// jump each (a game's bodies come in spawn order, scattered over the map).
+    /// Also copies the moved centres in bucket order for [`overlapping`](Self::overlapping),
+    /// which reads the rest of each body from its slot: a body's neighbours are then runs of
+    /// memory, not a jump each (a game's bodies come in spawn order, scattered over the map).
     fn note_drift(&mut self, bodies: &[Body], positions: &[Vec2]) {
+        if self.slots.len() != bodies.len() {
+            // Bucketed but not prepared: the slots as the bodies stand now.
+            self.prepare_slots(bodies);
+        }
         self.drift = bodies.iter().zip(positions).map(|(b, p)| b.position.distance(*p)).fold(0.0, f32::max);
         let mut moved = std::mem::take(&mut self.moved);
         moved.clear();
-        moved.extend(self.buckets.order().iter().map(|&j| {
-            let body = &bodies[j as usize];
-            Moved {
-                centre: positions[j as usize],
-                from: body.position,
-                radius: body.radius,
-                moving: body.moving,
-            }
-        }));
+        moved.extend(self.buckets.order().iter().map(|&j| positions[j as usize]));
         self.moved = moved;
     }
 
@@ -1125,29 +1110,26 @@ impl Avoidance {
         first: usize,
         out: &mut [bool],
     ) {
-        let moved = &self.moved;
+        let (moved, slots) = (&self.moved, &self.slots);
         debug_assert_eq!(moved.len(), bodies.len(), "positions from `integrate` or `separate`");
         for (k, flag) in out.iter_mut().enumerate() {
             let s = first + k;
-            let me = moved[s];
-            debug_assert_eq!(me.centre, positions[self.buckets.order()[s] as usize]);
+            let (me, p) = (&slots[s], moved[s]);
+            debug_assert_eq!(p, positions[me.index as usize]);
             if !me.moving {
                 *flag = false;
                 continue;
             }
-            let p = me.centre;
             // Bodies moved since they were bucketed (by `drift` at most): look that much farther.
             let reach = me.radius + self.max_radius + self.drift;
             let mut overlaps = false;
             self.buckets.square_rows(p, reach, |run| {
-                let first = run.start;
                 overlaps = overlaps
-                    || moved[run].iter().enumerate().any(|(t, other)| {
-                        first + t != s
-                            && too_close(p.distance_squared(other.centre), me.radius + other.radius)
+                    || run.into_iter().any(|t| {
+                        t != s && too_close(p.distance_squared(moved[t]), me.radius + slots[t].radius)
                     });
             });
-            *flag = overlaps || out_of_walls_from(grid, (me.from, me.radius), p) != p;
+            *flag = overlaps || out_of_walls_from(grid, (me.position, me.radius), p) != p;
         }
     }
 
