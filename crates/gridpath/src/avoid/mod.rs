@@ -419,6 +419,9 @@ pub struct Avoidance {
     marks: Vec<u32>,
     /// The positions handed to the positional pass.
     before: Vec<Vec2>,
+    /// Per body, whether the overlap test found it clear of walls where it stood after moving
+    /// and the rounds left it there: [`settle`](Self::settle) need not look for walls again.
+    clear: Vec<bool>,
     /// The positional pass's centres, in bucket order.
     centres: Vec<Vec2>,
     /// [`separate`](Self::separate)'s overlap flags, one per body.
@@ -1205,10 +1208,16 @@ impl Avoidance {
         let mut before = std::mem::take(&mut self.before);
         before.clear();
         before.extend_from_slice(positions);
-        for (&i, &c) in order.iter().zip(&centres) {
-            positions[i as usize] = c;
+        let mut clear = std::mem::take(&mut self.clear);
+        clear.clear();
+        clear.resize(positions.len(), false);
+        for (s, (&i, &c)) in order.iter().zip(&centres).enumerate() {
+            let i = i as usize;
+            clear[i] = !overlapping[s] && positions[i] == c;
+            positions[i] = c;
         }
         self.before = before;
+        self.clear = clear;
         self.centres = centres;
         self.active = active;
         self.next = next;
@@ -1226,10 +1235,16 @@ impl Avoidance {
             if !body.moving {
                 continue;
             }
-            let p = before + (*position - before).clamp_length_max(self.settings.max_push);
-            let pushed = out_of_walls(grid, body, p);
-            // A push out of one wall leads into another only in an inner corner: once more then.
-            let p = if pushed == p { p } else { out_of_walls(grid, body, pushed) };
+            let p = if self.clear[first + k] {
+                // Where the overlap test found it clear of the walls.
+                *position
+            } else {
+                let p = before + (*position - before).clamp_length_max(self.settings.max_push);
+                let pushed = out_of_walls(grid, body, p);
+                // A push out of one wall leads into another only in an inner corner: once more
+                // then.
+                if pushed == p { p } else { out_of_walls(grid, body, pushed) }
+            };
             *position = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
         }
     }
