@@ -765,6 +765,8 @@ fn route_wish(
 #[derive(Debug, Default)]
 pub struct AvoidFrame {
     velocities: Vec<Vec2>,
+    /// The velocities in bucket order, as the tasks plan them.
+    by_slot: Vec<Vec2>,
     positions: Vec<Vec2>,
     /// Per body, whether it overlaps another or a wall after moving.
     overlapping: Vec<bool>,
@@ -777,12 +779,16 @@ impl AvoidFrame {
     /// compute pool): [`velocities`](Self::velocities) and [`positions`](Self::positions),
     /// one per body.
     pub fn run(&mut self, avoidance: &mut Avoidance, bodies: &[Body], grid: &Grid, dt: f32) {
-        let Self { velocities, positions, overlapping } = self;
+        let Self { velocities, by_slot, positions, overlapping } = self;
         avoidance.prepare_bucketed(bodies, grid);
+        // By slot, so each task plans a run of neighbours (its part of the map).
+        by_slot.clear();
+        by_slot.resize(bodies.len(), Vec2::ZERO);
+        let shared = &*avoidance;
+        on_pool(by_slot, |first, out| shared.velocities_by_slot(bodies, grid, dt, first, out));
         velocities.clear();
         velocities.resize(bodies.len(), Vec2::ZERO);
-        let shared = &*avoidance;
-        on_pool(velocities, |first, out| shared.velocities(bodies, grid, dt, first, out));
+        avoidance.in_body_order(by_slot, velocities);
         avoidance.integrate(bodies, dt, velocities, positions);
         overlapping.clear();
         overlapping.resize(bodies.len(), false);

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! Per frame: `prepare` (bucketing), `velocities` on one thread and again split over two
-//! `std::thread::scope` threads in chunks of at least 512 bodies (as the game splits them on
+//! `std::thread::scope` threads in chunks of at least 512 bodies in bucket order (as the game splits them on
 //! its compute pool; both must agree), `advance` (integrate and the positional pass) on one
 //! thread and again with its two per-body phases split over two threads (both must agree), and
 //! `frame`, their sum with the two-thread velocities. Printed: median, 95th percentile and
@@ -130,6 +130,7 @@ fn main() {
     let mut wall: [Vec<Duration>; 6] = Default::default();
     let mut cpu: [Vec<Duration>; 6] = Default::default();
     let (mut split_positions, mut flags) = (Vec::new(), vec![false; n]);
+    let mut by_slot = vec![Vec2::ZERO; n];
     let dt = crowd::DT;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mut frame = 0;
@@ -141,9 +142,11 @@ fn main() {
         let chunk = n.div_ceil(THREADS).max(CHUNK);
         let avoidance_ref = &avoidance;
         let wall_split = Instant::now();
-        let split_cpu = on_threads(&mut split, chunk, |first, out| {
-            avoidance_ref.velocities(bodies, &grid, dt, first, out);
+        // By slot, as the game's compute pool plans them: each thread a run of neighbours.
+        let split_cpu = on_threads(&mut by_slot, chunk, |first, out| {
+            avoidance_ref.velocities_by_slot(bodies, &grid, dt, first, out);
         });
+        avoidance.in_body_order(&by_slot, &mut split);
         let split_wall = wall_split.elapsed();
         let ((), advance_wall, advance_cpu) =
             timed(|| avoidance.advance(bodies, &grid, dt, &split, &mut positions));

@@ -1057,6 +1057,36 @@ impl Avoidance {
         }
     }
 
+    /// [`velocity`](Self::velocity) of the bodies in slots `first..first + out.len()`, into
+    /// `out`: in bucket order, a run of neighbouring bodies, as a caller splitting the bodies
+    /// over threads wants them (each thread then reads its own part of the map, not every
+    /// part); [`in_body_order`](Self::in_body_order) puts them back in the bodies' order.
+    /// Before the bodies are prepared ([`prepare`](Self::prepare)), slot `s` is body `s`.
+    pub fn velocities_by_slot(&self, bodies: &[Body], grid: &Grid, dt: f32, first: usize, out: &mut [Vec2]) {
+        if self.slots.len() != bodies.len() {
+            for (k, v) in out.iter_mut().enumerate() {
+                *v = self.velocity(bodies, grid, first + k, dt);
+            }
+            return;
+        }
+        let lines = &mut new_lines();
+        for (k, v) in out.iter_mut().enumerate() {
+            *v = self.velocity_in_slot(bodies, (grid, lines), first + k, dt);
+        }
+    }
+
+    /// `by_slot` (one value per slot, as [`velocities_by_slot`](Self::velocities_by_slot)
+    /// gives them) in the bodies' order, into `out` (one per body).
+    pub fn in_body_order<T: Copy>(&self, by_slot: &[T], out: &mut [T]) {
+        if self.slots.len() != by_slot.len() {
+            out.copy_from_slice(by_slot);
+            return;
+        }
+        for (slot, &value) in self.slots.iter().zip(by_slot) {
+            out[slot.index as usize] = value;
+        }
+    }
+
     /// Moves `positions` (the bodies' new centres, one per body, after they moved) apart where
     /// two bodies overlap and out of walls. A body that is not moving is never moved; one whose
     /// centre would end in a cell it cannot step to from its old cell (`bodies[i].position`)
