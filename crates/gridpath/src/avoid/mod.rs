@@ -380,6 +380,10 @@ impl Yield {
     }
 }
 
+/// How far inside a neighbour's line (tiles per second) a velocity must lie for the line not to
+/// bound it: far above rounding, far below any velocity that matters.
+const LOOSE: f32 = 1e-3;
+
 /// Headway, as a share of its preferred speed, below which a body is stalled.
 const STALLED: f32 = 0.1;
 /// Headway, as a share of its preferred speed, a stalled body would make without the one
@@ -782,13 +786,26 @@ impl Avoidance {
         // Never while making room: that way is chosen.
         let jostle = me.stuck >= JOSTLE_AFTER && room == Vec2::ZERO && !near.1 && !self.stream_ahead(me);
         let me = if jostle { jostled(me, i) } else { me };
-        let v = self.solve_among((grid, lines), me, &near, dt, Yield::None);
+        let (v, program) = self.solve_program((grid, lines), me, &near, dt, Yield::None);
         let nearest = &near.0;
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || self.goes_by(&me, v, nearest)
         {
             return v;
         }
-        for &(_, s) in nearest.nearest() {
+        // The neighbours whose line leaves `v` well inside, when every line allows `v` and it
+        // makes no headway: without one of them the velocity closest to the one wanted is `v`
+        // itself (the closest point of a convex set, where a line that does not bound it is
+        // taken away), no headway, so it alone does not hold `me` up. The test below would
+        // solve the program again to find that out, for each.
+        let mut loose = 0_u32;
+        if let Some(walls) = program.filter(|_| headway(&me, v) < STALLED) {
+            for (k, line) in lines[walls..walls + nearest.nearest().len()].iter().enumerate() {
+                if det(line.direction, line.point - v) < -LOOSE {
+                    loose |= 1 << k;
+                }
+            }
+        }
+        for (k, &(_, s)) in nearest.nearest().iter().enumerate() {
             let other = &self.slots[s as usize];
             let j = other.index as usize;
             if other.is_walker() {
@@ -810,6 +827,9 @@ impl Avoidance {
                 continue;
             }
             // Does `j` alone hold `i` up?
+            if loose & (1 << k) != 0 {
+                continue;
+            }
             let mine = self.solve_among((grid, lines), me, &near, dt, Yield::Ignore(j));
             if headway(&me, mine) < FREED {
                 continue;
@@ -887,6 +907,20 @@ impl Avoidance {
         dt: f32,
         how: Yield,
     ) -> Vec2 {
+        self.solve_program((grid, lines), me, near, dt, how).0
+    }
+
+    /// [`solve_among`](Self::solve_among), and when the linear program found a velocity every
+    /// line allows, how many wall lines come first in `lines` (the neighbours' follow, in the
+    /// order of `near`, but for one ignored).
+    fn solve_program(
+        &self,
+        (grid, lines): (&Grid, &mut Lines),
+        me: Body,
+        near: &(Nearest, bool),
+        dt: f32,
+        how: Yield,
+    ) -> (Vec2, Option<usize>) {
         let (nearest, oncoming) = (&near.0, near.1);
         // The neighbours' lines go after room for the walls', and move down next to them. Each
         // call writes all it reads of `lines`.
@@ -925,7 +959,7 @@ impl Avoidance {
         // A body that wants to stand still and may (a packed crowd at rest): the linear program
         // would start at zero and keep it, as every wall allows standing still.
         if me.preferred == Vec2::ZERO && others.iter().all(|line| det(line.direction, line.point) <= 0.0) {
-            return Vec2::ZERO;
+            return (Vec2::ZERO, None);
         }
         let walls = wall_lines(grid, me, self.settings.wall_horizon, &mut lines[..MAX_WALLS]);
         let preferred = self.keep_to_side(me, oncoming);
@@ -936,8 +970,9 @@ impl Avoidance {
         let failed = linear_program2(lines, me.max_speed, preferred, false, &mut v);
         if failed < lines.len() {
             linear_program3(lines, walls, failed, me.max_speed, &mut v);
+            return (v, None);
         }
-        v
+        (v, Some(walls))
     }
 
     /// Body `i`'s nearest neighbours within reach, and whether one in its way comes the other
