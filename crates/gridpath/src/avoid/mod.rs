@@ -1293,18 +1293,21 @@ impl Avoidance {
     /// centres after [`separate_overlapping`](Self::separate_overlapping)): no body pushed
     /// farther than [`AvoidanceSettings::max_push`] this frame, none left in a wall, none
     /// across a cell border it may not cross (it keeps its old position). Reads only the
-    /// avoidance: callers may split the bodies over threads.
+    /// avoidance: callers may split the bodies over threads. It trusts this frame's
+    /// [`separate_overlapping`](Self::separate_overlapping) (with the flags
+    /// [`overlapping`](Self::overlapping) gave at the same positions): a body those found clear
+    /// of the walls and left where it was is not tested for walls again.
     pub fn settle(&self, bodies: &[Body], grid: &Grid, first: usize, out: &mut [Vec2]) {
         for (k, position) in out.iter_mut().enumerate() {
             let (body, before) = (&bodies[first + k], self.before[first + k]);
             if !body.moving {
                 continue;
             }
-            let p = if self.clear[first + k] {
+            let p = before + (*position - before).clamp_length_max(self.settings.max_push);
+            let p = if self.clear[first + k] && p == *position {
                 // Where the overlap test found it clear of the walls.
-                *position
+                p
             } else {
-                let p = before + (*position - before).clamp_length_max(self.settings.max_push);
                 let pushed = out_of_walls(grid, body, p);
                 // A push out of one wall leads into another only in an inner corner: once more
                 // then.
