@@ -786,7 +786,7 @@ impl Avoidance {
         // Never while making room: that way is chosen.
         let jostle = me.stuck >= JOSTLE_AFTER && room == Vec2::ZERO && !near.1 && !self.stream_ahead(me);
         let me = if jostle { jostled(me, i) } else { me };
-        let (v, program) = self.solve_program((grid, lines), me, &near, dt, Yield::None);
+        let (v, program) = self.solve_among((grid, lines), me, &near, dt, Yield::None);
         let nearest = &near.0;
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || self.goes_by(&me, v, nearest)
         {
@@ -814,7 +814,7 @@ impl Avoidance {
                 // (touching it, in a corner), while it in turn waits for that body. Both
                 // would wait for good. Seen as standing where it stands, as it does, it
                 // lets the stalled body get out of its way when it can.
-                let freed = self.solve_among((grid, lines), me, &near, dt, Yield::still(j));
+                let freed = self.solve_among((grid, lines), me, &near, dt, Yield::still(j)).0;
                 if headway(&me, freed) >= FREED {
                     return freed;
                 }
@@ -830,24 +830,24 @@ impl Avoidance {
             if loose & (1 << k) != 0 {
                 continue;
             }
-            let mine = self.solve_among((grid, lines), me, &near, dt, Yield::Ignore(j));
+            let mine = self.solve_among((grid, lines), me, &near, dt, Yield::Ignore(j)).0;
             if headway(&me, mine) < FREED {
                 continue;
             }
             // And `i` alone `j`?
             let theirs_near = self.neighbours(bodies[j], j);
-            let theirs_now = self.solve_among((grid, lines), bodies[j], &theirs_near, dt, Yield::None);
+            let theirs_now = self.solve_among((grid, lines), bodies[j], &theirs_near, dt, Yield::None).0;
             if headway(&bodies[j], theirs_now) >= STALLED {
                 continue;
             }
-            let theirs = self.solve_among((grid, lines), bodies[j], &theirs_near, dt, Yield::Ignore(i));
+            let theirs = self.solve_among((grid, lines), bodies[j], &theirs_near, dt, Yield::Ignore(i)).0;
             if headway(&bodies[j], theirs) < FREED {
                 continue;
             }
             return if i < j {
                 mine
             } else {
-                self.solve_among((grid, lines), me, &near, dt, Yield::To(j, theirs))
+                self.solve_among((grid, lines), me, &near, dt, Yield::To(j, theirs)).0
             };
         }
         v
@@ -878,7 +878,7 @@ impl Avoidance {
         let is_near = near.0.nearest().iter().any(|&(_, s)| self.slots[s as usize].index as usize == j);
         is_near
             && !self.goes_by(&me, velocity, &near.0)
-            && headway(&me, self.solve_among((grid, &mut new_lines()), me, &near, dt, Yield::Ignore(j)))
+            && headway(&me, self.solve_among((grid, &mut new_lines()), me, &near, dt, Yield::Ignore(j)).0)
                 >= FREED
     }
 
@@ -898,22 +898,10 @@ impl Avoidance {
 
     /// The velocity of `me` (a moving body) among its nearest neighbours and whether one in its
     /// way comes the other way (`near`, from [`neighbours`](Self::neighbours)), with one
-    /// neighbour ignored or given way to as `how` says.
+    /// neighbour ignored or given way to as `how` says; and when the linear program found a
+    /// velocity every line allows, how many wall lines come first in `lines` (the neighbours'
+    /// follow, in the order of `near`, but for one ignored).
     fn solve_among(
-        &self,
-        (grid, lines): (&Grid, &mut Lines),
-        me: Body,
-        near: &(Nearest, bool),
-        dt: f32,
-        how: Yield,
-    ) -> Vec2 {
-        self.solve_program((grid, lines), me, near, dt, how).0
-    }
-
-    /// [`solve_among`](Self::solve_among), and when the linear program found a velocity every
-    /// line allows, how many wall lines come first in `lines` (the neighbours' follow, in the
-    /// order of `near`, but for one ignored).
-    fn solve_program(
         &self,
         (grid, lines): (&Grid, &mut Lines),
         me: Body,
