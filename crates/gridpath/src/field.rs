@@ -374,17 +374,8 @@ impl FlowField {
     fn settle_from(&mut self, grid: &Grid, nb: &Neighbours, seeds: &[(f64, usize)]) {
         let (cells, fences) = (grid.cells(), grid.fence_masks());
         let class = grid.class_at(grid.index(self.goal));
-        let packed = &mut self.packed;
-        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
-        let span = ((SQRT2 * f64::from(grid.max_cost())).ceil() as usize + 2).next_power_of_two();
-        if self.buckets.len() < span {
-            self.buckets.resize_with(span, Vec::new);
-        }
-        let mask = self.buckets.len() - 1;
-        let buckets = &mut self.buckets;
-        for b in buckets.iter_mut() {
-            b.clear();
-        }
+        let mask = self.empty_buckets(grid);
+        let (packed, buckets) = (&mut self.packed, &mut self.buckets);
         #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "finite and >= 0")]
         let bucket_of = |d: f64| d as i64 as usize;
         let mut pending = 0usize;
@@ -459,6 +450,20 @@ impl FlowField {
         }
     }
 
+    /// Dial's buckets for `grid`, all empty: a ring of as many as one step's distance spans
+    /// (a power of two); returns its mask.
+    fn empty_buckets(&mut self, grid: &Grid) -> usize {
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
+        let span = ((SQRT2 * f64::from(grid.max_cost())).ceil() as usize + 2).next_power_of_two();
+        if self.buckets.len() < span {
+            self.buckets.resize_with(span, Vec::new);
+        }
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        self.buckets.len() - 1
+    }
+
     /// [`FlowField::fill_dijkstra`], for a grid whose passable cells all cost 1 when `UNIFORM`.
     fn fill_dial<const UNIFORM: bool>(&mut self, grid: &Grid) {
         let cells = grid.cells();
@@ -470,15 +475,7 @@ impl FlowField {
         let stride = grid.stride().cast_signed();
         let goal = grid.index(self.goal);
         let class = grid.class_at(goal);
-        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a small positive count")]
-        let span = ((SQRT2 * f64::from(grid.max_cost())).ceil() as usize + 2).next_power_of_two();
-        if self.buckets.len() < span {
-            self.buckets.resize_with(span, Vec::new);
-        }
-        let mask = self.buckets.len() - 1;
-        for b in &mut self.buckets {
-            b.clear();
-        }
+        let mask = self.empty_buckets(grid);
         let (packed, buckets) = (&mut self.packed, &mut self.buckets);
         packed[goal] = Packed::word(0.0, GOAL.into());
         #[expect(clippy::cast_possible_truncation, reason = "padded grids have < 2^32 cells")]
