@@ -390,6 +390,30 @@ const STALLED: f32 = 0.1;
 /// neighbour that holds it up, for that neighbour to be what holds it up.
 const FREED: f32 = 0.25;
 
+/// The most headway (see [`headway`]) `line` alone allows `body` within its top speed: no
+/// velocity a linear program that satisfies the line finds makes more.
+fn headway_cap(body: &Body, line: &Line) -> f32 {
+    let speed = body.preferred.length();
+    if speed < EPSILON {
+        return f32::INFINITY;
+    }
+    let heading = body.preferred / speed;
+    // The line allows the velocities `v` with `n · v <= c` (those to the left of its direction).
+    let n = Vec2::new(line.direction.y, -line.direction.x);
+    let c = n.dot(line.point);
+    let top = body.max_speed;
+    let most = if n.dot(heading) * top <= c {
+        top
+    } else if c < -top {
+        // No velocity within the top speed satisfies it.
+        f32::NEG_INFINITY
+    } else {
+        // On the line, as far along the heading as the top speed allows.
+        c * n.dot(heading) + (top * top - c * c).max(0.0).sqrt() * line.direction.dot(heading).abs()
+    };
+    most / speed
+}
+
 /// How far velocity `v` takes `body` the way it wants to go, as a share of its preferred speed.
 fn headway(body: &Body, v: Vec2) -> f32 {
     v.dot(body.preferred) / body.preferred.length_squared().max(EPSILON)
@@ -798,10 +822,22 @@ impl Avoidance {
         // taken away), no headway, so it alone does not hold `me` up. The test below would
         // solve the program again to find that out, for each.
         let mut loose = 0_u32;
+        // And the two lowest caps one line alone puts on headway (`headway_cap`), and which
+        // neighbour's line puts the lowest: without one neighbour, a program every line allowed
+        // still has the others' lines, so when one of them caps headway below `FREED`, that
+        // neighbour alone does not hold `me` up either.
+        let mut caps = (f32::INFINITY, f32::INFINITY, usize::MAX);
         if let Some(walls) = program.filter(|_| headway(&me, v) < STALLED) {
-            for (k, line) in lines[walls..walls + nearest.nearest().len()].iter().enumerate() {
-                if det(line.direction, line.point - v) < -LOOSE {
-                    loose |= 1 << k;
+            let count = walls + nearest.nearest().len();
+            for (k, line) in lines[..count].iter().enumerate() {
+                if k >= walls && det(line.direction, line.point - v) < -LOOSE {
+                    loose |= 1 << (k - walls);
+                }
+                let cap = headway_cap(&me, line);
+                if cap < caps.0 {
+                    caps = (cap, caps.0, k.wrapping_sub(walls));
+                } else if cap < caps.1 {
+                    caps.1 = cap;
                 }
             }
         }
@@ -827,7 +863,8 @@ impl Avoidance {
                 continue;
             }
             // Does `j` alone hold `i` up?
-            if loose & (1 << k) != 0 {
+            let others_cap = if k == caps.2 { caps.1 } else { caps.0 };
+            if loose & (1 << k) != 0 || others_cap < FREED - LOOSE {
                 continue;
             }
             let mine = self.solve_among((grid, lines), me, &near, dt, Yield::Ignore(j)).0;
@@ -1871,6 +1908,64 @@ mod tests {
             worst = worst.max(v.length() / radius);
         }
         assert!(worst <= 1.0 + 1e-4, "a velocity {:.3} % above the top speed", (worst - 1.0) * 100.0);
+    }
+
+    /// `headway_cap` is the most headway a line alone allows: no velocity of a feasible
+    /// program with the line makes more, and velocities on the disc and the line come close.
+    #[test]
+    fn one_line_caps_headway_as_closely_as_velocities_reach() {
+        use rand::{Rng, SeedableRng};
+        use std::f32::consts::TAU;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let top = 4.0;
+        let (mut programs, mut capped) = (0, 0);
+        for _ in 0..5_000 {
+            let preferred = Vec2::from_angle(rng.random_range(0.0..TAU)) * rng.random_range(0.5..top);
+            let body = Body { preferred, ..Body::new(Vec2::ZERO, 0.3, top) };
+            let direction = Vec2::from_angle(rng.random_range(0.0..TAU));
+            let normal = Vec2::new(direction.y, -direction.x);
+            let point =
+                normal * rng.random_range(-1.5 * top..1.5 * top) + direction * rng.random_range(-1.0..1.0);
+            let line = Line { point, direction };
+            let cap = headway_cap(&body, &line);
+            // The best velocity of many, within the top speed and allowed by the line.
+            let mut best = f32::NEG_INFINITY;
+            for k in 0..720 {
+                for r in [0.25, 0.5, 0.75, 1.0] {
+                    let v = Vec2::from_angle(k as f32 * TAU / 720.0) * top * r;
+                    if det(line.direction, line.point - v) <= 0.0 {
+                        best = best.max(headway(&body, v));
+                    }
+                }
+            }
+            assert!(best <= cap + 1e-4, "a velocity makes {best} past the cap {cap}");
+            if best.is_finite() {
+                assert!(
+                    best >= cap - 0.02 * top / preferred.length(),
+                    "cap {cap} but at most {best} reached"
+                );
+            }
+            // A feasible program with more lines finds no more headway than the cap.
+            let mut lines = vec![line];
+            lines.extend((0..rng.random_range(0..4)).map(|_| {
+                let d = Vec2::from_angle(rng.random_range(0.0..TAU));
+                Line { point: Vec2::new(d.y, -d.x) * rng.random_range(0.0..top), direction: d }
+            }));
+            let mut v = Vec2::ZERO;
+            if linear_program2(&lines, top, preferred, false, &mut v) == lines.len() {
+                programs += 1;
+                assert!(
+                    headway(&body, v) <= cap + 1e-4,
+                    "{v} makes {} past the cap {cap}",
+                    headway(&body, v)
+                );
+                capped += usize::from(cap < 1.0);
+            }
+        }
+        assert!(
+            programs > 1_000 && capped > 100,
+            "{programs} feasible programs, {capped} capped below full speed"
+        );
     }
 
     #[test]
