@@ -40,10 +40,13 @@ pub enum AppSystems {
 
 /// Bevy's task pools as this app wants them: at least two compute threads. Bevy's defaults
 /// give a quarter of the cores each to IO and async compute (at least one thread each) and the
-/// rest to compute, so on a 2-core machine the compute pool has one thread; the schedule's own
-/// thread does not take pool tasks, and work split over the pool (the crowd's wishes and
-/// avoidance) ran on one core. Add it with `DefaultPlugins.set(…)` or
-/// `MinimalPlugins.set(…)`.
+/// rest to compute, so on a 2-core machine the compute pool has one thread. Under Bevy's
+/// multi-threaded executor the thread that opens a scope does not take the scope's tasks, and
+/// work split over the pool (the crowd's wishes and avoidance) ran on one core. `LogicPlugin`
+/// runs the schedules single-threaded (`run_systems_in_turn`), whose main thread does take them:
+/// with one compute thread the game's `flow` frame measured the same as with two, but a game
+/// built on `bevy_gridpath` with the default executor (the `plugin-flow` benchmark) needs the
+/// two. Add it with `DefaultPlugins.set(…)` or `MinimalPlugins.set(…)`.
 #[must_use]
 pub fn task_pool_plugin() -> TaskPoolPlugin {
     let defaults = TaskPoolOptions::default();
@@ -90,9 +93,10 @@ impl Plugin for LogicPlugin {
 /// the multi-threaded one. Why: a frame's heavy work already spreads itself over the compute
 /// pool (the crowd's wishes and avoidance, in tasks), and the systems left are small and mostly
 /// chained; handing each to a pool thread and waking the executor when it ends cost more than
-/// running them side by side saved. On 2 cores, the `flow` benchmark's 10,000-unit frame:
-/// median 5.1 against 5.6 ms, whole process 0.90× the wall time and 0.91× the CPU time, a
-/// third of the system time (10 alternating runs, November 2026).
+/// running them side by side saved. Always, whatever the cores: measured on 2 (headless, the
+/// `flow` benchmark's 10,000-unit frame: median 4.55–5.02 against 5.05–6.22 ms over 6
+/// alternating runs; whole process 0.90× the wall time and 0.91× the CPU time, a third of the
+/// system time, over 10; November 2026), where the crowd's passes are the frame.
 fn run_systems_in_turn(app: &mut App) {
     let mut labels =
         app.world().get_resource::<MainScheduleOrder>().map(|order| order.labels.clone()).unwrap_or_default();

@@ -335,8 +335,8 @@ fn free_run(at: Vec2, direction: Vec2, centre: Vec2, reach: f32) -> f32 {
 const CHUNKS_PER_THREAD: usize = 4;
 
 /// Runs `work` over `items` in chunks on the compute pool, a few per thread and at least `least`
-/// items each: threads that finish early take the rest (the thread that opens the scope, a pool
-/// thread itself, too), whatever else the pool runs meanwhile. `work` gets each chunk's first
+/// items each: threads that finish early take the rest (the thread that opens the scope, the
+/// main thread that runs the schedules, too), whatever else the pool runs meanwhile. `work` gets each chunk's first
 /// index; the chunks' results come back in order.
 fn on_pool<T: Send, R: Send + 'static>(
     items: &mut [T],
