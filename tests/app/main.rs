@@ -273,6 +273,7 @@ mod animation;
 mod controls;
 mod crowd;
 mod editing;
+mod frame;
 mod hud;
 mod layout;
 mod level;
