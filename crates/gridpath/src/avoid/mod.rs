@@ -390,21 +390,51 @@ const STALLED: f32 = 0.1;
 /// neighbour that holds it up, for that neighbour to be what holds it up.
 const FREED: f32 = 0.25;
 
-/// How fast along its heading (tiles per second) `line` alone lets `body` go within its top
-/// speed: no velocity a linear program that satisfies the line finds goes faster (beyond
-/// rounding). Infinite (nothing claimed) for a body that wants to go nowhere, and for a line that
-/// binds nearly tangent to the top speed's circle: there this formula and `linear_program1`'s
-/// both lose digits (up to ~1e-3 tiles per second apart, found by a review's probe).
-fn most_along(body: &Body, line: &Line) -> f32 {
-    let speed = body.preferred.length();
-    if speed < EPSILON {
-        return f32::INFINITY;
+/// Which of a stalled body's nearest neighbours (bits, in their order) might alone hold it up:
+/// those whose program solved again without them could give it headway. All of them, unless
+/// its program found `v` with every line allowing it (`program`: the wall lines first in
+/// `lines`, then the `neighbours`' lines) and `v` makes no headway; then not one
+/// - whose line leaves `v` well inside: without it the velocity closest to the one wanted is
+///   `v` itself (the closest point of a convex set, where a line that does not bound it is
+///   taken away), no headway;
+/// - while another line alone keeps the body below the freed share of its speed, `LOOSE` to
+///   spare ([`most_along`]): without the neighbour, the program still has that line.
+fn may_free(me: &Body, (v, program): (Vec2, Option<usize>), lines: &[Line], neighbours: usize) -> u32 {
+    let all = u32::MAX;
+    let Some(walls) = program.filter(|_| headway(me, v) < STALLED) else { return all };
+    let (speed, heading) = (me.preferred.length(), me.preferred.normalize_or_zero());
+    // The two lowest speeds one line alone allows, and the neighbour whose line allows the
+    // lowest (none for a wall); none claimed for a body that hardly wants to go anywhere.
+    let mut lowest = (f32::INFINITY, f32::INFINITY, None);
+    for (k, line) in lines[..walls + neighbours].iter().enumerate().filter(|_| speed >= EPSILON) {
+        let most = most_along(heading, me.max_speed, line);
+        if most < lowest.0 {
+            lowest = (most, lowest.0, k.checked_sub(walls));
+        } else if most < lowest.1 {
+            lowest.1 = most;
+        }
     }
-    let heading = body.preferred / speed;
+    let held = FREED * speed - LOOSE;
+    let mut may = 0;
+    for (k, line) in lines[walls..walls + neighbours].iter().enumerate() {
+        let loose = det(line.direction, line.point - v) < -LOOSE;
+        let others = if lowest.2 == Some(k) { lowest.1 } else { lowest.0 };
+        if !loose && others >= held {
+            may |= 1 << k;
+        }
+    }
+    may
+}
+
+/// How fast along `heading` (a unit vector; tiles per second) `line` alone lets a body of top
+/// speed `top` go: no velocity a linear program that satisfies the line finds goes faster
+/// (beyond rounding). Infinite (nothing claimed) for a line that binds nearly tangent to the top
+/// speed's circle: there this formula and `linear_program1`'s both lose digits (up to ~1e-3
+/// tiles per second apart, found by a review's probe).
+fn most_along(heading: Vec2, top: f32, line: &Line) -> f32 {
     // The line allows the velocities `v` with `n · v <= c` (those to the left of its direction).
     let n = Vec2::new(line.direction.y, -line.direction.x);
     let c = n.dot(line.point);
-    let top = body.max_speed;
     if n.dot(heading) * top <= c {
         top
     } else if top - c.abs() < TANGENT * top {
@@ -821,31 +851,7 @@ impl Avoidance {
         {
             return v;
         }
-        // The neighbours whose line leaves `v` well inside, when every line allows `v` and it
-        // makes no headway: without one of them the velocity closest to the one wanted is `v`
-        // itself (the closest point of a convex set, where a line that does not bound it is
-        // taken away), no headway, so it alone does not hold `me` up. The test below would
-        // solve the program again to find that out, for each.
-        let mut loose = 0_u32;
-        // And the two lowest speeds along its heading one line alone allows (`most_along`), and
-        // which neighbour's line allows the lowest: without one neighbour, a program every line
-        // allowed still has the others' lines, so when one of them alone keeps `me` below the
-        // freed share of its speed (with `LOOSE` to spare), that neighbour does not hold it up.
-        let mut caps = (f32::INFINITY, f32::INFINITY, usize::MAX);
-        if let Some(walls) = program.filter(|_| headway(&me, v) < STALLED) {
-            let count = walls + nearest.nearest().len();
-            for (k, line) in lines[..count].iter().enumerate() {
-                if k >= walls && det(line.direction, line.point - v) < -LOOSE {
-                    loose |= 1 << (k - walls);
-                }
-                let cap = most_along(&me, line);
-                if cap < caps.0 {
-                    caps = (cap, caps.0, k.wrapping_sub(walls));
-                } else if cap < caps.1 {
-                    caps.1 = cap;
-                }
-            }
-        }
+        let may_free = may_free(&me, (v, program), lines, nearest.nearest().len());
         for (k, &(_, s)) in nearest.nearest().iter().enumerate() {
             let other = &self.slots[s as usize];
             let j = other.index as usize;
@@ -868,8 +874,7 @@ impl Avoidance {
                 continue;
             }
             // Does `j` alone hold `i` up?
-            let others_cap = if k == caps.2 { caps.1 } else { caps.0 };
-            if loose & (1 << k) != 0 || others_cap < FREED * me.preferred.length() - LOOSE {
+            if may_free & (1 << k) == 0 {
                 continue;
             }
             let mine = self.solve_among((grid, lines), me, &near, dt, Yield::Ignore(j)).0;
@@ -1928,13 +1933,12 @@ mod tests {
         for _ in 0..5_000 {
             let preferred = Vec2::from_angle(rng.random_range(0.0..TAU)) * rng.random_range(0.5..top);
             let heading = preferred.normalize();
-            let body = Body { preferred, ..Body::new(Vec2::ZERO, 0.3, top) };
             let direction = Vec2::from_angle(rng.random_range(0.0..TAU));
             let normal = Vec2::new(direction.y, -direction.x);
             let point =
                 normal * rng.random_range(-1.5 * top..1.5 * top) + direction * rng.random_range(-1.0..1.0);
             let line = Line { point, direction };
-            let most = most_along(&body, &line);
+            let most = most_along(heading, top, &line);
             // The best velocity of many, within the top speed and allowed by the line.
             let mut best = f32::NEG_INFINITY;
             for k in 0..720 {
@@ -1968,16 +1972,16 @@ mod tests {
         );
         // Binding nearly tangent to the disc, just inside or just outside it: nothing claimed
         // (the velocities it allows, if any, are a sliver away from the heading).
-        let body = Body { preferred: Vec2::new(0.0, 1.0), ..Body::new(Vec2::ZERO, 0.3, top) };
+        let heading = Vec2::new(0.0, 1.0);
         let n = Vec2::new(0.3, 1.0).normalize();
         for c in [-top * (1.0 - 1e-6), -top * (1.0 + 1e-6)] {
             let line = Line { point: n * c, direction: Vec2::new(-n.y, n.x) };
-            assert_eq!(most_along(&body, &line), f32::INFINITY, "c = {c}");
+            assert_eq!(most_along(heading, top, &line), f32::INFINITY, "c = {c}");
         }
         // Well inside, the chord's end: c · (n · h) + √(top² − c²) · |d · h|.
         let line = Line { point: n * -2.0, direction: Vec2::new(-n.y, n.x) };
         let chord = -2.0 * n.y + (top * top - 4.0).sqrt() * n.x;
-        assert!((most_along(&body, &line) - chord).abs() < 1e-5);
+        assert!((most_along(heading, top, &line) - chord).abs() < 1e-5);
     }
 
     #[test]
