@@ -50,8 +50,8 @@ use std::time::{Duration, Instant};
 use crate::Corners;
 use crate::grid::{DIRS, Grid, Moves, Pos};
 use crate::search::{
-    Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats, check_endpoint,
-    check_same_class,
+    BucketQueue, Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats,
+    check_endpoint, check_same_class,
 };
 
 /// No subgoal here.
@@ -63,6 +63,9 @@ const TARGET: u32 = (1 << 30) - 1;
 const FOUND_HERE: u32 = 1 << 31;
 /// The scan of the entry's target found the edge.
 const FOUND_THERE: u32 = 1 << 30;
+
+/// Buckets per unit of `f` of the search over the graph itself: wide, as its edges are long.
+const BUCKETS_PER_UNIT: f64 = 0.25;
 
 /// Queries [`SubgoalGraph::rebuild_hierarchy`] runs to decide whether the hierarchy pays.
 const SAMPLE_QUERIES: usize = 64;
@@ -106,6 +109,40 @@ struct Edge {
     y: u16,
 }
 
+/// Every subgoal's edges in one run, in slot order: a search over the graph itself reads a
+/// subgoal's edges with one lookup into memory laid out as it walks, instead of a jump to the
+/// subgoal and another to its own edge list (those two cache misses were most of an expansion's
+/// time on the cluttered maps).
+#[derive(Default, Debug)]
+struct Flat {
+    /// Per slot, where its edges begin in `edges`; then where the last ends.
+    start: Vec<u32>,
+    edges: Vec<Edge>,
+}
+
+impl Flat {
+    fn of(subgoals: &[Subgoal]) -> Self {
+        let mut start = Vec::with_capacity(subgoals.len() + 1);
+        let mut edges = Vec::with_capacity(subgoals.iter().map(|s| s.adj.len()).sum());
+        for subgoal in subgoals {
+            #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
+            start.push(edges.len() as u32);
+            edges.extend_from_slice(&subgoal.adj);
+        }
+        #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
+        start.push(edges.len() as u32);
+        Self { start, edges }
+    }
+
+    fn edges(&self, slot: usize) -> &[Edge] {
+        &self.edges[self.start[slot] as usize..self.start[slot + 1] as usize]
+    }
+
+    fn bytes(&self) -> usize {
+        self.start.len() * size_of::<u32>() + self.edges.len() * size_of::<Edge>()
+    }
+}
+
 /// Per-query buffers of the graph search.
 #[derive(Default, Debug)]
 struct Workspace {
@@ -115,6 +152,9 @@ struct Workspace {
     to_goal: Vec<u32>,
     generation: u32,
     heap: OpenList,
+    /// The search over the graph itself: its estimate is consistent, so `f` never falls and
+    /// bucketed pops (see [`BucketQueue`]) beat a heap's.
+    open: BucketQueue,
     /// The hierarchy's backward search: its open list and per-slot states, and the forward ones.
     heap_b: OpenList,
     fwd: Vec<hierarchy::Side>,
@@ -178,6 +218,9 @@ pub struct SubgoalGraph {
     /// The contraction hierarchy over the graph, for the state it was built on; dropped by a
     /// repair that changed the graph (queries then search the graph itself, exact as ever).
     hierarchy: Option<hierarchy::Hierarchy>,
+    /// The edges laid out for a search over the graph itself, when one has run since they
+    /// last changed and no hierarchy answers the queries (see [`Flat`]).
+    flat: Option<Flat>,
     work: Workspace,
     /// The exact search for the rare query the graph cannot refine (never seen in the tests:
     /// a safety net that keeps the answer exact).
@@ -378,6 +421,7 @@ impl SubgoalGraph {
             free: Vec::new(),
             build_time: Duration::ZERO,
             hierarchy: None,
+            flat: None,
             work: Workspace::default(),
             fallback: Searcher::new(),
         };
@@ -459,6 +503,9 @@ impl SubgoalGraph {
         let tiered = work(self, flat);
         if tiered >= flat {
             self.hierarchy = None;
+        } else {
+            // The hierarchy answers: the flat edges would only take room.
+            self.flat = None;
         }
     }
 
@@ -466,6 +513,7 @@ impl SubgoalGraph {
     /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
     pub fn force_hierarchy(&mut self) {
         self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals));
+        self.flat = None;
     }
 
     /// Drops the contraction hierarchy: queries search the subgoal graph itself (for
@@ -532,6 +580,7 @@ impl SubgoalGraph {
             + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
             + self.free.len() * size_of::<u32>()
             + self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
+            + self.flat.as_ref().map_or(0, Flat::bytes)
     }
 
     /// `true` when the graph describes `grid` as it is now (same grid, same revision). A query
@@ -647,6 +696,7 @@ impl SubgoalGraph {
 
     /// Makes padded cell `i` a subgoal without edges; returns its slot.
     fn add_subgoal(&mut self, i: usize) -> usize {
+        self.flat = None;
         #[expect(clippy::cast_possible_truncation, reason = "padded cells and sides fit")]
         let s = Subgoal {
             cell: i as u32,
@@ -671,6 +721,7 @@ impl SubgoalGraph {
 
     /// Removes the subgoal at padded cell `i` and every edge to it.
     fn remove_subgoal(&mut self, i: usize) {
+        self.flat = None;
         let slot = self.slot_at[i];
         self.slot_at[i] = NONE;
         let adj = std::mem::take(&mut self.subgoals[slot as usize].adj);
@@ -683,6 +734,7 @@ impl SubgoalGraph {
 
     /// Scans again from subgoal `slot`: replaces the edges its scan found and its read box.
     fn rescan(&mut self, slot: usize) {
+        self.flat = None;
         #[expect(clippy::cast_possible_truncation, reason = "fewer slots than cells")]
         let me = slot as u32;
         // Forget what the previous scan found.
@@ -903,10 +955,14 @@ impl SubgoalGraph {
             return result;
         }
         let goal_xy = xy(g);
+        let flat = self.flat.get_or_insert_with(|| Flat::of(&self.subgoals));
         let mut stats = Stats::default();
-        w.heap.clear();
+        // An edge costs at most the octile distance across the map, and `f` grows along it by at
+        // most twice its cost: the window of `f` the open list spans (as JPS's jumps).
+        let side = f64::from(self.width.max(self.height));
+        w.open.reset_with(2.0 * (std::f64::consts::SQRT_2 + 1.0) * side + 2.0, BUCKETS_PER_UNIT);
         w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation, x: xy(s).0, y: xy(s).1 };
-        w.heap.push(Entry { f: 0.0, h: 0.0, cell: start_v as u32 });
+        w.open.push(Entry { f: 0.0, h: 0.0, cell: start_v as u32 });
         stats.generated += 1;
         let mut reached = false;
         // Relaxes the edge from `v` (cost `gv` at `here`) to `t` at `there`.
@@ -927,12 +983,11 @@ impl SubgoalGraph {
                 *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
                 let h = octile(there, goal_xy);
                 let f = value([ng[0] + h[0], ng[1] + h[1]]);
-                w.heap.push(Entry { f, h: value(h) as f32, cell: t as u32 });
+                w.open.push(Entry { f, h: value(h) as f32, cell: t as u32 });
                 stats.generated += 1;
-                stats.peak_open = stats.peak_open.max(w.heap.len() as u64);
             }
         };
-        while let Some(entry) = w.heap.pop() {
+        while let Some(entry) = w.open.pop() {
             let v = entry.cell as usize;
             let node = w.nodes[v];
             // Stale entries (the node closed since) are skipped: the heuristic is consistent,
@@ -952,7 +1007,7 @@ impl SubgoalGraph {
                     relax(w, &mut stats, v, node.g, here, slot_of(c), xy(c));
                 }
             } else if v < n {
-                for e in &self.subgoals[v].adj {
+                for e in flat.edges(v) {
                     relax(w, &mut stats, v, node.g, here, (e.to & TARGET) as usize, (e.x, e.y));
                 }
             }
@@ -960,6 +1015,7 @@ impl SubgoalGraph {
                 relax(w, &mut stats, v, node.g, here, goal_slot, goal_xy);
             }
         }
+        stats.peak_open = w.open.peak() as u64;
         w.found = found;
         w.start_edges = start_edges;
         if !reached {
