@@ -468,6 +468,17 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         w.fwd.fill(Side::default());
         w.bwd.fill(Side::default());
     }
+    // Each side is an A* towards the other end: every edge costs at least the octile distance
+    // between its ends (a shortcut is a real route), so the octile estimate is consistent on
+    // the upward graphs too, and a side's smallest key bounds every route through its open
+    // nodes. On the top node of the best route, a side's key is at most that route's cost, so
+    // both sides settle it before they stop (see `best` below); without the estimate, both
+    // sides searched the whole core around their end (a dense core: random512-25's).
+    let estimate = |forward: bool, v: usize| octile(pos(v), if forward { ends.g_xy } else { ends.s_xy });
+    let key = |forward: bool, g: [u32; 2], v: usize| {
+        let h = estimate(forward, v);
+        Entry { f: value(g) + value(h), h: value(h) as f32, cell: v as u32 }
+    };
     let mut stats = crate::Stats::default();
     w.heap.clear();
     w.heap_b.clear();
@@ -480,7 +491,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         let (sides, heap) = if forward { (&mut w.fwd, &mut w.heap) } else { (&mut w.bwd, &mut w.heap_b) };
         if v < n {
             sides[v] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation };
-            heap.push(Entry { f: 0.0, h: 0.0, cell: v as u32 });
+            heap.push(key(forward, [0, 0], v));
         } else {
             // The virtual end roots its side's parent chain.
             sides[v] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation + 1 };
@@ -488,7 +499,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
                 let t = (ends.slot_of)(c);
                 let d = octile(pos(v), pos(t));
                 sides[t] = Side { g: d, parent: v as u32, via: NONE, stamp: generation };
-                heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
+                heap.push(key(forward, d, t));
             }
         }
         stats.generated += heap.len() as u64;
@@ -531,7 +542,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
             let d = add(gv, e.cost);
             if this[t].stamp != generation || less(d, this[t].g) {
                 this[t] = Side { g: d, parent: v as u32, via: e.via, stamp: generation };
-                heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
+                heap.push(key(forward, d, t));
                 stats.generated += 1;
                 stats.peak_open = stats.peak_open.max(heap.len() as u64);
                 if other[t].stamp == generation || other[t].stamp == generation + 1 {
