@@ -474,11 +474,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     // nodes. On the top node of the best route, a side's key is at most that route's cost, so
     // both sides settle it before they stop (see `best` below); without the estimate, both
     // sides searched the whole core around their end (a dense core: random512-25's).
-    let estimate = |forward: bool, v: usize| octile(pos(v), if forward { ends.g_xy } else { ends.s_xy });
-    let key = |forward: bool, g: [u32; 2], v: usize| {
-        let h = estimate(forward, v);
-        Entry { f: value(g) + value(h), h: value(h) as f32, cell: v as u32 }
-    };
+    let key = |forward: bool, g, v| keyed(g, pos(v), if forward { ends.g_xy } else { ends.s_xy }, v);
     let mut stats = crate::Stats::default();
     w.heap.clear();
     w.heap_b.clear();
@@ -563,6 +559,14 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         w.chain.clear();
     }
     Ok((best_pair, stats))
+}
+
+/// The open-list entry of vertex `v` at `at`, reached at cost `g`, for a side searching towards
+/// `towards`.
+#[expect(clippy::cast_possible_truncation, reason = "slots fit in u32; h only breaks ties")]
+fn keyed(g: [u32; 2], at: (u16, u16), towards: (u16, u16), v: usize) -> Entry {
+    let h = value(octile(at, towards));
+    Entry { f: value(g) + h, h: h as f32, cell: v as u32 }
 }
 
 /// Stall on demand: whether a higher neighbour of `v` already reached more cheaply (at its
