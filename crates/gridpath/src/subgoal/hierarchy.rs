@@ -75,6 +75,8 @@ pub(super) struct UpEdge {
 pub(super) struct Hierarchy {
     first: Vec<u32>,
     edges: Vec<UpEdge>,
+    /// Per slot, whether it is in the core (never contracted).
+    in_core: Vec<bool>,
     pub(super) core: usize,
     pub(super) shortcuts: usize,
 }
@@ -216,19 +218,16 @@ impl Hierarchy {
             }
         }
         // The core keeps its edges among itself.
-        let mut core = 0;
-        for v in 0..n {
-            if subgoals[v].cell != NONE && !done[v] {
-                core += 1;
-                up[v] = std::mem::take(&mut adj[v]);
-            }
+        let in_core: Vec<bool> = (0..n).map(|v| subgoals[v].cell != NONE && !done[v]).collect();
+        for v in (0..n).filter(|&v| in_core[v]) {
+            up[v] = std::mem::take(&mut adj[v]);
         }
-        Self::from_lists(up, core, shortcuts)
+        Self::from_lists(up, in_core, shortcuts)
     }
 
     /// The hierarchy of the per-slot edge lists `up`, in one array.
     #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
-    fn from_lists(up: Vec<Vec<UpEdge>>, core: usize, shortcuts: usize) -> Self {
+    fn from_lists(up: Vec<Vec<UpEdge>>, in_core: Vec<bool>, shortcuts: usize) -> Self {
         let mut first = Vec::with_capacity(up.len() + 1);
         let mut edges = Vec::with_capacity(up.iter().map(Vec::len).sum());
         for list in up {
@@ -236,7 +235,8 @@ impl Hierarchy {
             edges.extend(list);
         }
         first.push(edges.len() as u32);
-        Self { first, edges, core, shortcuts }
+        let core = in_core.iter().filter(|&&c| c).count();
+        Self { first, edges, in_core, core, shortcuts }
     }
 
     /// The upward (or core) edges of slot `v`.
@@ -254,7 +254,7 @@ impl Hierarchy {
 
     /// Bytes the hierarchy holds.
     pub(super) fn bytes(&self) -> usize {
-        self.first.len() * size_of::<u32>() + self.edges.len() * size_of::<UpEdge>()
+        self.first.len() * size_of::<u32>() + self.edges.len() * size_of::<UpEdge>() + self.in_core.len()
     }
 }
 
@@ -526,7 +526,10 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         }
         this[v].stamp = generation + 1;
         let gv = this[v].g;
-        if stalled(h, this, v, generation) {
+        // The core is searched by the forward side alone: the backward side only brings the
+        // goal's routes up to the core, where the forward side meets them (on a dense core,
+        // searching it from both ends did its work twice).
+        if (!forward && h.in_core[v]) || stalled(h, this, v, generation) {
             continue;
         }
         stats.expanded += 1;
