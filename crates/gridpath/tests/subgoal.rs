@@ -202,6 +202,35 @@ fn refuses_what_it_was_not_built_for() {
     assert!((path.cost - (2.0 + 5.0 * gridpath::SQRT2)).abs() < EPS, "the octile distance on an open grid");
 }
 
+/// A hierarchy with a core (den520d's: subgoals with more than 24 edges stay uncontracted)
+/// answers the published optimal lengths: the core is searched by the forward side alone, and
+/// the backward side stops where the goal's routes enter it (`subgoal/hierarchy.rs`).
+#[test]
+fn a_hierarchy_with_a_core_matches_the_published_optima() {
+    let scen_path = common::movingai_dir().join("dao/den520d.map.scen");
+    let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
+        panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
+    });
+    let scenarios = parse_scen(&text).unwrap();
+    let grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
+    let mut graph = SubgoalGraph::build(&grid);
+    graph.force_hierarchy();
+    let (core, _) = graph.hierarchy_size().expect("forced");
+    assert!(core > 0, "den520d's hierarchy has a core");
+    for (n, s) in scenarios.iter().enumerate().step_by(2) {
+        let path = graph
+            .find_path(&grid, s.start, s.goal, &Settings::default())
+            .unwrap_or_else(|e| panic!("#{n}: {e}"));
+        assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "#{n}: illegal path");
+        assert!(
+            (path.cost - s.optimal).abs() <= 0.01,
+            "#{n}: length {} but published optimum {}",
+            path.cost,
+            s.optimal
+        );
+    }
+}
+
 /// Every scenario of a few shared maps matches the published optimal length (absolute
 /// tolerance 0.01, as `movingai.rs` and GPPC check) with a legal path, and the same graph,
 /// repaired after a wall appears on a route, matches a fresh A*.
