@@ -406,12 +406,14 @@ fn may_free(me: &Body, (v, program): (Vec2, Option<usize>), lines: &[Line], neig
     // The two lowest speeds one line alone allows, and the neighbour whose line allows the
     // lowest (none for a wall); none claimed for a body that hardly wants to go anywhere.
     let mut lowest = (f32::INFINITY, f32::INFINITY, None);
-    for (k, line) in lines[..walls + neighbours].iter().enumerate().filter(|_| speed >= EPSILON) {
-        let most = most_along(heading, me.max_speed, line);
-        if most < lowest.0 {
-            lowest = (most, lowest.0, k.checked_sub(walls));
-        } else if most < lowest.1 {
-            lowest.1 = most;
+    if speed >= EPSILON {
+        for (k, line) in lines[..walls + neighbours].iter().enumerate() {
+            let most = most_along(heading, me.max_speed, line);
+            if most < lowest.0 {
+                lowest = (most, lowest.0, k.checked_sub(walls));
+            } else if most < lowest.1 {
+                lowest.1 = most;
+            }
         }
     }
     let held = FREED * speed - LOOSE;

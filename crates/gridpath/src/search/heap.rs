@@ -151,6 +151,14 @@ impl Frontier for BucketQueue {
 /// is always a child on the current plateau of equal `f`.
 pub(crate) const BUCKETS_PER_UNIT: f64 = 8.0;
 
+/// Buckets per unit of `f` for searches with long edges ([`BucketQueue::reset_for_long_edges`]):
+/// one bucket per 4 units. A JPS query pushes a few hundred jump points spread over a window of
+/// `2(1 + √2)·side` units, so with one bucket per unit most pushes landed in a bucket of their
+/// own — a cold bucket header and buffer each. Four units per bucket: a quarter of the buckets,
+/// a few more entries sorted per bucket (cachegrind, ten median maps: −2.1 % instructions, −3 %
+/// L1 misses).
+const LONG_EDGE_BUCKETS_PER_UNIT: f64 = 0.25;
+
 /// An open list for monotone searches: `f` of every push is at least the `f` last popped (up to
 /// float noise) and at most `window` above it.
 ///
@@ -207,6 +215,15 @@ impl BucketQueue {
         self.current = 0;
         self.len = 0;
         self.peak = 0;
+    }
+
+    /// [`BucketQueue::reset_with`] for a search whose edges may cross the map (JPS's jumps, a
+    /// subgoal graph's edges) with a consistent estimate: `f` never falls and grows along an
+    /// edge by at most twice its cost, at most (√2 + 1) × `side` (a diagonal run and a straight
+    /// one off it; `side`: the longer side of the map, times the largest step cost on terrain).
+    /// Wide buckets keep their number low.
+    pub(crate) fn reset_for_long_edges(&mut self, side: f64) {
+        self.reset_with(2.0 * (crate::grid::SQRT2 + 1.0) * side + 2.0, LONG_EDGE_BUCKETS_PER_UNIT);
     }
 
     /// Largest length since the last reset.

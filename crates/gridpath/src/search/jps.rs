@@ -79,7 +79,7 @@
 use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
-use crate::grid::{DIRS, Lines, Planes, SQRT2};
+use crate::grid::{DIRS, Lines, Planes};
 use crate::trace::{Observer, TraceEvent};
 
 /// No goal on a scanned line.
@@ -511,13 +511,10 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
     let magic = (1u64 << 40).div_ceil(stride64);
     let Searcher { jump_nodes: nodes, buckets: open, .. } = searcher;
     nodes.reset(grid.padded_len());
-    // f never decreases along a jump (the octile estimate is consistent) and grows by at most
-    // twice the jump's cost, at most (√2 + 1) × the longer side (a diagonal ray and a straight
-    // scan off it); wide buckets keep their number low.
     // On terrain costs a jump's steps cost up to the largest cost each.
     let side =
         f64::from(grid.width().max(grid.height())) * if WEIGHTED { f64::from(grid.max_cost()) } else { 1.0 };
-    open.reset_with(2.0 * (SQRT2 + 1.0) * side + 2.0, JPS_BUCKETS_PER_UNIT);
+    open.reset_for_long_edges(side);
     let stats = Stats { generated: 1, peak_open: 1, expanded: 0 };
     nodes.open(start, 0, 0, NO_DIR, start);
     let (ha, hb) = octile(q.start.x as usize + 1, q.start.y as usize + 1, gx, gy);
@@ -614,13 +611,6 @@ impl<O: Observer> Relax<'_, O> {
         }
     }
 }
-
-/// Buckets per unit of `f` in JPS's open list: one bucket per 4 units. A JPS query pushes a
-/// few hundred jump points spread over a window of `2(1 + √2)·side` units, so with one bucket
-/// per unit most pushes landed in a bucket of their own — a cold bucket header and buffer each.
-/// Four units per bucket: a quarter of the buckets, a few more entries sorted per bucket
-/// (cachegrind, ten median maps: −2.1 % instructions, −3 % L1 misses).
-const JPS_BUCKETS_PER_UNIT: f64 = 0.25;
 
 /// The moves a rough jump point at padded index `i`, entered by a step in direction `dir`
 /// (or [`NO_DIR`] at the start), tries, of its `legal` ones: JPS's pruning with the costs of the
@@ -1004,7 +994,7 @@ mod tests {
         let path = searcher.find_path(&grid, Pos::new(0, 0), Pos::new(5, 2), &settings).unwrap();
         let cells: Vec<(u32, u32)> = path.cells.iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(cells, [(0, 0), (1, 1), (2, 2), (3, 2), (4, 2), (5, 2)]);
-        assert!((path.cost - (3.0 + 2.0 * SQRT2)).abs() < 1e-9, "cost {}", path.cost);
+        assert!((path.cost - (3.0 + 2.0 * crate::grid::SQRT2)).abs() < 1e-9, "cost {}", path.cost);
         assert_eq!(path.stats.expanded, 2, "the start and the goal only");
         // And backwards, up and to the left.
         let path = searcher.find_path(&grid, Pos::new(7, 5), Pos::new(6, 0), &settings).unwrap();

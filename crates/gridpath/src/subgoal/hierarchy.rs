@@ -34,7 +34,7 @@
 //! exactness. `tests/subgoal.rs` checks every random query with the hierarchy as built,
 //! forced and dropped.
 
-use super::{NONE, Subgoal, TARGET, octile, value};
+use super::{NONE, Runs, Subgoal, TARGET, octile, value};
 use crate::search::{Entry, OpenList};
 
 /// Subgoals of a larger degree than this stay in the core.
@@ -70,11 +70,10 @@ pub(super) struct UpEdge {
 }
 
 /// The hierarchy: per slot its upward (or core) edges, all in one array (it never changes
-/// after the build): slot `v`'s are `edges[first[v]..first[v + 1]]`.
+/// after the build).
 #[derive(Debug, Default)]
 pub(super) struct Hierarchy {
-    first: Vec<u32>,
-    edges: Vec<UpEdge>,
+    edges: Runs<UpEdge>,
     /// Per slot, whether it is in the core (never contracted).
     in_core: Vec<bool>,
     pub(super) core: usize,
@@ -222,27 +221,14 @@ impl Hierarchy {
         for v in (0..n).filter(|&v| in_core[v]) {
             up[v] = std::mem::take(&mut adj[v]);
         }
-        Self::from_lists(up, in_core, shortcuts)
-    }
-
-    /// The hierarchy of the per-slot edge lists `up`, in one array.
-    #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
-    fn from_lists(up: Vec<Vec<UpEdge>>, in_core: Vec<bool>, shortcuts: usize) -> Self {
-        let mut first = Vec::with_capacity(up.len() + 1);
-        let mut edges = Vec::with_capacity(up.iter().map(Vec::len).sum());
-        for list in up {
-            first.push(edges.len() as u32);
-            edges.extend(list);
-        }
-        first.push(edges.len() as u32);
         let core = in_core.iter().filter(|&&c| c).count();
-        Self { first, edges, in_core, core, shortcuts }
+        Self { edges: Runs::of(up.iter().map(Vec::as_slice)), in_core, core, shortcuts }
     }
 
     /// The upward (or core) edges of slot `v`.
     #[inline]
     pub(super) fn up(&self, v: usize) -> &[UpEdge] {
-        &self.edges[self.first[v] as usize..self.first[v + 1] as usize]
+        self.edges.get(v)
     }
 
     /// The edge between `a` and `b` (in the list of the one contracted first, or either in the
@@ -254,7 +240,7 @@ impl Hierarchy {
 
     /// Bytes the hierarchy holds.
     pub(super) fn bytes(&self) -> usize {
-        self.first.len() * size_of::<u32>() + self.edges.len() * size_of::<UpEdge>() + self.in_core.len()
+        self.edges.bytes() + self.in_core.len()
     }
 }
 

@@ -64,9 +64,6 @@ const FOUND_HERE: u32 = 1 << 31;
 /// The scan of the entry's target found the edge.
 const FOUND_THERE: u32 = 1 << 30;
 
-/// Buckets per unit of `f` of the search over the graph itself: wide, as its edges are long.
-const BUCKETS_PER_UNIT: f64 = 0.25;
-
 /// Queries [`SubgoalGraph::rebuild_hierarchy`] runs to decide whether the hierarchy pays.
 const SAMPLE_QUERIES: usize = 64;
 
@@ -109,37 +106,48 @@ struct Edge {
     y: u16,
 }
 
-/// Every subgoal's edges in one run, in slot order: a search over the graph itself reads a
-/// subgoal's edges with one lookup into memory laid out as it walks, instead of a jump to the
-/// subgoal and another to its own edge list (those two cache misses were most of an expansion's
-/// time on the cluttered maps).
-#[derive(Default, Debug)]
-struct Flat {
-    /// Per slot, where its edges begin in `edges`; then where the last ends.
-    start: Vec<u32>,
-    edges: Vec<Edge>,
+/// Per-slot lists laid out in one array, slot after slot: a search reads a slot's list with one
+/// lookup into memory laid out as it walks, instead of a jump to the slot and another to its own
+/// list. The hierarchy's edges, and the subgoal graph's own for a search over it (those two cache
+/// misses were most of an expansion's time on the cluttered maps).
+#[derive(Debug)]
+pub(super) struct Runs<T> {
+    /// Per slot, where its run begins in `items`; then where the last ends.
+    first: Vec<u32>,
+    items: Vec<T>,
 }
 
-impl Flat {
-    fn of(subgoals: &[Subgoal]) -> Self {
-        let mut start = Vec::with_capacity(subgoals.len() + 1);
-        let mut edges = Vec::with_capacity(subgoals.iter().map(|s| s.adj.len()).sum());
-        for subgoal in subgoals {
-            #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
-            start.push(edges.len() as u32);
-            edges.extend_from_slice(&subgoal.adj);
+impl<T> Default for Runs<T> {
+    fn default() -> Self {
+        Self { first: Vec::new(), items: Vec::new() }
+    }
+}
+
+impl<T: Copy> Runs<T> {
+    /// The runs of `lists`, one per slot in order.
+    #[expect(clippy::cast_possible_truncation, reason = "fewer items than 2^32")]
+    pub(super) fn of<'a>(lists: impl ExactSizeIterator<Item = &'a [T]> + Clone) -> Self
+    where
+        T: 'a,
+    {
+        let mut first = Vec::with_capacity(lists.len() + 1);
+        let mut items = Vec::with_capacity(lists.clone().map(<[T]>::len).sum());
+        for list in lists {
+            first.push(items.len() as u32);
+            items.extend_from_slice(list);
         }
-        #[expect(clippy::cast_possible_truncation, reason = "fewer edges than 2^32")]
-        start.push(edges.len() as u32);
-        Self { start, edges }
+        first.push(items.len() as u32);
+        Self { first, items }
     }
 
-    fn edges(&self, slot: usize) -> &[Edge] {
-        &self.edges[self.start[slot] as usize..self.start[slot + 1] as usize]
+    /// Slot `slot`'s run.
+    #[inline]
+    pub(super) fn get(&self, slot: usize) -> &[T] {
+        &self.items[self.first[slot] as usize..self.first[slot + 1] as usize]
     }
 
-    fn bytes(&self) -> usize {
-        self.start.len() * size_of::<u32>() + self.edges.len() * size_of::<Edge>()
+    pub(super) fn bytes(&self) -> usize {
+        self.first.len() * size_of::<u32>() + self.items.len() * size_of::<T>()
     }
 }
 
@@ -151,11 +159,11 @@ struct Workspace {
     /// `generation` when the slot has an edge to the goal this query.
     to_goal: Vec<u32>,
     generation: u32,
-    heap: OpenList,
     /// The search over the graph itself: its estimate is consistent, so `f` never falls and
     /// bucketed pops (see [`BucketQueue`]) beat a heap's.
     open: BucketQueue,
-    /// The hierarchy's backward search: its open list and per-slot states, and the forward ones.
+    /// The hierarchy's forward and backward searches: their open lists and per-slot states.
+    heap: OpenList,
     heap_b: OpenList,
     fwd: Vec<hierarchy::Side>,
     bwd: Vec<hierarchy::Side>,
@@ -218,9 +226,9 @@ pub struct SubgoalGraph {
     /// The contraction hierarchy over the graph, for the state it was built on; dropped by a
     /// repair that changed the graph (queries then search the graph itself, exact as ever).
     hierarchy: Option<hierarchy::Hierarchy>,
-    /// The edges laid out for a search over the graph itself, when one has run since they
-    /// last changed and no hierarchy answers the queries (see [`Flat`]).
-    flat: Option<Flat>,
+    /// The subgoals' edges laid out for a search over the graph itself (see [`Runs`]), when
+    /// one has run since a repair changed them and no hierarchy answers the queries.
+    flat: Option<Runs<Edge>>,
     work: Workspace,
     /// The exact search for the rare query the graph cannot refine (never seen in the tests:
     /// a safety net that keeps the answer exact).
@@ -580,7 +588,7 @@ impl SubgoalGraph {
             + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
             + self.free.len() * size_of::<u32>()
             + self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
-            + self.flat.as_ref().map_or(0, Flat::bytes)
+            + self.flat.as_ref().map_or(0, Runs::bytes)
     }
 
     /// `true` when the graph describes `grid` as it is now (same grid, same revision). A query
@@ -619,7 +627,9 @@ impl SubgoalGraph {
         self.cells.copy_from_slice(new);
         (self.id, self.revision) = (grid.id(), grid.revision());
         if !changed.is_empty() {
+            // What was derived from the graph as it was.
             self.hierarchy = None;
+            self.flat = None;
         }
         self.repair_cells(&changed);
         changed.len()
@@ -696,7 +706,6 @@ impl SubgoalGraph {
 
     /// Makes padded cell `i` a subgoal without edges; returns its slot.
     fn add_subgoal(&mut self, i: usize) -> usize {
-        self.flat = None;
         #[expect(clippy::cast_possible_truncation, reason = "padded cells and sides fit")]
         let s = Subgoal {
             cell: i as u32,
@@ -721,7 +730,6 @@ impl SubgoalGraph {
 
     /// Removes the subgoal at padded cell `i` and every edge to it.
     fn remove_subgoal(&mut self, i: usize) {
-        self.flat = None;
         let slot = self.slot_at[i];
         self.slot_at[i] = NONE;
         let adj = std::mem::take(&mut self.subgoals[slot as usize].adj);
@@ -734,7 +742,6 @@ impl SubgoalGraph {
 
     /// Scans again from subgoal `slot`: replaces the edges its scan found and its read box.
     fn rescan(&mut self, slot: usize) {
-        self.flat = None;
         #[expect(clippy::cast_possible_truncation, reason = "fewer slots than cells")]
         let me = slot as u32;
         // Forget what the previous scan found.
@@ -955,12 +962,10 @@ impl SubgoalGraph {
             return result;
         }
         let goal_xy = xy(g);
-        let flat = self.flat.get_or_insert_with(|| Flat::of(&self.subgoals));
+        let flat = self.flat.get_or_insert_with(|| Runs::of(self.subgoals.iter().map(|s| s.adj.as_slice())));
         let mut stats = Stats::default();
-        // An edge costs at most the octile distance across the map, and `f` grows along it by at
-        // most twice its cost: the window of `f` the open list spans (as JPS's jumps).
-        let side = f64::from(self.width.max(self.height));
-        w.open.reset_with(2.0 * (std::f64::consts::SQRT_2 + 1.0) * side + 2.0, BUCKETS_PER_UNIT);
+        // An edge costs at most the octile distance across the map, as JPS's jumps.
+        w.open.reset_for_long_edges(f64::from(self.width.max(self.height)));
         w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation, x: xy(s).0, y: xy(s).1 };
         w.open.push(Entry { f: 0.0, h: 0.0, cell: start_v as u32 });
         stats.generated += 1;
@@ -1007,7 +1012,7 @@ impl SubgoalGraph {
                     relax(w, &mut stats, v, node.g, here, slot_of(c), xy(c));
                 }
             } else if v < n {
-                for e in flat.edges(v) {
+                for e in flat.get(v) {
                     relax(w, &mut stats, v, node.g, here, (e.to & TARGET) as usize, (e.x, e.y));
                 }
             }
