@@ -31,7 +31,7 @@ use bevy_gridpath::{
     Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
-    Avoidance, Body, Held, beside_along_way, ring_reach, split_direction, step_aim, within_ring,
+    Avoidance, Body, Held, Touch, beside_along_way, ring_reach, split_direction, step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, Rules};
 
@@ -493,7 +493,7 @@ fn steer_crowd(
     {
         let me = scratch_ref.agents[i];
         // With avoidance on, no push (avoidance keeps the units apart).
-        let push = if avoidance.0 { Vec2::ZERO } else { separation(scratch_ref, i, grid, true).0 };
+        let push = if avoidance.0 { Vec2::ZERO } else { separation(scratch_ref, i) };
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
         let (target, arrived, preferred, remaining) = if let Some(wish) = &scratch_ref.wishes[i] {
@@ -682,37 +682,51 @@ fn gather_agents(
     scratch.rings.count(scratch.agents.iter().map(|a| (a.goal, a.arrived)));
 }
 
-/// The push keeping agent `i` apart from its neighbours (zero unless `with_push`), where an
-/// arrived unit with its goal stands that it touches and that stands beside it along the way
-/// (`beside_along_way`), if any, and whether every unit it touches has arrived.
-fn separation(scratch: &Scratch, i: usize, grid: &Grid, with_push: bool) -> (Vec2, Option<Vec2>, bool) {
+/// The agents agent `i` touches (its nearest, up to [`MAX_NEIGHBOURS`]).
+fn touching(scratch: &Scratch, i: usize) -> impl Iterator<Item = (usize, Agent)> + '_ {
+    let p = scratch.agents[i].pos;
+    scratch
+        .avoidance
+        .near(p, TOUCH)
+        .take(MAX_NEIGHBOURS + 1)
+        .filter(move |&j| j != i)
+        .map(|j| (j, scratch.agents[j]))
+        .filter(move |(_, other)| p.distance_squared(other.pos) < TOUCH * TOUCH)
+}
+
+/// The push keeping agent `i` apart from its neighbours.
+fn separation(scratch: &Scratch, i: usize) -> Vec2 {
     let me = scratch.agents[i];
     let mut push = Vec2::ZERO;
-    let (mut touched, mut hemmed_in) = (None, true);
-    for j in scratch.avoidance.near(me.pos, TOUCH).take(MAX_NEIGHBOURS + 1) {
-        if j == i {
-            continue;
-        }
-        let other = scratch.agents[j];
+    for (j, other) in touching(scratch, i) {
         let apart = me.pos - other.pos;
         let distance_sq = apart.length_squared();
-        if distance_sq >= TOUCH * TOUCH {
-            continue;
-        }
-        hemmed_in &= other.arrived;
-        if other.arrived && other.goal == me.goal && !me.arrived {
-            let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
-            if beside_along_way(me.distance, other.distance, cost(me.cell).max(cost(other.cell)), TOUCH) {
-                touched = Some(other.pos);
-            }
-        }
-        if with_push && distance_sq < SPACING * SPACING {
+        if distance_sq < SPACING * SPACING {
             let distance = distance_sq.sqrt();
             let away = if distance > 1e-4 { apart / distance } else { split_direction(i, j) };
             push += away * (SPACING - distance) * PUSH_SHARE;
         }
     }
-    (push, touched, hemmed_in)
+    push
+}
+
+/// What agent `i` touches ([`Touch`]): an arrived unit with its goal that stands beside it along
+/// the way (`beside_along_way`), if any, and whether every unit it touches has arrived.
+fn touches_arrived(scratch: &Scratch, i: usize, grid: &Grid) -> Option<Touch> {
+    let me = scratch.agents[i];
+    let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
+    let (mut touched, mut hemmed_in) = (None, true);
+    for (_, other) in touching(scratch, i) {
+        hemmed_in &= other.arrived;
+        if other.arrived
+            && other.goal == me.goal
+            && !me.arrived
+            && beside_along_way(me.distance, other.distance, cost(me.cell).max(cost(other.cell)), TOUCH)
+        {
+            touched = Some(other.pos);
+        }
+    }
+    touched.map(|arrived| Touch { arrived, hemmed_in })
 }
 
 /// What a flow follower's wish is worked out from, gathered with the agents: its wish then
@@ -857,16 +871,12 @@ fn follower_wish<'a>(
     // holds it), or after a long wait within the reach of its whole group packed loosely, or
     // with no way round the ring.
     let in_ring = || {
-        let (_, touched, hemmed_in) = separation(scratch, i, grid, false);
         let counts = scratch.rings.get(goal);
         let reach =
             |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
-        touched.is_some_and(|touched| {
-            let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
-            let (distance, stalled) = (to_go, wish.stalled);
-            let held = Held { position: me.pos, heading, distance, stalled, touched, hemmed_in };
-            within_ring(grid, held, counts, reach)
-        })
+        let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
+        let held = Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled };
+        within_ring(grid, held, counts, reach, || touches_arrived(scratch, i, grid))
     };
     wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())
         || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);

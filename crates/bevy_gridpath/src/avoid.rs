@@ -16,7 +16,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{
-    Avoidance, AvoidanceSettings, Body, Held, beside_along_way, ring_reach, step_aim, within_ring,
+    Avoidance, AvoidanceSettings, Body, Held, Touch, beside_along_way, ring_reach, step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, SQRT2};
 
@@ -449,13 +449,11 @@ fn steer_avoiders(
             let reach = |n: usize| {
                 field.map_or_else(|| ring_reach(n, avoid.radius), |f| f.ring_reach(n, avoid.radius))
             };
-            let (touched, hemmed_in) = touches_arrived(scratch, i, max_radius);
-            arrived = touched.is_some_and(|touched| {
-                let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
-                let (distance, stalled) = (wish.distance, avoid.stalled);
-                let held = Held { position: p, heading, distance, stalled, touched, hemmed_in };
-                within_ring(grid, held, (landed, all), reach)
-            });
+            let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
+            let (distance, stalled) = (wish.distance, avoid.stalled);
+            let held = Held { position: p, heading, distance, stalled };
+            arrived =
+                within_ring(grid, held, (landed, all), reach, || touches_arrived(scratch, i, max_radius));
         }
         if arrived && *status != PathStatus::Arrived {
             if let Some(waypoints) = waypoints.as_deref_mut() {
@@ -568,11 +566,10 @@ impl GoalCounts {
     }
 }
 
-/// A unit that arrived on avoider `i`'s goal that it touches and that stands beside it along
-/// the way (`beside_along_way`), if any (then it has arrived too, around the goal, within the ring's
-/// reach: where that unit stands), and whether every body it touches has arrived
+/// What avoider `i` touches ([`Touch`]): a unit that arrived on its goal and stands beside it
+/// along the way (`beside_along_way`), if any, and whether every body it touches has arrived
 /// (`max_radius`: the largest body's).
-fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2>, bool) {
+fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> Option<Touch> {
     let (p, me) = (scratch.centres[i], scratch.standing[i]);
     let reach = (me.radius + max_radius) * TOUCH;
     let (mut touched, mut hemmed_in) = (None, true);
@@ -590,7 +587,7 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> (Option<Vec2
             touched = Some(scratch.centres[j]);
         }
     }
-    (touched, hemmed_in)
+    touched.map(|arrived| Touch { arrived, hemmed_in })
 }
 
 /// Works out every walking flow follower's wish ([`field_wish`]) on the compute pool, into

@@ -17,7 +17,7 @@ pub const LONG_STALL: f32 = 20.0;
 /// tightly than the ring's half density (they are pushed about by the units coming in).
 const LOOSE: f32 = 2.0;
 
-/// A unit held up by the units arrived round its goal, as [`within_ring`] weighs it.
+/// A unit held up on its way to its goal, as [`within_ring`] weighs it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Held {
     /// Where it stands (tiles).
@@ -28,45 +28,51 @@ pub struct Held {
     pub distance: f32,
     /// Tiles it could have walked without getting closer to the goal.
     pub stalled: f32,
-    /// Where the arrived unit it touches stands.
-    pub touched: Vec2,
+}
+
+/// What a [`Held`] unit touches, as [`within_ring`] asks for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Touch {
+    /// Where the unit arrived round its goal that it touches stands.
+    pub arrived: Vec2,
     /// Every body it touches has arrived: nobody presses on behind it.
     pub hemmed_in: bool,
 }
 
-/// Whether a unit `held` up by the units arrived round its goal, touching one, arrives too:
-/// within the ring the `arrived` units fill (`reach`: [`ArrivalRing::reach`] along a field, or
-/// [`ring_reach`] on open ground), or, after [`LONG_STALL`], within the ring the whole group
-/// of `all` fills packed loosely (at quarter density: a crowd that started on every cell of a
-/// map, at 0.28, packs no tighter against its ring), or anywhere when it has no way on round
-/// the ring: every body it touches has arrived ([`Held::hemmed_in`]), or it and the arrived
-/// unit it touches stand in a passage ([`in_passage`]), where the arrived units block the way
-/// and the ring is a line back along it (a goal in a maze's corridor: the cells the field
-/// counts beyond it are out of reach). The first keeps the ring from growing into tendrils
-/// back across open ground (out through a door while the room beyond still holds the crowd:
-/// the unit in the door touches arrived units on open ground, not in the door).
+/// Whether a unit `held` up by the units arrived round its goal arrives too. It must touch one
+/// of them (`touches`: where one stands that is beside it along the way, and whether every
+/// body it touches has arrived; asked only when the answer can matter, as finding out means
+/// scanning its neighbours) and stand within the ring the `arrived` units fill (`reach`:
+/// [`ArrivalRing::reach`] along a field, or [`ring_reach`] on open ground), or, after
+/// [`LONG_STALL`], within the ring the whole group of `all` fills packed loosely (at quarter
+/// density: a crowd that started on every cell of a map, at 0.28, packs no tighter against
+/// its ring), or anywhere when it has no way on round the ring: every body it touches has
+/// arrived ([`Touch::hemmed_in`]), or it and the arrived unit it touches stand in a passage
+/// ([`in_passage`]), where the arrived units block the way and the ring is a line back along
+/// it (a goal in a maze's corridor: the cells the field counts beyond it are out of reach).
+/// The first keeps the ring from growing into tendrils back across open ground (out through a
+/// door while the room beyond still holds the crowd: the unit in the door touches arrived
+/// units on open ground, not in the door).
 ///
 /// ```
 /// use glam::Vec2;
-/// use gridpath::avoid::{Held, LONG_STALL, ring_reach, within_ring};
+/// use gridpath::avoid::{Held, LONG_STALL, Touch, ring_reach, within_ring};
 /// use gridpath::{Grid, Tile};
 /// let grid = Grid::filled(64, 64, Tile::FLOOR).unwrap();
 /// let reach = |n| ring_reach(n, 0.3);
-/// let held = |distance, stalled, hemmed_in| Held {
-///     position: Vec2::new(2.5, 2.5),
-///     heading: Vec2::X,
-///     distance,
-///     stalled,
-///     touched: Vec2::new(3.0, 2.5),
-///     hemmed_in,
-/// };
+/// let held = |distance, stalled| Held { position: Vec2::new(2.5, 2.5), heading: Vec2::X, distance, stalled };
+/// let touching = |hemmed_in| move || Some(Touch { arrived: Vec2::new(3.0, 2.5), hemmed_in });
 /// // 100 arrived of 1,000: 4 tiles out arrives, 12 tiles out does not, unless held up long.
-/// assert!(within_ring(&grid, held(4.0, 2.0, false), (100, 1_000), reach));
-/// assert!(!within_ring(&grid, held(12.0, 2.0, false), (100, 1_000), reach));
-/// assert!(within_ring(&grid, held(12.0, LONG_STALL, false), (100, 1_000), reach));
+/// assert!(within_ring(&grid, held(4.0, 2.0), (100, 1_000), reach, touching(false)));
+/// assert!(!within_ring(&grid, held(12.0, 2.0), (100, 1_000), reach, touching(false)));
+/// assert!(within_ring(&grid, held(12.0, LONG_STALL), (100, 1_000), reach, touching(false)));
 /// // Far out on open ground: no; with no way round, after a long wait: yes.
-/// assert!(!within_ring(&grid, held(40.0, LONG_STALL, false), (100, 1_000), reach));
-/// assert!(within_ring(&grid, held(40.0, LONG_STALL, true), (100, 1_000), reach));
+/// assert!(!within_ring(&grid, held(40.0, LONG_STALL), (100, 1_000), reach, touching(false)));
+/// assert!(within_ring(&grid, held(40.0, LONG_STALL), (100, 1_000), reach, touching(true)));
+/// // Touching no arrived unit: never. Out of reach and not held up long: its neighbours are
+/// // not even looked at.
+/// assert!(!within_ring(&grid, held(4.0, LONG_STALL), (100, 1_000), reach, || None));
+/// assert!(!within_ring(&grid, held(12.0, 2.0), (100, 1_000), reach, || -> Option<Touch> { unreachable!() }));
 /// ```
 #[must_use]
 pub fn within_ring(
@@ -74,7 +80,13 @@ pub fn within_ring(
     held: Held,
     (arrived, all): (usize, usize),
     reach: impl Fn(usize) -> f32,
+    touches: impl FnOnce() -> Option<Touch>,
 ) -> bool {
+    let in_reach = held.distance <= reach(arrived);
+    if !in_reach && held.stalled < LONG_STALL {
+        return false;
+    }
+    let Some(touch) = touches() else { return false };
     #[expect(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
@@ -84,9 +96,8 @@ pub fn within_ring(
     let loose = (all as f32 * LOOSE) as usize;
     // Behind a unit arrived in a passage, in it too: the ring is a line along the passage.
     let walled =
-        || in_passage(grid, held.position, held.heading) && in_passage(grid, held.touched, held.heading);
-    held.distance <= reach(arrived)
-        || (held.stalled >= LONG_STALL && (held.distance <= reach(loose) || held.hemmed_in || walled()))
+        || in_passage(grid, held.position, held.heading) && in_passage(grid, touch.arrived, held.heading);
+    in_reach || held.distance <= reach(loose) || touch.hemmed_in || walled()
 }
 
 /// Open width (tiles) below which [`in_passage`] calls ground a passage: two tiles wide at most.

@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
 use gridpath::avoid::{
-    ArrivalRing, Avoidance, AvoidanceSettings, Body, Held, Quality, beside_along_way, step_aim, within_ring,
+    ArrivalRing, Avoidance, AvoidanceSettings, Body, Held, Quality, Touch, beside_along_way, step_aim,
+    within_ring,
 };
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
@@ -210,8 +211,9 @@ impl Crowd {
             // counts of the frame's start, as theirs; progress here is by cells, not quarter
             // tiles: docs/BENCHMARKS.md).
             let (ring, landed, all) = &self.rings[g];
-            let (mut touched, mut hemmed_in) = (None, true);
-            if self.stalled[i] >= STALL {
+            // What it touches: an arrived unit of its group beside it along the way, and
+            // whether every body it touches arrived.
+            let touching = || {
                 let near = (here.y.saturating_sub(1)..=here.y + 1)
                     .flat_map(|y| (here.x.saturating_sub(1)..=here.x + 1).map(move |x| Pos::new(x, y)))
                     .filter_map(|c| self.cells.get(&c))
@@ -219,6 +221,7 @@ impl Crowd {
                     .filter(|&&j| {
                         j != i && bodies[i].position.distance(bodies[j].position) <= 2.0 * RADIUS * TOUCH
                     });
+                let (mut touched, mut hemmed_in) = (None, true);
                 for &j in near {
                     hemmed_in &= self.done[j];
                     let theirs = field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32;
@@ -229,14 +232,14 @@ impl Crowd {
                         touched = Some(bodies[j].position);
                     }
                 }
-            }
+                touched.map(|arrived| Touch { arrived, hemmed_in })
+            };
             let position = bodies[i].position;
-            let touches = touched.is_some_and(|touched| {
+            let touches = self.stalled[i] >= STALL && {
                 let heading = (target - position).normalize_or_zero();
-                let held =
-                    Held { position, heading, distance: to_go, stalled: self.stalled[i], touched, hemmed_in };
-                within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS))
-            });
+                let held = Held { position, heading, distance: to_go, stalled: self.stalled[i] };
+                within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
+            };
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
                 self.bodies[i].preferred = Vec2::ZERO;
