@@ -38,6 +38,7 @@
 
 mod buckets;
 mod quality;
+mod rest;
 mod ring;
 
 use std::cmp::Ordering;
@@ -52,6 +53,7 @@ pub use ring::{
 };
 
 use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};
+use rest::Resting;
 
 /// One body as avoidance sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -243,6 +245,9 @@ struct Slot {
     /// It does not plan this frame: it keeps to its planned velocity, and the bodies that plan
     /// take all of the avoiding of it (see [`AvoidanceSettings::plan_every`]).
     coasting: bool,
+    /// It stands still without planning: at rest where nothing stirs, it would plan to
+    /// (`rest.rs`). Unlike a coasting body it counts as planning for its neighbours.
+    asleep: bool,
 }
 
 impl Slot {
@@ -513,6 +518,8 @@ pub struct Avoidance {
     /// How far any body moved from where it was bucketed, at most, to the positions the
     /// positional pass starts from ([`integrate`](Self::integrate)).
     drift: f32,
+    /// Which bodies at rest may skip planning, kept from frame to frame.
+    resting: Resting,
 }
 
 impl Avoidance {
@@ -573,6 +580,7 @@ impl Avoidance {
                     f32::INFINITY
                 },
                 coasting: false,
+                asleep: false,
             }
         }));
     }
@@ -583,6 +591,7 @@ impl Avoidance {
         self.prepare_slots(bodies);
         self.make_room(grid);
         self.take_turns();
+        self.let_rest(bodies);
         self.intent.clear();
         self.walkers.clear();
         if !self.buckets.is_dense() {
@@ -611,6 +620,24 @@ impl Avoidance {
         for (slot, room) in self.slots.iter_mut().zip(&self.room) {
             slot.coasting =
                 slot.moving && *room == Vec2::ZERO && slot.index.wrapping_add(self.frame) % every != 0;
+        }
+    }
+
+    /// Which bodies at rest skip planning this frame and stand still (`rest.rs`): only on
+    /// their turn to plan, so the bodies that coast stay those [`take_turns`](Self::take_turns)
+    /// picked.
+    fn let_rest(&mut self, bodies: &[Body]) {
+        self.resting.stir(bodies, self.buckets.size());
+        let beyond = self.max_radius + LOOKAHEAD;
+        for (slot, room) in self.slots.iter_mut().zip(&self.room) {
+            slot.asleep = slot.moving
+                && !slot.coasting
+                && *room == Vec2::ZERO
+                && self.resting.may_skip(
+                    slot.index as usize,
+                    &slot.body(),
+                    (slot.radius + beyond, JOSTLE_AFTER),
+                );
         }
     }
 
@@ -819,6 +846,9 @@ impl Avoidance {
         if slot.coasting {
             // Not its turn to plan (`AvoidanceSettings::plan_every`).
             return slot.planned;
+        }
+        if slot.asleep {
+            return Vec2::ZERO;
         }
         self.plan(bodies, (grid, lines), (slot.body(), slot.index as usize, Some(s)), dt)
     }
@@ -1397,6 +1427,16 @@ impl Avoidance {
                 .zip(velocities)
                 .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
         );
+        if self.slots.len() == bodies.len() {
+            // Prepared for these bodies: which planned to stand still at rest, for `let_rest`.
+            for (slot, room) in self.slots.iter().zip(&self.room) {
+                let planned = slot.moving && !slot.coasting && !slot.asleep;
+                let at_rest = slot.preferred == Vec2::ZERO && *room == Vec2::ZERO;
+                if planned && at_rest && velocities[slot.index as usize] == Vec2::ZERO {
+                    self.resting.planned_still(slot.index as usize, slot.position);
+                }
+            }
+        }
         self.note_drift(bodies, positions);
     }
 }
@@ -2042,6 +2082,76 @@ mod tests {
             assert!((whole / half - 2.0).abs() < 0.05, "swerve {whole} alone against {half} shared");
         }
         assert!(planners.windows(2).all(|w| w[0] != w[1]), "they take turns: {planners:?}");
+    }
+
+    /// Bodies at rest skip planning (`rest.rs`) with the same outcome, bit for bit, as when
+    /// every body plans: a block of 100 bodies at rest, then walkers passing along it (the
+    /// bodies near them wake), and a body placed among them.
+    #[test]
+    fn bodies_at_rest_skip_planning_and_move_exactly_as_when_they_plan() {
+        let grid = open(40);
+        let bodies: Vec<Body> = (0..100)
+            .map(|k| {
+                Body::new(Vec2::new(10.5 + (k % 10) as f32 * 0.7, 10.5 + (k / 10) as f32 * 0.7), 0.3, 4.0)
+            })
+            .collect();
+        let walker =
+            |y: f32| Body { preferred: Vec2::new(3.0, 0.0), ..Body::new(Vec2::new(2.5, y), 0.3, 4.0) };
+        let (mut resting, mut planning) = (Avoidance::default(), Avoidance::default());
+        let (mut ours, mut theirs) = (bodies.clone(), bodies.clone());
+        let dt = 1.0 / 60.0;
+        let mut asleep_per_frame = Vec::new();
+        for frame in 0..900 {
+            if frame == 200 {
+                // Two walkers pass along the block.
+                for y in [17.9, 18.6] {
+                    ours.push(walker(y));
+                    theirs.push(walker(y));
+                }
+            }
+            if frame == 600 {
+                // A body appears among them, overlapping two.
+                let newcomer = Body::new(Vec2::new(12.25, 12.0), 0.3, 4.0);
+                ours.push(newcomer);
+                theirs.push(newcomer);
+            }
+            for (me, they) in ours.iter_mut().zip(theirs.iter_mut()).skip(100) {
+                // The walkers stop at the far side.
+                if me.position.x > 30.0 {
+                    me.preferred = Vec2::ZERO;
+                    they.preferred = Vec2::ZERO;
+                }
+            }
+            let asleep = |a: &Avoidance| a.slots.iter().filter(|s| s.asleep).count();
+            let mut v = Vec::new();
+            resting.step(&mut ours, &grid, dt, &mut v);
+            asleep_per_frame.push(asleep(&resting));
+            planning.prepare(&theirs, &grid);
+            for slot in &mut planning.slots {
+                slot.asleep = false;
+            }
+            let mut w = vec![Vec2::ZERO; theirs.len()];
+            planning.velocities(&theirs, &grid, dt, 0, &mut w);
+            let mut positions = Vec::new();
+            planning.advance(&theirs, &grid, dt, &w, &mut positions);
+            for ((body, p), v) in theirs.iter_mut().zip(&positions).zip(&w) {
+                if body.moving {
+                    body.velocity = (*p - body.position) / dt;
+                    body.planned = *v;
+                    body.position = *p;
+                }
+            }
+            assert_eq!(ours, theirs, "frame {frame}");
+        }
+        // Half the bodies plan each frame (`plan_every`): at rest, all of those skip.
+        let least = |frames: std::ops::Range<usize>| asleep_per_frame[frames].iter().copied().min().unwrap();
+        assert_eq!(least(150..200), 50, "{asleep_per_frame:?}");
+        assert!(least(200..400) < 40, "the walkers wake the bodies near them: {asleep_per_frame:?}");
+        assert!(least(600..610) < 45, "so does a body placed among them: {asleep_per_frame:?}");
+        assert!(
+            asleep_per_frame[850..].iter().all(|&n| n >= 45),
+            "then they rest again: {asleep_per_frame:?}"
+        );
     }
 
     #[test]
