@@ -19,7 +19,8 @@
 //!    200 head-on through a corridor 3 tiles wide and 40 long), `door` (1,000 units through a
 //!    one-tile door) and `converge` (10,000 units on distinct cells converging on the goal;
 //!    `CONVERGE_SEED=N` spawns them in another order). `-- converge` (or `door`, `corridor`)
-//!    runs one of them.
+//!    runs one of them. Each line is followed by the frame times of the scene at rest: 300
+//!    frames once every unit arrived (an arrived crowd still avoids, to give way to passers).
 //! 7. `plugin-flow`: the same crowd as `flow` on the same map, but as any game would make it with
 //!    `bevy_gridpath` alone: 10,000 entities with a `Mover`, an `Avoid` and a `FollowFlowField`,
 //!    `MinimalPlugins` + `GridPathPlugin` (no tilepath); `plugin-flow-off` with
@@ -433,6 +434,12 @@ fn run_scene(
             bodies.iter().zip(&flags).filter(|(_, a)| !**a).map(|(b, _)| b.position).take(5).collect();
         eprintln!("{label}: not arrived, e.g. at {stuck:?}");
     }
+    // The crowd at rest: what an arrived crowd costs a frame while nothing passes.
+    let mut resting: Vec<_> = if arrived == bodies.len() {
+        (0..REST_FRAMES).map(|_| timed_update(app)).collect()
+    } else {
+        Vec::new()
+    };
     if label.ends_with(" door") {
         // "Arrived" left of the door's wall means a unit stopped on touching an arrived one
         // that stopped the same way, back along the way from the ring round the goal, out
@@ -451,7 +458,17 @@ fn run_scene(
         ms(median(&mut times)),
         ms(percentile(&mut times, 0.95)),
     );
+    if !resting.is_empty() {
+        println!(
+            "  {label} at rest, {REST_FRAMES} frames after the last arrival: median_ms={:.3} p95_ms={:.3}",
+            ms(median(&mut resting)),
+            ms(percentile(&mut resting, 0.95)),
+        );
+    }
 }
+
+/// Frames timed after a scene's last arrival, the crowd at rest.
+const REST_FRAMES: usize = 300;
 
 fn mouse(app: &mut App, state: ButtonState) {
     app.world_mut().write_message(MouseButtonInput {
