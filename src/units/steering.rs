@@ -31,7 +31,7 @@ use bevy_gridpath::{
     Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
-    Avoidance, Body, Held, Touch, beside_along_way, ring_reach, split_direction, step_aim, within_ring,
+    Avoidance, Body, Contact, Held, Touch, ring_reach, split_direction, step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, Rules};
 
@@ -714,19 +714,19 @@ fn separation(scratch: &Scratch, i: usize) -> Vec2 {
 /// the way (`beside_along_way`), if any, and whether every unit it touches has arrived.
 fn touches_arrived(scratch: &Scratch, i: usize, grid: &Grid) -> Option<Touch> {
     let me = scratch.agents[i];
-    let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
-    let (mut touched, mut hemmed_in) = (None, true);
-    for (_, other) in touching(scratch, i) {
-        hemmed_in &= other.arrived;
-        if other.arrived
-            && other.goal == me.goal
-            && !me.arrived
-            && beside_along_way(me.distance, other.distance, cost(me.cell).max(cost(other.cell)), TOUCH)
-        {
-            touched = Some(other.pos);
-        }
+    if me.arrived {
+        return None;
     }
-    touched.map(|arrived| Touch { arrived, hemmed_in })
+    let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
+    let contacts = touching(scratch, i).map(|(_, other)| Contact {
+        position: other.pos,
+        arrived: other.arrived,
+        same_goal: other.goal == me.goal,
+        distance: other.distance,
+        cost: cost(me.cell).max(cost(other.cell)),
+        touch: TOUCH,
+    });
+    Touch::among(me.distance, contacts)
 }
 
 /// What a flow follower's wish is worked out from, gathered with the agents: its wish then

@@ -16,7 +16,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{
-    Avoidance, AvoidanceSettings, Body, Held, Touch, beside_along_way, ring_reach, step_aim, within_ring,
+    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, ring_reach, step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, SQRT2};
 
@@ -571,23 +571,19 @@ impl GoalCounts {
 /// (`max_radius`: the largest body's).
 fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> Option<Touch> {
     let (p, me) = (scratch.centres[i], scratch.standing[i]);
-    let reach = (me.radius + max_radius) * TOUCH;
-    let (mut touched, mut hemmed_in) = (None, true);
-    for j in scratch.avoidance.near(p, reach) {
+    let contacts = scratch.avoidance.near(p, (me.radius + max_radius) * TOUCH).filter_map(|j| {
         let other = scratch.standing[j];
-        if j == i || p.distance(scratch.centres[j]) > (me.radius + other.radius) * TOUCH {
-            continue;
-        }
-        hemmed_in &= other.arrived;
-        let (cost, touch) = (me.cost.max(other.cost), (me.radius + other.radius) * TOUCH);
-        if other.arrived
-            && other.goal == me.goal
-            && beside_along_way(me.distance, other.distance, cost, touch)
-        {
-            touched = Some(scratch.centres[j]);
-        }
-    }
-    touched.map(|arrived| Touch { arrived, hemmed_in })
+        let touch = (me.radius + other.radius) * TOUCH;
+        (j != i && p.distance(scratch.centres[j]) <= touch).then(|| Contact {
+            position: scratch.centres[j],
+            arrived: other.arrived,
+            same_goal: other.goal == me.goal,
+            distance: other.distance,
+            cost: me.cost.max(other.cost),
+            touch,
+        })
+    });
+    Touch::among(me.distance, contacts)
 }
 
 /// Works out every walking flow follower's wish ([`field_wish`]) on the compute pool, into

@@ -49,7 +49,8 @@ use glam::Vec2;
 pub use buckets::Buckets;
 pub use quality::Quality;
 pub use ring::{
-    ArrivalRing, Held, LONG_STALL, RING_MARGIN, Touch, beside_along_way, in_passage, ring_reach, within_ring,
+    ArrivalRing, Contact, Held, LONG_STALL, RING_MARGIN, Touch, beside_along_way, in_passage, ring_reach,
+    within_ring,
 };
 
 use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};
@@ -633,11 +634,7 @@ impl Avoidance {
             slot.asleep = slot.moving
                 && !slot.coasting
                 && *room == Vec2::ZERO
-                && self.resting.may_skip(
-                    slot.index as usize,
-                    &slot.body(),
-                    (slot.radius + beyond, JOSTLE_AFTER),
-                );
+                && self.resting.may_skip(slot, (slot.radius + beyond, JOSTLE_AFTER));
         }
     }
 

@@ -12,7 +12,7 @@
 
 use glam::Vec2;
 
-use super::Body;
+use super::{Body, Slot};
 
 /// Side of the blocks (tiles) in which bodies that stir are noted.
 const BLOCK: f32 = 4.0;
@@ -66,11 +66,11 @@ impl Resting {
         }
     }
 
-    /// Whether body `i` may skip planning this frame and stand still (see the module's
-    /// comment): it wants to stand still and is not jostled (`jostle_after`: seconds stuck from
+    /// Whether the body in slot `body` may skip planning this frame and stand still (see the
+    /// module's comment): it wants to stand still and is not jostled (`jostle_after`: seconds stuck from
     /// which it would be), makes no room, planned zero at its last plan and has not moved
     /// since, and no body within `reach` of it has stirred since that plan.
-    pub(super) fn may_skip(&self, i: usize, body: &Body, (reach, jostle_after): (f32, f32)) -> bool {
+    pub(super) fn may_skip(&self, body: &Slot, (reach, jostle_after): (f32, f32)) -> bool {
         // The body's own state first: read in slot order, where its record is a jump away.
         if body.preferred != Vec2::ZERO
             || body.velocity != Vec2::ZERO
@@ -79,7 +79,7 @@ impl Resting {
         {
             return false;
         }
-        let Some(&(planned, at)) = self.still.get(i) else { return false };
+        let Some(&(planned, at)) = self.still.get(body.index as usize) else { return false };
         if planned == 0 || at != body.position {
             return false;
         }

@@ -39,6 +39,63 @@ pub struct Touch {
     pub hemmed_in: bool,
 }
 
+/// A unit touching a held one, as [`Touch::among`] weighs it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// Where it stands (tiles).
+    pub position: Vec2,
+    /// It has arrived.
+    pub arrived: bool,
+    /// It is bound for the held unit's goal.
+    pub same_goal: bool,
+    /// Its way left to that goal (tiles; infinite when not measured).
+    pub distance: f32,
+    /// The larger step cost of the two units' cells ([`beside_along_way`]).
+    pub cost: u8,
+    /// Centre distance (tiles) at which the two touch.
+    pub touch: f32,
+}
+
+impl Touch {
+    /// What a unit `distance` from its goal touches among its `contacts`: the last unit arrived
+    /// on its goal that stands beside it along the way ([`beside_along_way`]), if any, and
+    /// whether every contact has arrived. The game's, the plugin's and the test harness's one
+    /// rule; each lists the contacts its own way.
+    ///
+    /// ```
+    /// use glam::Vec2;
+    /// use gridpath::avoid::{Contact, Touch};
+    /// let contact = |x: f32, arrived, distance| Contact {
+    ///     position: Vec2::new(x, 0.0),
+    ///     arrived,
+    ///     same_goal: true,
+    ///     distance,
+    ///     cost: 1,
+    ///     touch: 0.69,
+    /// };
+    /// let arrived_beside = contact(0.6, true, 9.0);
+    /// assert_eq!(Touch::among(10.0, [arrived_beside]), Some(Touch { arrived: Vec2::new(0.6, 0.0), hemmed_in: true }));
+    /// // A walker behind it: touching, not hemmed in. An arrived unit far ahead along the way: no.
+    /// let walker = contact(-0.6, false, 11.0);
+    /// assert_eq!(Touch::among(10.0, [arrived_beside, walker]).map(|t| t.hemmed_in), Some(false));
+    /// assert_eq!(Touch::among(10.0, [contact(0.6, true, 5.0)]), None);
+    /// ```
+    #[must_use]
+    pub fn among(distance: f32, contacts: impl IntoIterator<Item = Contact>) -> Option<Self> {
+        let (mut touched, mut hemmed_in) = (None, true);
+        for contact in contacts {
+            hemmed_in &= contact.arrived;
+            if contact.arrived
+                && contact.same_goal
+                && beside_along_way(distance, contact.distance, contact.cost, contact.touch)
+            {
+                touched = Some(contact.position);
+            }
+        }
+        touched.map(|arrived| Self { arrived, hemmed_in })
+    }
+}
+
 /// Whether a unit `held` up by the units arrived round its goal arrives too. It must touch one
 /// of them (`touches`: where one stands that is beside it along the way, and whether every
 /// body it touches has arrived; asked only when the answer can matter, as finding out means

@@ -8,8 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
 use gridpath::avoid::{
-    ArrivalRing, Avoidance, AvoidanceSettings, Body, Held, Quality, Touch, beside_along_way, step_aim,
-    within_ring,
+    ArrivalRing, Avoidance, AvoidanceSettings, Body, Contact, Held, Quality, Touch, step_aim, within_ring,
 };
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, formats};
@@ -221,18 +220,15 @@ impl Crowd {
                     .filter(|&&j| {
                         j != i && bodies[i].position.distance(bodies[j].position) <= 2.0 * RADIUS * TOUCH
                     });
-                let (mut touched, mut hemmed_in) = (None, true);
-                for &j in near {
-                    hemmed_in &= self.done[j];
-                    let theirs = field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32;
-                    if self.done[j]
-                        && group[j] == g
-                        && beside_along_way(distance, theirs, 1, 2.0 * RADIUS * TOUCH)
-                    {
-                        touched = Some(bodies[j].position);
-                    }
-                }
-                touched.map(|arrived| Touch { arrived, hemmed_in })
+                let contacts = near.map(|&j| Contact {
+                    position: bodies[j].position,
+                    arrived: self.done[j],
+                    same_goal: group[j] == g,
+                    distance: field.distance(cell(bodies[j].position)).unwrap_or(f64::INFINITY) as f32,
+                    cost: 1,
+                    touch: 2.0 * RADIUS * TOUCH,
+                });
+                Touch::among(distance, contacts)
             };
             let position = bodies[i].position;
             let touches = self.stalled[i] >= STALL && {
