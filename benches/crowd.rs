@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo bench --profile crowd-bench --bench crowd            # all three
 //! cargo bench --profile crowd-bench --bench crowd -- flow    # or: flow-push, edit, async, flood, bigmap
+//! cargo bench --profile crowd-bench --bench crowd -- =flow   # `flow` alone (`=name`: that name only)
 //! ```
 //!
 //! 1. `flow`: 10,000 units following one flow field; time per frame (planning + movement).
@@ -671,7 +672,11 @@ fn bigmap() {
 
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    // `=flow` runs `flow` alone; `flow` every benchmark whose name holds it.
+    let wanted = |name: &str| {
+        filter.is_empty()
+            || filter.iter().any(|f| f.strip_prefix('=').map_or_else(|| name.contains(f.as_str()), |exact| name == exact))
+    };
     println!("threads: {}", std::thread::available_parallelism().map_or(1, |n| n.get()));
     if wanted("flow") {
         flow(true);
