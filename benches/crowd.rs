@@ -21,7 +21,8 @@
 //!    one-tile door) and `converge` (10,000 units on distinct cells converging on the goal;
 //!    `CONVERGE_SEED=N` spawns them in another order). `-- converge` (or `door`, `corridor`)
 //!    runs one of them. Each line is followed by the frame times of the scene at rest: 300
-//!    frames once every unit arrived (an arrived crowd still avoids, to give way to passers).
+//!    frames once every unit arrived (an arrived crowd still avoids, to give way to passers),
+//!    and how many units still moved on the last of them (a crowd at rest stands still).
 //! 7. `plugin-flow`: the same crowd as `flow` on the same map, but as any game would make it with
 //!    `bevy_gridpath` alone: 10,000 entities with a `Mover`, an `Avoid` and a `FollowFlowField`,
 //!    `MinimalPlugins` + `GridPathPlugin` (no tilepath); `plugin-flow-off` with
@@ -435,12 +436,24 @@ fn run_scene(
             bodies.iter().zip(&flags).filter(|(_, a)| !**a).map(|(b, _)| b.position).take(5).collect();
         eprintln!("{label}: not arrived, e.g. at {stuck:?}");
     }
-    // The crowd at rest: what an arrived crowd costs a frame while nothing passes.
-    let mut resting: Vec<_> = if arrived == bodies.len() {
-        (0..REST_FRAMES).map(|_| timed_update(app)).collect()
-    } else {
-        Vec::new()
-    };
+    // The crowd at rest: what an arrived crowd costs a frame while nothing passes, and how many
+    // units still move on its last frame (a standing jiggle).
+    let (mut resting, mut still_moving) = (Vec::new(), 0);
+    if arrived == bodies.len() {
+        resting.extend((1..REST_FRAMES).map(|_| timed_update(app)));
+        let mut before = Vec::new();
+        flags.clear();
+        observe(app, &mut before, &mut flags);
+        resting.push(timed_update(app));
+        bodies.clear();
+        flags.clear();
+        observe(app, &mut bodies, &mut flags);
+        still_moving = bodies
+            .iter()
+            .zip(&before)
+            .filter(|(now, was)| now.position.distance(was.position) > 1e-4)
+            .count();
+    }
     if label.ends_with(" door") {
         // "Arrived" left of the door's wall means a unit stopped on touching an arrived one
         // that stopped the same way, back along the way from the ring round the goal, out
@@ -461,7 +474,8 @@ fn run_scene(
     );
     if !resting.is_empty() {
         println!(
-            "  {label} at rest, {REST_FRAMES} frames after the last arrival: median_ms={:.3} p95_ms={:.3}",
+            "  {label} at rest, {REST_FRAMES} frames after the last arrival: median_ms={:.3} p95_ms={:.3} \
+             moving_on_last_frame={still_moving}",
             ms(median(&mut resting)),
             ms(percentile(&mut resting, 0.95)),
         );
@@ -675,7 +689,9 @@ fn main() {
     // `=flow` runs `flow` alone; `flow` every benchmark whose name holds it.
     let wanted = |name: &str| {
         filter.is_empty()
-            || filter.iter().any(|f| f.strip_prefix('=').map_or_else(|| name.contains(f.as_str()), |exact| name == exact))
+            || filter
+                .iter()
+                .any(|f| f.strip_prefix('=').map_or_else(|| name.contains(f.as_str()), |exact| name == exact))
     };
     println!("threads: {}", std::thread::available_parallelism().map_or(1, |n| n.get()));
     if wanted("flow") {
