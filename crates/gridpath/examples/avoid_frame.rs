@@ -8,6 +8,7 @@
 //! cargo run --release -p gridpath --example avoid_frame -- --frames 600 --shuffled
 //! cargo run --release -p gridpath --example avoid_frame -- --shuffled --seed 3
 //! cargo run --release -p gridpath --example avoid_frame -- --shuffled --plan-every 3
+//! cargo run --release -p gridpath --example avoid_frame -- --shuffled --calm-every 2
 //! ```
 //!
 //! Per frame: `prepare` (bucketing), `velocities` on one thread and again split over two
@@ -22,7 +23,9 @@
 //! `--shuffled` puts the units in a scattered order, as the game's spawn order is (neighbours
 //! far apart in memory); `--seed N` another such order (units jam at wall corners in some
 //! orders and not in others); `--plan-every N` plans each body every N frames
-//! (`AvoidanceSettings::plan_every`, 2 by default). The machine may be shared: compare builds by the CPU columns
+//! (`AvoidanceSettings::plan_every`, 2 by default); `--calm-every N` plans a body whose last
+//! plan gave it its preferred velocity every N frames (`AvoidanceSettings::calm_every`, 4 by
+//! default; 2 turns it off). The machine may be shared: compare builds by the CPU columns
 //! and by alternating runs.
 
 #[path = "../tests/crowd/mod.rs"]
@@ -103,8 +106,13 @@ fn main() {
             "--plan-every" => {
                 settings.plan_every = args.next().and_then(|v| v.parse().ok()).unwrap_or(settings.plan_every);
             }
+            "--calm-every" => {
+                settings.calm_every = args.next().and_then(|v| v.parse().ok()).unwrap_or(settings.calm_every);
+            }
             _ => {
-                eprintln!("usage: avoid_frame [--frames N] [--shuffled [--seed N]] [--plan-every N]");
+                eprintln!(
+                    "usage: avoid_frame [--frames N] [--shuffled [--seed N]] [--plan-every N] [--calm-every N]"
+                );
                 std::process::exit(2);
             }
         }

@@ -43,6 +43,8 @@ mod ring;
 
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
 
 use glam::Vec2;
 
@@ -170,6 +172,13 @@ pub struct AvoidanceSettings {
     /// quality (the crowd tests' gap ratios, jams and arrival times, docs/BENCHMARKS.md); 1
     /// plans every body every frame. A body making room, or giving way, plans every frame.
     pub plan_every: u32,
+    /// A calm body — its last plan gave it its preferred velocity, every neighbour's and
+    /// wall's line leaving it room to spare (open ground, a stream all going its way; not a
+    /// queue) — plans only every this many frames (rounded up to a multiple of
+    /// [`plan_every`](Self::plan_every)) until a plan finds it bound again: most of a crowd
+    /// walking to one goal has nothing to avoid, and the bodies near it that do plan take all
+    /// of the avoiding of it meanwhile. At most `plan_every` turns it off.
+    pub calm_every: u32,
 }
 
 impl Default for AvoidanceSettings {
@@ -182,6 +191,7 @@ impl Default for AvoidanceSettings {
             max_push: 0.4,
             pass_side: 0.6,
             plan_every: 2,
+            calm_every: 4,
         }
     }
 }
@@ -504,6 +514,8 @@ pub struct Avoidance {
     intent: Vec<Vec2>,
     /// Dense bucketing: per cell, how many moving bodies want to go somewhere.
     walkers: Vec<u16>,
+    /// The cells `intent` and `walkers` count bodies in this frame.
+    intent_cells: Vec<u32>,
     /// Per slot, the velocity an idle body wants in order to make room ([`make_room`](Self::make_room)), or zero.
     room: Vec<Vec2>,
     /// Per body, its slot.
@@ -521,7 +533,36 @@ pub struct Avoidance {
     drift: f32,
     /// Which bodies at rest may skip planning, kept from frame to frame.
     resting: Resting,
+    /// Per body (by index), whether its last plan gave it its preferred velocity with room to
+    /// spare: it plans every [`AvoidanceSettings::calm_every`] frames only.
+    calm: Vec<bool>,
+    /// Per slot, whether its plan this frame was calm: noted by the planning threads.
+    calm_plans: CalmPlans,
 }
+
+/// Per slot, whether a body's plan this frame was calm (see [`Avoidance::plan`]): written by
+/// the threads that plan, each its own slots.
+#[derive(Debug, Default)]
+struct CalmPlans(Vec<AtomicBool>);
+
+impl Clone for CalmPlans {
+    fn clone(&self) -> Self {
+        Self(self.0.iter().map(|m| AtomicBool::new(m.load(Relaxed))).collect())
+    }
+}
+
+impl CalmPlans {
+    /// `slots` marks, none calm.
+    fn reset(&mut self, slots: usize) {
+        self.0.truncate(slots);
+        self.0.iter_mut().for_each(|m| *m.get_mut() = false);
+        self.0.resize_with(slots, AtomicBool::default);
+    }
+}
+
+/// Room (tiles per second, as a share of its top speed) a calm plan leaves inside every line:
+/// a body whose velocity a neighbour or a wall nearly bounds plans on every turn.
+const CALM_SLACK: f32 = 0.03;
 
 impl Avoidance {
     /// Avoidance with these settings.
@@ -593,18 +634,38 @@ impl Avoidance {
         self.make_room(grid);
         self.take_turns();
         self.let_rest(bodies);
-        self.intent.clear();
-        self.walkers.clear();
-        if !self.buckets.is_dense() {
-            return;
-        }
+        self.note_intent();
+    }
+
+    /// Per cell, the moving bodies' preferred directions and how many: for
+    /// [`stream_ahead`](Self::stream_ahead). Only the cells last frame wrote are cleared, and
+    /// the bodies are taken in bucket order (cell by cell, each cell's by index: the same sums
+    /// as in index order), not a pass over every cell and a jump per body.
+    fn note_intent(&mut self) {
         let (width, height) = self.buckets.size();
         let cells = width as usize * height as usize;
-        self.intent.resize(cells, Vec2::ZERO);
-        self.walkers.resize(cells, 0);
-        for body in bodies.iter().filter(|b| b.moving && b.preferred != Vec2::ZERO) {
-            let c = self.buckets.cell_index(body.position);
-            self.intent[c] += body.preferred.normalize_or_zero();
+        if !self.buckets.is_dense() || self.intent.len() != cells {
+            self.intent.clear();
+            self.walkers.clear();
+            self.intent_cells.clear();
+            if !self.buckets.is_dense() {
+                return;
+            }
+            self.intent.resize(cells, Vec2::ZERO);
+            self.walkers.resize(cells, 0);
+        }
+        for &c in &self.intent_cells {
+            self.intent[c as usize] = Vec2::ZERO;
+            self.walkers[c as usize] = 0;
+        }
+        self.intent_cells.clear();
+        for slot in self.slots.iter().filter(|s| s.moving && s.preferred != Vec2::ZERO) {
+            let c = self.buckets.cell_index(slot.position);
+            if self.walkers[c] == 0 {
+                #[expect(clippy::cast_possible_truncation, reason = "cells of a map fit in u32")]
+                self.intent_cells.push(c as u32);
+            }
+            self.intent[c] += slot.preferred.normalize_or_zero();
             self.walkers[c] = self.walkers[c].saturating_add(1);
         }
     }
@@ -615,12 +676,17 @@ impl Avoidance {
     fn take_turns(&mut self) {
         self.frame = self.frame.wrapping_add(1);
         let every = self.settings.plan_every.max(1);
-        if every == 1 {
+        // A multiple of `every`: a calm body plans on some of its turns, never off them.
+        let calm_every = self.settings.calm_every.max(1).div_ceil(every) * every;
+        self.calm.resize(self.slots.len(), false);
+        self.calm_plans.reset(self.slots.len());
+        if every == 1 && calm_every == 1 {
             return;
         }
         for (slot, room) in self.slots.iter_mut().zip(&self.room) {
-            slot.coasting =
-                slot.moving && *room == Vec2::ZERO && slot.index.wrapping_add(self.frame) % every != 0;
+            let turn = slot.index.wrapping_add(self.frame);
+            let off_turn = turn % every != 0 || (self.calm[slot.index as usize] && turn % calm_every != 0);
+            slot.coasting = slot.moving && *room == Vec2::ZERO && off_turn;
         }
     }
 
@@ -860,6 +926,7 @@ impl Avoidance {
         dt: f32,
     ) -> Vec2 {
         let near = self.neighbours(me, i);
+        let wanted = me.preferred;
         // An idle body in the way of a stuck one makes room (see `make_room`).
         let room = slot.and_then(|s| self.room.get(s)).copied().unwrap_or(Vec2::ZERO);
         let me = if room == Vec2::ZERO {
@@ -876,6 +943,21 @@ impl Avoidance {
         let me = if jostle { jostled(me, i) } else { me };
         let (v, program) = self.solve_among((grid, lines), me, &near, dt, Yield::None);
         let nearest = &near.0;
+        if let (Some(s), Some(walls)) = (slot, program)
+            && !jostle
+            && room == Vec2::ZERO
+            && v == wanted
+            && wanted != Vec2::ZERO
+        {
+            // Calm: it goes where it wants, and no line comes near to bounding it.
+            let spare = CALM_SLACK * me.max_speed;
+            let calm = lines[..walls + nearest.nearest().len()]
+                .iter()
+                .all(|line| det(line.direction, v - line.point) >= spare);
+            if calm {
+                self.calm_plans.0[s].store(true, Relaxed);
+            }
+        }
         if me.preferred == Vec2::ZERO || headway(&me, me.velocity) >= STALLED || self.goes_by(&me, v, nearest)
         {
             return v;
@@ -1425,12 +1507,21 @@ impl Avoidance {
                 .map(|(b, v)| if b.moving { b.position + *v * dt } else { b.position }),
         );
         if self.slots.len() == bodies.len() {
-            // Prepared for these bodies: which planned to stand still at rest, for `let_rest`.
-            for (slot, room) in self.slots.iter().zip(&self.room) {
+            // Prepared for these bodies: which planned to stand still at rest, for `let_rest`;
+            // which planned their preferred velocity, for `take_turns`.
+            self.calm.resize(bodies.len(), false);
+            for (s, (slot, room)) in self.slots.iter().zip(&self.room).enumerate() {
                 let planned = slot.moving && !slot.coasting && !slot.asleep;
-                let at_rest = slot.preferred == Vec2::ZERO && *room == Vec2::ZERO;
-                if planned && at_rest && velocities[slot.index as usize] == Vec2::ZERO {
-                    self.resting.planned_still(slot.index as usize, slot.position);
+                let i = slot.index as usize;
+                if !planned {
+                    // Coasting keeps it calm; standing out of avoiding does not.
+                    self.calm[i] &= slot.moving;
+                    continue;
+                }
+                let v = velocities[i];
+                self.calm[i] = slot.stuck < QUEUE_PUSH_AFTER && self.calm_plans.0[s].load(Relaxed);
+                if *room == Vec2::ZERO && slot.preferred == Vec2::ZERO && v == Vec2::ZERO {
+                    self.resting.planned_still(i, slot.position);
                 }
             }
         }
@@ -2079,6 +2170,52 @@ mod tests {
             assert!((whole / half - 2.0).abs() < 0.05, "swerve {whole} alone against {half} shared");
         }
         assert!(planners.windows(2).all(|w| w[0] != w[1]), "they take turns: {planners:?}");
+    }
+
+    /// A body whose plan gave it its preferred velocity (nothing to avoid) plans every
+    /// `calm_every` frames only, and walks on at that velocity meanwhile; a body whose plan
+    /// swerved it plans again on its next turn.
+    #[test]
+    fn a_body_with_nothing_to_avoid_plans_less_often_and_walks_on() {
+        let grid = open(40);
+        let walking = |x: f32, y: f32, vx: f32| Body {
+            velocity: Vec2::new(vx, 0.0),
+            planned: Vec2::new(vx, 0.0),
+            preferred: Vec2::new(vx, 0.0),
+            ..Body::new(Vec2::new(x, y), 0.3, 4.0)
+        };
+        // Alone on open ground; and two 2 tiles apart, head-on, closing at 2 tiles a second.
+        let mut bodies = vec![walking(5.0, 5.0, 1.0), walking(19.0, 20.0, 1.0), walking(21.0, 20.05, -1.0)];
+        let settings = AvoidanceSettings { pass_side: 0.0, ..AvoidanceSettings::default() };
+        assert_eq!((settings.plan_every, settings.calm_every), (2, 4));
+        let mut avoidance = Avoidance::new(settings);
+        let (dt, frames) = (1.0 / 60.0, 40);
+        let mut velocities = Vec::new();
+        let mut plans = [0; 3];
+        // Per body, the frame it last planned a swerve.
+        let mut swerved = [None; 3];
+        for frame in 0..frames {
+            let before = bodies[0].position;
+            avoidance.step(&mut bodies, &grid, dt, &mut velocities);
+            for (i, body) in bodies.iter().enumerate() {
+                let planned = !avoidance.slots[avoidance.slot_of[i] as usize].coasting;
+                plans[i] += usize::from(planned);
+                if frame >= 2 && swerved[i] == Some(frame - 2) {
+                    assert!(planned, "body {i} swerved at frame {} and plans on its next turn", frame - 2);
+                }
+                if planned && velocities[i] != body.preferred {
+                    swerved[i] = Some(frame);
+                }
+            }
+            let walked = bodies[0].position - before;
+            assert!((walked - Vec2::new(dt, 0.0)).length() < 1e-5, "the lone body walks on: {walked}");
+            let gap = bodies[1].position.distance(bodies[2].position);
+            assert!(gap >= 0.6 * 0.98, "the two never overlap: {gap} at frame {frame}");
+        }
+        // Its first turn, then one turn in two.
+        assert!((frames / 4..=frames / 4 + 1).contains(&plans[0]), "the lone body plans {} times", plans[0]);
+        assert!(swerved[1].is_some() && swerved[2].is_some(), "both swerved: {swerved:?}");
+        assert!(plans[1] > plans[0] && plans[2] > plans[0], "they plan more often: {plans:?}");
     }
 
     /// Bodies at rest skip planning (`rest.rs`) with the same outcome, bit for bit, as when
