@@ -726,7 +726,7 @@ fn touches_arrived(scratch: &Scratch, i: usize, grid: &Grid) -> Option<Touch> {
         cost: cost(me.cell).max(cost(other.cell)),
         touch: TOUCH,
     });
-    Touch::among(me.distance, contacts)
+    Touch::among(me.pos, me.distance, contacts)
 }
 
 /// What a flow follower's wish is worked out from, gathered with the agents: its wish then
@@ -875,7 +875,8 @@ fn follower_wish<'a>(
         let reach =
             |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
         let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
-        let held = Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled };
+        let held =
+            Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled, radius: UNIT_RADIUS };
         within_ring(grid, held, counts, reach, || touches_arrived(scratch, i, grid))
     };
     wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())

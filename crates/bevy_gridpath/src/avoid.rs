@@ -451,7 +451,7 @@ fn steer_avoiders(
             };
             let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
             let (distance, stalled) = (wish.distance, avoid.stalled);
-            let held = Held { position: p, heading, distance, stalled };
+            let held = Held { position: p, heading, distance, stalled, radius: avoid.radius };
             arrived =
                 within_ring(grid, held, (landed, all), reach, || touches_arrived(scratch, i, max_radius));
         }
@@ -583,7 +583,7 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> Option<Touch
             touch,
         })
     });
-    Touch::among(me.distance, contacts)
+    Touch::among(p, me.distance, contacts)
 }
 
 /// Works out every walking flow follower's wish ([`field_wish`]) on the compute pool, into

@@ -12,6 +12,10 @@ pub const RING_MARGIN: f32 = 1.5;
 /// there, after which it arrives within the reach of its whole group packed loosely (see
 /// [`within_ring`]).
 pub const LONG_STALL: f32 = 20.0;
+/// The last of a group still on their way, at most (or a hundredth of the group, if more): once
+/// no more are left, one held up for [`LONG_STALL`] by a unit arrived round the goal, boxed in
+/// all round, arrives wherever it stands (see [`within_ring`]).
+pub const STRAGGLERS: usize = 4;
 /// How much more area than its ring's density gives them the whole group may take before a unit
 /// held up for [`LONG_STALL`] no longer arrives: a pressed crowd's arrived units stand less
 /// tightly than the ring's half density (they are pushed about by the units coming in).
@@ -28,6 +32,8 @@ pub struct Held {
     pub distance: f32,
     /// Tiles it could have walked without getting closer to the goal.
     pub stalled: f32,
+    /// Radius of its body (tiles).
+    pub radius: f32,
 }
 
 /// What a [`Held`] unit touches, as [`within_ring`] asks for it.
@@ -37,6 +43,9 @@ pub struct Touch {
     pub arrived: Vec2,
     /// Every body it touches has arrived: nobody presses on behind it.
     pub hemmed_in: bool,
+    /// Of the eight compass directions (bit `k`: `k` × 45° from +x, towards +y), those a body
+    /// it touches stands in the way of (within 60°).
+    pub blocked: u8,
 }
 
 /// A unit touching a held one, as [`Touch::among`] weighs it.
@@ -57,9 +66,9 @@ pub struct Contact {
 }
 
 impl Touch {
-    /// What a unit `distance` from its goal touches among its `contacts`: the last unit arrived
-    /// on its goal that stands beside it along the way ([`beside_along_way`]), if any, and
-    /// whether every contact has arrived. The game's, the plugin's and the test harness's one
+    /// What a unit at `at`, `distance` from its goal, touches among its `contacts`: the last
+    /// unit arrived on its goal that stands beside it along the way ([`beside_along_way`]), if
+    /// any, whether every contact has arrived, and which ways the contacts block. The game's, the plugin's and the test harness's one
     /// rule; each lists the contacts its own way.
     ///
     /// ```
@@ -74,17 +83,23 @@ impl Touch {
     ///     touch: 0.69,
     /// };
     /// let arrived_beside = contact(0.6, true, 9.0);
-    /// assert_eq!(Touch::among(10.0, [arrived_beside]), Some(Touch { arrived: Vec2::new(0.6, 0.0), hemmed_in: true }));
+    /// let at = Vec2::ZERO;
+    /// // It stands in the way of steps towards +x, and 45° either side (bits 0, 1 and 7).
+    /// let blocked = 0b1000_0011;
+    /// let touch = Touch { arrived: Vec2::new(0.6, 0.0), hemmed_in: true, blocked };
+    /// assert_eq!(Touch::among(at, 10.0, [arrived_beside]), Some(touch));
     /// // A walker behind it: touching, not hemmed in. An arrived unit far ahead along the way: no.
     /// let walker = contact(-0.6, false, 11.0);
-    /// assert_eq!(Touch::among(10.0, [arrived_beside, walker]).map(|t| t.hemmed_in), Some(false));
-    /// assert_eq!(Touch::among(10.0, [contact(0.6, true, 5.0)]), None);
+    /// let both = Touch::among(at, 10.0, [arrived_beside, walker]).unwrap();
+    /// assert_eq!((both.hemmed_in, both.blocked), (false, 0b1011_1011));
+    /// assert_eq!(Touch::among(at, 10.0, [contact(0.6, true, 5.0)]), None);
     /// ```
     #[must_use]
-    pub fn among(distance: f32, contacts: impl IntoIterator<Item = Contact>) -> Option<Self> {
-        let (mut touched, mut hemmed_in) = (None, true);
+    pub fn among(at: Vec2, distance: f32, contacts: impl IntoIterator<Item = Contact>) -> Option<Self> {
+        let (mut touched, mut hemmed_in, mut blocked) = (None, true, 0);
         for contact in contacts {
             hemmed_in &= contact.arrived;
+            blocked |= directions_towards(contact.position - at);
             if contact.arrived
                 && contact.same_goal
                 && beside_along_way(distance, contact.distance, contact.cost, contact.touch)
@@ -92,9 +107,53 @@ impl Touch {
                 touched = Some(contact.position);
             }
         }
-        touched.map(|arrived| Self { arrived, hemmed_in })
+        touched.map(|arrived| Self { arrived, hemmed_in, blocked })
     }
 }
+
+/// The eight compass directions (as [`Touch::blocked`]).
+const COMPASS: [Vec2; 8] = {
+    const D: f32 = std::f32::consts::FRAC_1_SQRT_2;
+    [
+        Vec2::new(1.0, 0.0),
+        Vec2::new(D, D),
+        Vec2::new(0.0, 1.0),
+        Vec2::new(-D, D),
+        Vec2::new(-1.0, 0.0),
+        Vec2::new(-D, -D),
+        Vec2::new(0.0, -1.0),
+        Vec2::new(D, -D),
+    ]
+};
+
+/// The compass directions (bits, as [`Touch::blocked`]) within 60° of `offset`: a body
+/// touching there stands in the way of a step that way.
+fn directions_towards(offset: Vec2) -> u8 {
+    let length = offset.length();
+    COMPASS.iter().enumerate().fold(0, |bits, (k, d)| {
+        if offset.dot(*d) >= 0.5 * length && length > 0.0 { bits | (1 << k) } else { bits }
+    })
+}
+
+/// The compass directions (bits, as [`Touch::blocked`]) in which a body of `radius` at `p`
+/// could not take a step of a quarter tile without touching a wall (or a cell of another
+/// class, or the map's edge); a diagonal also where both its sides are walled (a corner).
+fn walled_directions(grid: &Grid, p: Vec2, radius: f32) -> u8 {
+    let class = super::class_at(grid, p);
+    let walled = COMPASS.iter().enumerate().fold(0_u8, |bits, (k, d)| {
+        let probe = p + *d * (radius + STEP_PROBE);
+        if super::class_at(grid, probe) == class { bits } else { bits | (1 << k) }
+    });
+    // The diagonals (odd bits) between two walled sides (the even bits either side).
+    let corners = (1..8).step_by(2).fold(0_u8, |bits, k| {
+        let sides = (1 << (k - 1)) | (1 << ((k + 1) % 8));
+        if walled & sides == sides { bits | (1 << k) } else { bits }
+    });
+    walled | corners
+}
+
+/// How far beyond its body [`walled_directions`] looks for a wall, in tiles.
+const STEP_PROBE: f32 = 0.25;
 
 /// Whether a unit `held` up by the units arrived round its goal arrives too. It must touch one
 /// of them (`touches`: where one stands that is beside it along the way, and whether every
@@ -106,7 +165,12 @@ impl Touch {
 /// its ring), or anywhere when it has no way on round the ring: every body it touches has
 /// arrived ([`Touch::hemmed_in`]), or it and the arrived unit it touches stand in a passage
 /// ([`in_passage`]), where the arrived units block the way and the ring is a line back along
-/// it (a goal in a maze's corridor: the cells the field counts beyond it are out of reach).
+/// it (a goal in a maze's corridor: the cells the field counts beyond it are out of reach), or
+/// it is one of the group's last [`STRAGGLERS`], boxed in all round by the bodies it touches
+/// and walls ([`Touch::blocked`]): two of them walled in together by their arrived group each
+/// touch the other, a walker, so neither is hemmed in, and neither can move. (The last few
+/// waiting at a door the ring inside has reached are not boxed in: the way back is open, and
+/// they squeeze through in time.)
 /// The first keeps the ring from growing into tendrils back across open ground (out through a
 /// door while the room beyond still holds the crowd: the unit in the door touches arrived
 /// units on open ground, not in the door).
@@ -117,8 +181,9 @@ impl Touch {
 /// use gridpath::{Grid, Tile};
 /// let grid = Grid::filled(64, 64, Tile::FLOOR).unwrap();
 /// let reach = |n| ring_reach(n, 0.3);
-/// let held = |distance, stalled| Held { position: Vec2::new(2.5, 2.5), heading: Vec2::X, distance, stalled };
-/// let touching = |hemmed_in| move || Some(Touch { arrived: Vec2::new(3.0, 2.5), hemmed_in });
+/// let held = |distance, stalled| Held { position: Vec2::new(2.5, 2.5), heading: Vec2::X, distance, stalled, radius: 0.3 };
+/// let touching = |hemmed_in| move || Some(Touch { arrived: Vec2::new(3.0, 2.5), hemmed_in, blocked: 0b0000_0011 });
+/// let boxed_in = || Some(Touch { arrived: Vec2::new(3.0, 2.5), hemmed_in: false, blocked: u8::MAX });
 /// // 100 arrived of 1,000: 4 tiles out arrives, 12 tiles out does not, unless held up long.
 /// assert!(within_ring(&grid, held(4.0, 2.0), (100, 1_000), reach, touching(false)));
 /// assert!(!within_ring(&grid, held(12.0, 2.0), (100, 1_000), reach, touching(false)));
@@ -126,6 +191,10 @@ impl Touch {
 /// // Far out on open ground: no; with no way round, after a long wait: yes.
 /// assert!(!within_ring(&grid, held(40.0, LONG_STALL), (100, 1_000), reach, touching(false)));
 /// assert!(within_ring(&grid, held(40.0, LONG_STALL), (100, 1_000), reach, touching(true)));
+/// // One of the last few of its group, boxed in: after a long wait, anywhere; not boxed in, no.
+/// assert!(within_ring(&grid, held(40.0, LONG_STALL), (996, 1_000), reach, boxed_in));
+/// assert!(!within_ring(&grid, held(40.0, LONG_STALL), (996, 1_000), reach, touching(false)));
+/// assert!(!within_ring(&grid, held(40.0, LONG_STALL), (980, 1_000), reach, boxed_in));
 /// // Touching no arrived unit: never. Out of reach and not held up long: its neighbours are
 /// // not even looked at.
 /// assert!(!within_ring(&grid, held(4.0, LONG_STALL), (100, 1_000), reach, || None));
@@ -154,7 +223,13 @@ pub fn within_ring(
     // Behind a unit arrived in a passage, in it too: the ring is a line along the passage.
     let walled =
         || in_passage(grid, held.position, held.heading) && in_passage(grid, touch.arrived, held.heading);
-    in_reach || held.distance <= reach(loose) || touch.hemmed_in || walled()
+    // One of the last few, boxed in by bodies and walls all round.
+    let last_few = || {
+        all.saturating_sub(arrived) <= STRAGGLERS.max(all / 100)
+            && held.stalled >= LONG_STALL
+            && touch.blocked | walled_directions(grid, held.position, held.radius) == u8::MAX
+    };
+    in_reach || held.distance <= reach(loose) || touch.hemmed_in || walled() || last_few()
 }
 
 /// Open width (tiles) below which [`in_passage`] calls ground a passage: two tiles wide at most.
@@ -325,6 +400,35 @@ impl ArrivalRing {
 mod tests {
     use super::*;
     use crate::grid::{Rules, Tile};
+
+    /// A unit is boxed in when the bodies it touches and the walls leave it no step of any of
+    /// the eight compass directions: three bodies round it on open ground; one body and the
+    /// walls of a one-tile dead end; not one body in a corridor (the way back is open).
+    #[test]
+    fn boxed_in_by_bodies_and_walls_all_round() {
+        let touching = |at: Vec2, others: &[Vec2]| {
+            others.iter().fold(0, |bits, &other| bits | directions_towards(other - at))
+        };
+        let open = Grid::filled(10, 10, Tile::FLOOR).unwrap();
+        let at = Vec2::new(5.5, 5.5);
+        let three: Vec<Vec2> =
+            [0.0_f32, 120.0, 240.0].iter().map(|deg| at + Vec2::from_angle(deg.to_radians()) * 0.6).collect();
+        assert_eq!(touching(at, &three) | walled_directions(&open, at, 0.3), u8::MAX);
+        assert_ne!(touching(at, &three[..2]) | walled_directions(&open, at, 0.3), u8::MAX);
+        // A corridor along row 5, closed at x = 0: a dead end at (0, 5).
+        let mut corridor = Grid::filled(10, 10, Tile::FLOOR).unwrap();
+        for x in 0..10 {
+            for y in [4, 6] {
+                corridor.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+        let (end, middle) = (Vec2::new(0.5, 5.5), Vec2::new(5.5, 5.5));
+        assert_eq!(walled_directions(&corridor, end, 0.3) | touching(end, &[end + Vec2::X * 0.6]), u8::MAX);
+        assert_ne!(
+            walled_directions(&corridor, middle, 0.3) | touching(middle, &[middle + Vec2::X * 0.6]),
+            u8::MAX
+        );
+    }
 
     #[test]
     fn on_open_ground_the_ring_is_about_the_disc() {

@@ -228,12 +228,13 @@ impl Crowd {
                     cost: 1,
                     touch: 2.0 * RADIUS * TOUCH,
                 });
-                Touch::among(distance, contacts)
+                Touch::among(bodies[i].position, distance, contacts)
             };
             let position = bodies[i].position;
             let touches = self.stalled[i] >= STALL && {
                 let heading = (target - position).normalize_or_zero();
-                let held = Held { position, heading, distance: to_go, stalled: self.stalled[i] };
+                let held =
+                    Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
                 within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
             };
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
