@@ -68,8 +68,8 @@ pub struct Contact {
 impl Touch {
     /// What a unit at `at`, `distance` from its goal, touches among its `contacts`: the last
     /// unit arrived on its goal that stands beside it along the way ([`beside_along_way`]), if
-    /// any, whether every contact has arrived, and which ways the contacts block. The game's, the plugin's and the test harness's one
-    /// rule; each lists the contacts its own way.
+    /// any, whether every contact has arrived, and which ways the contacts block. The game's,
+    /// the plugin's and the test harness's one rule; each lists the contacts its own way.
     ///
     /// ```
     /// use glam::Vec2;
