@@ -946,10 +946,12 @@ impl Avoidance {
         if let (Some(s), Some(walls)) = (slot, program)
             && !jostle
             && room == Vec2::ZERO
+            && me.stuck < QUEUE_PUSH_AFTER
             && v == wanted
             && wanted != Vec2::ZERO
         {
-            // Calm: it goes where it wants, and no line comes near to bounding it.
+            // Calm: it goes where it wants, is not held up, and no line comes near to bounding
+            // it.
             let spare = CALM_SLACK * me.max_speed;
             let calm = lines[..walls + nearest.nearest().len()]
                 .iter()
@@ -1509,7 +1511,6 @@ impl Avoidance {
         if self.slots.len() == bodies.len() {
             // Prepared for these bodies: which planned to stand still at rest, for `let_rest`;
             // which planned their preferred velocity, for `take_turns`.
-            self.calm.resize(bodies.len(), false);
             for (s, (slot, room)) in self.slots.iter().zip(&self.room).enumerate() {
                 let planned = slot.moving && !slot.coasting && !slot.asleep;
                 let i = slot.index as usize;
@@ -1519,7 +1520,7 @@ impl Avoidance {
                     continue;
                 }
                 let v = velocities[i];
-                self.calm[i] = slot.stuck < QUEUE_PUSH_AFTER && self.calm_plans.0[s].load(Relaxed);
+                self.calm[i] = self.calm_plans.0[s].load(Relaxed);
                 if *room == Vec2::ZERO && slot.preferred == Vec2::ZERO && v == Vec2::ZERO {
                     self.resting.planned_still(i, slot.position);
                 }
@@ -2014,6 +2015,13 @@ mod tests {
         Grid::filled(side, side, Tile::FLOOR).unwrap()
     }
 
+    /// A body of radius 0.3 at (`x`, `y`) walking along x at `vx` tiles a second (top speed 4),
+    /// as it planned and wants to.
+    fn walking(x: f32, y: f32, vx: f32) -> Body {
+        let v = Vec2::new(vx, 0.0);
+        Body { velocity: v, planned: v, preferred: v, ..Body::new(Vec2::new(x, y), 0.3, 4.0) }
+    }
+
     /// The linear programs never return a velocity above the top speed, also when the lines
     /// leave no room and near-parallel lines meet far off (a seeded sweep of crowded line
     /// sets; before the fix |v| came out up to 2 % above it in a 10,000-unit crowd).
@@ -2142,12 +2150,6 @@ mod tests {
     #[test]
     fn bodies_take_turns_to_plan_and_the_planner_takes_all_of_the_avoiding() {
         let grid = open(20);
-        let walking = |x: f32, y: f32, vx: f32| Body {
-            velocity: Vec2::new(vx, 0.0),
-            planned: Vec2::new(vx, 0.0),
-            preferred: Vec2::new(vx, 0.0),
-            ..Body::new(Vec2::new(x, y), 0.3, 4.0)
-        };
         let bodies = vec![walking(9.0, 10.0, 4.0), walking(10.5, 10.05, -4.0)];
         // No keeping to the right: the swerve is ORCA's alone.
         let settings = AvoidanceSettings { pass_side: 0.0, ..AvoidanceSettings::default() };
@@ -2178,12 +2180,6 @@ mod tests {
     #[test]
     fn a_body_with_nothing_to_avoid_plans_less_often_and_walks_on() {
         let grid = open(40);
-        let walking = |x: f32, y: f32, vx: f32| Body {
-            velocity: Vec2::new(vx, 0.0),
-            planned: Vec2::new(vx, 0.0),
-            preferred: Vec2::new(vx, 0.0),
-            ..Body::new(Vec2::new(x, y), 0.3, 4.0)
-        };
         // Alone on open ground; and two 2 tiles apart, head-on, closing at 2 tiles a second.
         let mut bodies = vec![walking(5.0, 5.0, 1.0), walking(19.0, 20.0, 1.0), walking(21.0, 20.05, -1.0)];
         let settings = AvoidanceSettings { pass_side: 0.0, ..AvoidanceSettings::default() };
