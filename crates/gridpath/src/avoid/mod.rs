@@ -683,9 +683,11 @@ impl Avoidance {
         if every == 1 && calm_every == 1 {
             return;
         }
+        // Not a multiple of `m`: for a power of two (the defaults) a mask, not a division per body.
+        let off = |turn: u32, m: u32| if m.is_power_of_two() { turn & (m - 1) != 0 } else { turn % m != 0 };
         for (slot, room) in self.slots.iter_mut().zip(&self.room) {
             let turn = slot.index.wrapping_add(self.frame);
-            let off_turn = turn % every != 0 || (self.calm[slot.index as usize] && turn % calm_every != 0);
+            let off_turn = off(turn, every) || (self.calm[slot.index as usize] && off(turn, calm_every));
             slot.coasting = slot.moving && *room == Vec2::ZERO && off_turn;
         }
     }
