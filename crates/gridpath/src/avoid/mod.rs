@@ -684,7 +684,9 @@ impl Avoidance {
             return;
         }
         // Not a multiple of `m`: for a power of two (the defaults) a mask, not a division per body.
-        let off = |turn: u32, m: u32| if m.is_power_of_two() { turn & (m - 1) != 0 } else { turn % m != 0 };
+        let off = |turn: u32, m: u32| {
+            if m.is_power_of_two() { turn & (m - 1) != 0 } else { !turn.is_multiple_of(m) }
+        };
         for (slot, room) in self.slots.iter_mut().zip(&self.room) {
             let turn = slot.index.wrapping_add(self.frame);
             let off_turn = off(turn, every) || (self.calm[slot.index as usize] && off(turn, calm_every));
