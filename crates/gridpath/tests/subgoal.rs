@@ -108,20 +108,25 @@ proptest! {
     /// grids: the graph finds the optimum, a legal path, or the error A* gives.
     #[test]
     fn costs_equal_dijkstra(grid in arb_grid(64), pairs in prop::collection::vec(any::<[u64; 4]>(), 1..20)) {
-        // As built (with its hierarchy where that saves work), with the hierarchy forced, and
-        // without one.
+        // As built (with its hierarchy or its landmarks where that saves work), with the
+        // hierarchy forced, with landmarks forced, and with neither.
         let mut graph = SubgoalGraph::build(&grid);
         let mut forced = SubgoalGraph::build(&grid);
         forced.force_hierarchy();
         prop_assert!(forced.has_hierarchy(), "force_hierarchy must install one");
+        let mut marked = SubgoalGraph::build(&grid);
+        marked.force_landmarks();
+        prop_assert!(!marked.has_hierarchy(), "landmarks serve the search over the graph itself");
         let mut flat = SubgoalGraph::build(&grid);
         flat.drop_hierarchy();
+        flat.drop_landmarks();
         let mut searcher = Searcher::new();
         for (k, [a, b, c, d]) in pairs.into_iter().enumerate() {
             let start = cell(&grid, a, b);
             let goal = if k % 7 == 3 { start } else { cell(&grid, c, d) };
             check_query(&mut graph, &mut searcher, &grid, start, goal, &format!("query {k}"))?;
             check_query(&mut forced, &mut searcher, &grid, start, goal, &format!("query {k}, hierarchy"))?;
+            check_query(&mut marked, &mut searcher, &grid, start, goal, &format!("query {k}, landmarks"))?;
             check_query(&mut flat, &mut searcher, &grid, start, goal, &format!("query {k}, no hierarchy"))?;
         }
     }
@@ -151,11 +156,16 @@ proptest! {
                 };
                 grid.set_tile(p, tile).unwrap();
             }
-            // Every other batch, the game rebuilds the hierarchy the repair dropped: queries then
-            // use it on the edited grid.
+            // Every other batch, the game rebuilds what the repair dropped (the hierarchy, or
+            // landmarks in between): queries then use it on the edited grid, and the next
+            // batch's edits must drop it before any query trusts it.
             if step % 2 == 1 {
                 graph.repair(&grid);
-                graph.force_hierarchy();
+                if step % 4 == 1 {
+                    graph.force_hierarchy();
+                } else {
+                    graph.force_landmarks();
+                }
             }
             // Costs come and go: restore them before most queries so the exact answers get tested.
             if step % 3 != 2 {
@@ -228,6 +238,51 @@ fn a_hierarchy_with_a_core_matches_the_published_optima() {
             path.cost,
             s.optimal
         );
+    }
+}
+
+/// Landmarks (the search over the graph itself estimating by their distances) answer the
+/// published optimal lengths on the maps where they serve: a random map (every scenario) and a
+/// street map (every other one); after a wall appears on a route the repair drops them, and
+/// the answers match a fresh A*.
+#[test]
+fn landmarks_match_the_published_optima() {
+    for (rel, step) in [("random/random512-10-0.map.scen", 1), ("street/Boston_0_512.map.scen", 2)] {
+        let scen_path = common::movingai_dir().join(rel);
+        let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
+            panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
+        });
+        let scenarios = parse_scen(&text).unwrap();
+        let mut grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_landmarks();
+        assert!(graph.has_landmarks(), "{rel}: forced");
+        for (n, s) in scenarios.iter().enumerate().step_by(step) {
+            let path = graph
+                .find_path(&grid, s.start, s.goal, &Settings::default())
+                .unwrap_or_else(|e| panic!("{rel} #{n}: {e}"));
+            assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "{rel} #{n}: illegal path");
+            assert!(
+                (path.cost - s.optimal).abs() <= 0.01,
+                "{rel} #{n}: length {} but published optimum {}",
+                path.cost,
+                s.optimal
+            );
+        }
+        // A wall on the last route: the repair drops the landmarks (they measured the old graph).
+        let last = scenarios.last().expect("scenarios");
+        let path = graph.find_path(&grid, last.start, last.goal, &Settings::default()).unwrap();
+        let blocked = path.cells[path.cells.len() / 2];
+        grid.set_wall(blocked, true).unwrap();
+        let again = graph.find_path(&grid, last.start, last.goal, &Settings::default());
+        assert!(!graph.has_landmarks(), "{rel}: a repair that changed the graph drops the landmarks");
+        let fresh = Searcher::new().find_path(&grid, last.start, last.goal, &Settings::default());
+        match (again, fresh) {
+            (Ok(a), Ok(f)) => {
+                assert!((a.cost - f.cost).abs() < EPS, "{rel}: {} against A*'s {}", a.cost, f.cost);
+            }
+            (a, f) => assert_eq!(a.is_err(), f.is_err(), "{rel}: {a:?} against A*'s {f:?}"),
+        }
     }
 }
 

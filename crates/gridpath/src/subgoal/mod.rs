@@ -44,6 +44,7 @@
 //! what [`Searcher`] finds.
 
 mod hierarchy;
+mod landmarks;
 
 use std::time::{Duration, Instant};
 
@@ -66,6 +67,10 @@ const FOUND_THERE: u32 = 1 << 30;
 
 /// Queries [`SubgoalGraph::rebuild_hierarchy`] runs to decide whether the hierarchy pays.
 const SAMPLE_QUERIES: usize = 64;
+
+/// How much slower than the search without them the sample may run with landmarks, and they
+/// are still kept (see [`SubgoalGraph::rebuild_hierarchy`]).
+const LANDMARK_SLACK: f64 = 1.1;
 
 /// Past this share of changed cells, [`SubgoalGraph::repair`] rebuilds instead (1 in 8).
 const REBUILD_SHARE: usize = 8;
@@ -226,6 +231,10 @@ pub struct SubgoalGraph {
     /// The contraction hierarchy over the graph, for the state it was built on; dropped by a
     /// repair that changed the graph (queries then search the graph itself, exact as ever).
     hierarchy: Option<hierarchy::Hierarchy>,
+    /// Landmark distances for the search over the graph itself (`landmarks.rs`), where no
+    /// hierarchy answers and they save time; dropped with the hierarchy by a repair that
+    /// changed the graph.
+    landmarks: Option<landmarks::Landmarks>,
     /// The subgoals' edges laid out for a search over the graph itself (see [`Runs`]), when
     /// one has run since a repair changed them and no hierarchy answers the queries.
     flat: Option<Runs<Edge>>,
@@ -429,6 +438,7 @@ impl SubgoalGraph {
             free: Vec::new(),
             build_time: Duration::ZERO,
             hierarchy: None,
+            landmarks: None,
             flat: None,
             work: Workspace::default(),
             fallback: Searcher::new(),
@@ -465,8 +475,13 @@ impl SubgoalGraph {
     /// runs where the two are close; either answers exactly). It pays on
     /// mazes and cluttered maps, where the subgoal graph is long and thin; on open maps its
     /// core stays large and a search without a heuristic there does more than A* on the graph.
+    ///
+    /// Where the hierarchy is not kept, landmarks (`landmarks.rs`: the exact distances of a
+    /// few subgoals far apart to every subgoal) are tried the same way for the search over
+    /// the graph itself, and kept only if they make the sample faster.
     pub fn rebuild_hierarchy(&mut self) {
         self.hierarchy = None;
+        self.landmarks = None;
         let built = hierarchy::Hierarchy::build(&self.subgoals);
         // The sample: pairs of open cells of one class, the first at evenly spaced indices,
         // the second an index span further that halves every query down to 1/128 of the open
@@ -511,6 +526,15 @@ impl SubgoalGraph {
         let tiered = work(self, flat);
         if tiered >= flat {
             self.hierarchy = None;
+            // Landmarks cost a little on short routes and save most on long ones, which the
+            // sample holds fewer of than a game's or a benchmark's queries (its spans halve):
+            // kept unless they make the sample a tenth slower.
+            self.landmarks = landmarks::Landmarks::build(&self.subgoals);
+            if self.landmarks.is_some()
+                && work(self, flat.mul_f64(LANDMARK_SLACK)) >= flat.mul_f64(LANDMARK_SLACK)
+            {
+                self.landmarks = None;
+            }
         } else {
             // The hierarchy answers: the flat edges would only take room.
             self.flat = None;
@@ -528,6 +552,27 @@ impl SubgoalGraph {
     /// comparisons and tests; a repair that changes the graph does this too).
     pub fn drop_hierarchy(&mut self) {
         self.hierarchy = None;
+    }
+
+    /// Drops the hierarchy and measures landmarks for the search over the graph itself,
+    /// keeping them whether or not they save work (see
+    /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
+    pub fn force_landmarks(&mut self) {
+        self.hierarchy = None;
+        self.landmarks = landmarks::Landmarks::build(&self.subgoals);
+    }
+
+    /// Drops the landmarks: the search over the graph itself estimates by the octile distance
+    /// alone (for comparisons and tests; a repair that changes the graph does this too).
+    pub fn drop_landmarks(&mut self) {
+        self.landmarks = None;
+    }
+
+    /// Whether the search over the graph itself uses landmarks (see
+    /// [`SubgoalGraph::rebuild_hierarchy`]).
+    #[must_use]
+    pub fn has_landmarks(&self) -> bool {
+        self.landmarks.is_some()
     }
 
     /// Whether queries use the contraction hierarchy (built by [`SubgoalGraph::build`] and
@@ -588,6 +633,7 @@ impl SubgoalGraph {
             + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
             + self.free.len() * size_of::<u32>()
             + self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
+            + self.landmarks.as_ref().map_or(0, landmarks::Landmarks::bytes)
             + self.flat.as_ref().map_or(0, Runs::bytes)
     }
 
@@ -629,6 +675,7 @@ impl SubgoalGraph {
         if !changed.is_empty() {
             // What was derived from the graph as it was.
             self.hierarchy = None;
+            self.landmarks = None;
             self.flat = None;
         }
         self.repair_cells(&changed);
@@ -962,6 +1009,15 @@ impl SubgoalGraph {
             return result;
         }
         let goal_xy = xy(g);
+        // With landmarks: the goal's distances to them, for the estimate of every subgoal.
+        let landmarks = self.landmarks.as_ref();
+        let goal_marks = landmarks.map(|l| {
+            if goal_v == goal_slot {
+                l.goal_through(found.iter().map(|&c| (slot_of(c), octile(xy(c), goal_xy))))
+            } else {
+                l.of(goal_v)
+            }
+        });
         let flat = self.flat.get_or_insert_with(|| Runs::of(self.subgoals.iter().map(|s| s.adj.as_slice())));
         let mut stats = Stats::default();
         // An edge costs at most the octile distance across the map, as JPS's jumps.
@@ -987,8 +1043,16 @@ impl SubgoalGraph {
             if node.stamp != generation || value(ng) < value(node.g) {
                 *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
                 let h = octile(there, goal_xy);
-                let f = value([ng[0] + h[0], ng[1] + h[1]]);
-                w.open.push(Entry { f, h: value(h) as f32, cell: t as u32 });
+                let marked = match (landmarks, &goal_marks) {
+                    (Some(l), Some(marks)) if t < n => l.estimate(t, marks),
+                    _ => 0.0,
+                };
+                let (f, h) = if marked > value(h) {
+                    (value(ng) + marked, marked)
+                } else {
+                    (value([ng[0] + h[0], ng[1] + h[1]]), value(h))
+                };
+                w.open.push(Entry { f, h: h as f32, cell: t as u32 });
                 stats.generated += 1;
             }
         };

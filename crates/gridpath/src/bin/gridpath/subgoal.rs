@@ -149,8 +149,12 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             let n = t.len().max(1) as f64;
             t.iter().sum::<f64>() / n
         });
-        // The hierarchy as built (a repair drops it).
-        let hierarchy = graph.hierarchy_size().map_or_else(|| "none".to_owned(), |(c, s)| format!("{c}/{s}"));
+        // The hierarchy as built, or the landmarks (a repair drops them).
+        let hierarchy = match graph.hierarchy_size() {
+            Some((core, shortcuts)) => format!("{core}/{shortcuts}"),
+            None if graph.has_landmarks() => "landmarks".to_owned(),
+            None => "none".to_owned(),
+        };
         let repair_us = repair_median(&mut graph, &mut grid);
         #[expect(clippy::cast_precision_loss, reason = "counts are small")]
         let expanded = expanded.map(|e| e as f64 / picked.len().max(1) as f64);
