@@ -217,24 +217,42 @@ fn refuses_what_it_was_not_built_for() {
 /// the backward side stops where the goal's routes enter it (`subgoal/hierarchy.rs`).
 #[test]
 fn a_hierarchy_with_a_core_matches_the_published_optima() {
-    let scen_path = common::movingai_dir().join("dao/den520d.map.scen");
+    let (scenarios, grid) = shared_map("dao/den520d.map.scen");
+    let mut graph = SubgoalGraph::build(&grid);
+    graph.force_hierarchy();
+    let (core, _) = graph.hierarchy_size().expect("forced");
+    assert!(core > 0, "den520d's hierarchy has a core");
+    matches_published(&mut graph, &grid, &scenarios, 2, "den520d");
+}
+
+/// The scenarios of a shared map (`rel` under the Moving AI folder) and its grid.
+fn shared_map(rel: &str) -> (Vec<gridpath::formats::Scenario>, Grid) {
+    let scen_path = common::movingai_dir().join(rel);
     let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
         panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
     });
     let scenarios = parse_scen(&text).unwrap();
     let grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
-    let mut graph = SubgoalGraph::build(&grid);
-    graph.force_hierarchy();
-    let (core, _) = graph.hierarchy_size().expect("forced");
-    assert!(core > 0, "den520d's hierarchy has a core");
-    for (n, s) in scenarios.iter().enumerate().step_by(2) {
+    (scenarios, grid)
+}
+
+/// Every `step`-th of `scenarios` answered by `graph` with a legal path of the published
+/// optimal length (absolute tolerance 0.01, as GPPC checks).
+fn matches_published(
+    graph: &mut SubgoalGraph,
+    grid: &Grid,
+    scenarios: &[gridpath::formats::Scenario],
+    step: usize,
+    what: &str,
+) {
+    for (n, s) in scenarios.iter().enumerate().step_by(step) {
         let path = graph
-            .find_path(&grid, s.start, s.goal, &Settings::default())
-            .unwrap_or_else(|e| panic!("#{n}: {e}"));
-        assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "#{n}: illegal path");
+            .find_path(grid, s.start, s.goal, &Settings::default())
+            .unwrap_or_else(|e| panic!("{what} #{n}: {e}"));
+        assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "{what} #{n}: illegal path");
         assert!(
             (path.cost - s.optimal).abs() <= 0.01,
-            "#{n}: length {} but published optimum {}",
+            "{what} #{n}: length {} but published optimum {}",
             path.cost,
             s.optimal
         );
@@ -248,27 +266,11 @@ fn a_hierarchy_with_a_core_matches_the_published_optima() {
 #[test]
 fn landmarks_match_the_published_optima() {
     for (rel, step) in [("random/random512-10-0.map.scen", 1), ("street/Boston_0_512.map.scen", 2)] {
-        let scen_path = common::movingai_dir().join(rel);
-        let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
-            panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
-        });
-        let scenarios = parse_scen(&text).unwrap();
-        let mut grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
+        let (scenarios, mut grid) = shared_map(rel);
         let mut graph = SubgoalGraph::build(&grid);
         graph.force_landmarks();
         assert!(graph.has_landmarks(), "{rel}: forced");
-        for (n, s) in scenarios.iter().enumerate().step_by(step) {
-            let path = graph
-                .find_path(&grid, s.start, s.goal, &Settings::default())
-                .unwrap_or_else(|e| panic!("{rel} #{n}: {e}"));
-            assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "{rel} #{n}: illegal path");
-            assert!(
-                (path.cost - s.optimal).abs() <= 0.01,
-                "{rel} #{n}: length {} but published optimum {}",
-                path.cost,
-                s.optimal
-            );
-        }
+        matches_published(&mut graph, &grid, &scenarios, step, rel);
         // A wall on the last route: the repair drops the landmarks (they measured the old graph).
         let last = scenarios.last().expect("scenarios");
         let path = graph.find_path(&grid, last.start, last.goal, &Settings::default()).unwrap();
