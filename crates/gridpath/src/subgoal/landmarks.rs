@@ -12,9 +12,8 @@
 //! the graph they were measured on, so a repair that changes the graph drops them with the
 //! hierarchy.
 
-use std::collections::BinaryHeap;
-
 use super::{NONE, Subgoal, TARGET, octile, value};
+use crate::search::{BucketQueue, Entry};
 
 /// Landmarks kept, at most: 8 values (64 bytes, one cache line) per subgoal.
 pub(super) const LANDMARKS: usize = 8;
@@ -29,42 +28,31 @@ pub(super) struct Landmarks {
     distance: Vec<[f64; LANDMARKS]>,
 }
 
-/// A Dijkstra entry: the cost value, the exact pair, the slot (min-heap by value).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Reached(f64, [u32; 2], u32);
-
-impl Eq for Reached {}
-
-impl Ord for Reached {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        other.0.total_cmp(&self.0).then_with(|| other.2.cmp(&self.2))
-    }
-}
-
-impl PartialOrd for Reached {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// Exact distances (values of the cost pairs) from slot `from` to every slot over the
-/// subgoals' edges; infinite where unreached and for free slots.
-fn distances_from(subgoals: &[Subgoal], from: usize, pairs: &mut Vec<[u32; 2]>, out: &mut Vec<f64>) {
+/// subgoals' edges, into `out`; infinite where unreached and for free slots. `side`: the map's
+/// longer side (no edge is longer than the octile distance across it), for the bucketed open
+/// list the searches use (Dijkstra's `f` never falls either).
+fn distances_from(
+    subgoals: &[Subgoal],
+    (from, side): (usize, f64),
+    (pairs, open): (&mut Vec<[u32; 2]>, &mut BucketQueue),
+    out: &mut Vec<f64>,
+) {
     out.clear();
     out.resize(subgoals.len(), f64::INFINITY);
     pairs.clear();
     pairs.resize(subgoals.len(), [u32::MAX; 2]);
-    let mut open = BinaryHeap::new();
+    open.reset_for_long_edges(side);
     pairs[from] = [0, 0];
     #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
-    open.push(Reached(0.0, [0, 0], from as u32));
-    while let Some(Reached(d, g, slot)) = open.pop() {
-        let slot = slot as usize;
+    open.push(Entry { f: 0.0, h: 0.0, cell: from as u32 });
+    while let Some(entry) = open.pop() {
+        let slot = entry.cell as usize;
         if out[slot].is_finite() {
             continue;
         }
-        out[slot] = d;
-        let here = &subgoals[slot];
+        out[slot] = entry.f;
+        let (here, g) = (&subgoals[slot], pairs[slot]);
         for e in &here.adj {
             let t = (e.to & TARGET) as usize;
             if out[t].is_finite() {
@@ -76,7 +64,7 @@ fn distances_from(subgoals: &[Subgoal], from: usize, pairs: &mut Vec<[u32; 2]>, 
             if pairs[t][0] == u32::MAX || nd < value(pairs[t]) {
                 pairs[t] = ng;
                 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
-                open.push(Reached(nd, ng, t as u32));
+                open.push(Entry { f: nd, h: 0.0, cell: t as u32 });
             }
         }
     }
@@ -85,11 +73,11 @@ fn distances_from(subgoals: &[Subgoal], from: usize, pairs: &mut Vec<[u32; 2]>, 
 impl Landmarks {
     /// Picks up to [`LANDMARKS`] subgoals far apart (each the subgoal farthest from those
     /// picked before, the first the one farthest from the first subgoal) and measures their
-    /// distances. `None` for a graph without subgoals.
-    pub(super) fn build(subgoals: &[Subgoal]) -> Option<Self> {
+    /// distances (`side`: the map's longer side). `None` for a graph without subgoals.
+    pub(super) fn build(subgoals: &[Subgoal], side: f64) -> Option<Self> {
         let first = subgoals.iter().position(|s| s.cell != NONE)?;
-        let (mut pairs, mut from) = (Vec::new(), Vec::new());
-        distances_from(subgoals, first, &mut pairs, &mut from);
+        let (mut pairs, mut from, mut open) = (Vec::new(), Vec::new(), BucketQueue::default());
+        distances_from(subgoals, (first, side), (&mut pairs, &mut open), &mut from);
         // The distance from each slot to the nearest landmark picked so far (only within the
         // first subgoal's part of the graph: other parts keep the octile estimate).
         let mut nearest = from.clone();
@@ -108,7 +96,7 @@ impl Landmarks {
                 // Every reachable subgoal is a landmark already.
                 break;
             }
-            distances_from(subgoals, pick, &mut pairs, &mut from);
+            distances_from(subgoals, (pick, side), (&mut pairs, &mut open), &mut from);
             for (slot, &to) in from.iter().enumerate() {
                 distance[slot][count] = to;
                 nearest[slot] = nearest[slot].min(to);

@@ -529,7 +529,8 @@ impl SubgoalGraph {
             // Landmarks cost a little on short routes and save most on long ones, which the
             // sample holds fewer of than a game's or a benchmark's queries (its spans halve):
             // kept unless they make the sample a tenth slower.
-            self.landmarks = landmarks::Landmarks::build(&self.subgoals);
+            self.landmarks =
+                landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)));
             if self.landmarks.is_some()
                 && work(self, flat.mul_f64(LANDMARK_SLACK)) >= flat.mul_f64(LANDMARK_SLACK)
             {
@@ -559,7 +560,7 @@ impl SubgoalGraph {
     /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
     pub fn force_landmarks(&mut self) {
         self.hierarchy = None;
-        self.landmarks = landmarks::Landmarks::build(&self.subgoals);
+        self.landmarks = landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)));
     }
 
     /// Drops the landmarks: the search over the graph itself estimates by the octile distance
