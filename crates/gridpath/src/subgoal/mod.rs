@@ -39,6 +39,9 @@
 //! contraction hierarchy with a core (`hierarchy.rs`; the idea of SGCH) and keeps it where a
 //! sample of queries says it saves work. A repair that changes the graph drops it: queries then
 //! search the repaired graph itself, exact as ever, until [`SubgoalGraph::rebuild_hierarchy`].
+//! Where no hierarchy is kept, the search over the graph itself estimates by landmarks
+//! (`landmarks.rs`: a few subgoals' exact distances to every subgoal) as well as the octile
+//! distance; a repair that changes the graph drops those too.
 //!
 //! Costs are kept as exact `a + b·√2` pairs, as in the octile A*, so a route costs exactly
 //! what [`Searcher`] finds.
@@ -477,8 +480,8 @@ impl SubgoalGraph {
     /// core stays large and a search without a heuristic there does more than A* on the graph.
     ///
     /// Where the hierarchy is not kept, landmarks (`landmarks.rs`: the exact distances of a
-    /// few subgoals far apart to every subgoal) are tried the same way for the search over
-    /// the graph itself, and kept only if they make the sample faster.
+    /// few subgoals far apart to every subgoal) are timed the same way for the search over the
+    /// graph itself, and kept unless they make the sample a tenth slower (`LANDMARK_SLACK`).
     pub fn rebuild_hierarchy(&mut self) {
         self.hierarchy = None;
         self.landmarks = None;
@@ -531,9 +534,8 @@ impl SubgoalGraph {
             // kept unless they make the sample a tenth slower.
             self.landmarks =
                 landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)));
-            if self.landmarks.is_some()
-                && work(self, flat.mul_f64(LANDMARK_SLACK)) >= flat.mul_f64(LANDMARK_SLACK)
-            {
+            let bound = flat.mul_f64(LANDMARK_SLACK);
+            if self.landmarks.is_some() && work(self, bound) >= bound {
                 self.landmarks = None;
             }
         } else {
@@ -1044,14 +1046,16 @@ impl SubgoalGraph {
             if node.stamp != generation || value(ng) < value(node.g) {
                 *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
                 let h = octile(there, goal_xy);
+                let octile_h = value(h);
                 let marked = match (landmarks, &goal_marks) {
                     (Some(l), Some(marks)) if t < n => l.estimate(t, marks),
                     _ => 0.0,
                 };
-                let (f, h) = if marked > value(h) {
+                // The larger estimate; the octile one summed as exact pairs, as without landmarks.
+                let (f, h) = if marked > octile_h {
                     (value(ng) + marked, marked)
                 } else {
-                    (value([ng[0] + h[0], ng[1] + h[1]]), value(h))
+                    (value([ng[0] + h[0], ng[1] + h[1]]), octile_h)
                 };
                 w.open.push(Entry { f, h: h as f32, cell: t as u32 });
                 stats.generated += 1;
