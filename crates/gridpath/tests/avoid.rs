@@ -302,9 +302,12 @@ fn a_rooms_map_packed_with_one_group_empties_through_its_one_tile_doors() {
     check("packed rooms", &outcome);
 }
 
+/// Seeds 0–29, and 108: a unit of one group starts inside another group's arrival ring, at a
+/// one-tile gap (it stood there for good while the ring's idle units made room only within
+/// 0.3 tiles beyond touching; `MAKE_ROOM_GAP`).
 #[test]
 fn random_scenes_all_arrive() {
-    for seed in 0..30 {
+    for seed in (0..30).chain([108]) {
         let Some((grid, groups, label)) = crowd::random_scene(seed) else { continue };
         let outcome = run(&grid, &groups, 300.0);
         check(&format!("seed {seed} {label}"), &outcome);

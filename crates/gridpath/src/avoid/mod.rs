@@ -109,8 +109,11 @@ pub struct Body {
 pub const JOSTLE_AFTER: f32 = 4.0;
 /// Seconds a body must be stuck for idle bodies in its way to make room for it.
 const MAKE_ROOM_AFTER: f32 = 1.0;
-/// How far beyond touching an idle body in a stuck body's way makes room, in tiles.
-const MAKE_ROOM_GAP: f32 = 0.3;
+/// How far beyond touching an idle body in a stuck body's way makes room, in tiles. At 0.3 a
+/// unit walled in by another group's arrival ring at a one-tile gap stood for good (seeded
+/// scene 108): the arrived unit in the gap stood 0.9005 from it, a hair beyond the reach, and
+/// the one beside it that did make room was pinned against a wall by its own ring.
+const MAKE_ROOM_GAP: f32 = 0.45;
 /// Idle bodies in a row that make room for one stuck body, at most.
 const MAKE_ROOM_CHAIN: usize = 8;
 /// Share of its top speed an idle body makes room at.
