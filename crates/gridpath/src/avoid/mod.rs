@@ -1022,10 +1022,11 @@ impl Avoidance {
 
     /// Whether body `j` alone holds body `i` up: `i` takes part in avoiding, wants to go
     /// somewhere, made almost no headway last frame and does not go its way at `velocity`,
-    /// worked out for it this frame (see [`goes_by`](Self::goes_by)); `j` is among its
-    /// nearest neighbours, and without `j` it would make good headway. `j` may be a body that
-    /// does not take part in avoiding (a walker on a route of its own, holding back for `i`
-    /// while `i` cannot get out of its way): the caller can then make it step back. Asked of
+    /// worked out for it this frame (headway at `velocity` counts, unless a walker is among
+    /// its neighbours and it has long been held up: a walker's mover may hold it back); `j` is
+    /// among its nearest neighbours, and without `j` it would make good headway. `j` may be a
+    /// body that does not take part in avoiding (a walker on a route of its own, holding back
+    /// for `i` while `i` cannot get out of its way): the caller can then make it step back. Asked of
     /// one `j`, not for the one body that holds `i` up: more than one neighbour may hold `i`
     /// up alone, and only a walker can be asked to step back.
     #[must_use]
