@@ -3,7 +3,7 @@
 
 mod crowd;
 
-use crowd::Crowd;
+use crowd::{Crowd, cells_in, grid_where};
 use gridpath::avoid::{Avoidance, AvoidanceSettings, Quality};
 use gridpath::{Grid, Pos, Tile};
 
@@ -50,28 +50,6 @@ fn check(name: &str, outcome: &Outcome) {
     assert_eq!(outcome.arrived, outcome.units, "{name}: not every unit arrived, e.g. {:?}", outcome.stuck);
     assert!(q.gap_ratio >= 0.98, "{name}: bodies overlapped: gap ratio {}", q.gap_ratio);
     assert_eq!(q.wall_overlaps, 0, "{name}: bodies overlapped walls");
-}
-
-/// A `w` × `h` grid with a wall on each cell `wall(x, y)` says.
-fn grid_where(w: u32, h: u32, wall: impl Fn(u32, u32) -> bool) -> Grid {
-    let mut grid = Grid::filled(w, h, Tile::FLOOR).unwrap();
-    for y in 0..h {
-        for x in 0..w {
-            if wall(x, y) {
-                grid.set_wall(Pos::new(x, y), true).unwrap();
-            }
-        }
-    }
-    grid
-}
-
-/// Free cells of `grid` in the rectangle, row by row, at most `count`.
-fn cells_in(grid: &Grid, (x0, y0, x1, y1): (u32, u32, u32, u32), count: usize) -> Vec<Pos> {
-    (y0..y1)
-        .flat_map(|y| (x0..x1).map(move |x| Pos::new(x, y)))
-        .filter(|&p| grid.is_passable(p))
-        .take(count)
-        .collect()
 }
 
 /// Two rooms joined by a corridor 3 tiles wide and 40 long; 200 units in each room head for the

@@ -11,7 +11,7 @@ use gridpath::avoid::{
     ArrivalRing, Avoidance, AvoidanceSettings, Body, Contact, Held, Quality, Touch, step_aim, within_ring,
 };
 use gridpath::generate::{Generator, generate};
-use gridpath::{FlowField, Grid, Pos, Rules, formats};
+use gridpath::{FlowField, Grid, Pos, Rules, Tile, formats};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -250,6 +250,28 @@ impl Crowd {
             self.bodies[i].preferred = towards.normalize_or_zero() * SPEED.min(towards.length() / DT);
         }
     }
+}
+
+/// A `w` × `h` grid with a wall on each cell `wall(x, y)` says.
+pub fn grid_where(w: u32, h: u32, wall: impl Fn(u32, u32) -> bool) -> Grid {
+    let mut grid = Grid::filled(w, h, Tile::FLOOR).unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            if wall(x, y) {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+    }
+    grid
+}
+
+/// Free cells of `grid` in the rectangle, row by row, at most `count`.
+pub fn cells_in(grid: &Grid, (x0, y0, x1, y1): (u32, u32, u32, u32), count: usize) -> Vec<Pos> {
+    (y0..y1)
+        .flat_map(|y| (x0..x1).map(move |x| Pos::new(x, y)))
+        .filter(|&p| grid.is_passable(p))
+        .take(count)
+        .collect()
 }
 
 /// The converge scene: a 256 × 256 map with scattered walls (none within 60 steps of the
