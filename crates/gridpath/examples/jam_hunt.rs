@@ -38,14 +38,9 @@ fn main() {
         let overlap = quality.gap_ratio < 0.98 || quality.wall_overlaps > 0;
         bad += usize::from(jam || overlap);
         println!(
-            "seed {seed:3} {label:14} groups={} units={} arrived={} last_arrival_s={:.1} gap_ratio={:.3} walls={} osc={:.2}%{}{}",
+            "seed {seed:3} {label:14} groups={} {}{}{}",
             groups.len(),
-            crowd.bodies.len(),
-            crowd.arrived,
-            crowd.last_arrival,
-            quality.gap_ratio,
-            quality.wall_overlaps,
-            quality.oscillation_percent(),
+            crowd.figures(&quality),
             if jam { format!(" JAM at {:?}", crowd.stuck()) } else { String::new() },
             if overlap { " BAD" } else { "" },
         );

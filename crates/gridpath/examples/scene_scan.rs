@@ -32,14 +32,8 @@ fn run(name: &str, grid: &Grid, groups: &[(Vec<Pos>, Pos)], seconds: f32) {
     let from_goal =
         crowd.bodies[..first].iter().map(|b| b.position.distance(goal)).sum::<f32>() / first as f32;
     println!(
-        "{name}: units={} arrived={} last_arrival_s={:.1} gap_ratio={:.3} wall_overlaps={} oscillation={:.2}% \
-         first_group_from_goal={from_goal:.1}{}",
-        crowd.bodies.len(),
-        crowd.arrived,
-        crowd.last_arrival,
-        quality.gap_ratio,
-        quality.wall_overlaps,
-        quality.oscillation_percent(),
+        "{name}: {} first_group_from_goal={from_goal:.1}{}",
+        crowd.figures(&quality),
         if bad { format!("  FAIL, stuck at {:?}", crowd.stuck()) } else { String::new() },
     );
 }

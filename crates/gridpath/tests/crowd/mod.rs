@@ -101,6 +101,20 @@ impl Crowd {
         self.arrived == self.bodies.len()
     }
 
+    /// The run's figures, as the tests and the benchmarks print them: units, arrivals, the last
+    /// arrival and `quality`'s.
+    pub fn figures(&self, quality: &Quality) -> String {
+        format!(
+            "units={} arrived={} last_arrival_s={:.1} gap_ratio={:.3} wall_overlaps={} oscillation={:.2}%",
+            self.bodies.len(),
+            self.arrived,
+            self.last_arrival,
+            quality.gap_ratio,
+            quality.wall_overlaps,
+            quality.oscillation_percent()
+        )
+    }
+
     /// Where a few units that did not arrive stand.
     pub fn stuck(&self) -> Vec<Vec2> {
         (0..self.bodies.len()).filter(|&i| !self.done[i]).take(5).map(|i| self.bodies[i].position).collect()
