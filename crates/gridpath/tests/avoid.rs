@@ -265,10 +265,6 @@ fn nine_units_pressing_on_a_one_tile_gap_from_three_sides_get_through() {
     check("gap", &outcome);
 }
 
-/// Random scenes nobody chose (`crowd::random_scene`: caves, rooms, noise, mazes; one to three
-/// groups; 30–300 units): every unit arrives within five minutes of play, no overlap beyond
-/// 2 %, never in a wall. Seeds 0–29; `examples/jam_hunt` runs more (3 of seeds 0–99 jam, all
-/// where groups cross in narrow passages).
 /// Without queueing by distance (`Body::distance`) the crowd clogs its doors for good: the
 /// body at a door's mouth is pressed by its own group from behind and from both sides, and
 /// under ORCA bodies touching at rest can never close in (3,278 of 3,945 arrived in 300 s,
@@ -280,13 +276,19 @@ fn a_rooms_map_packed_with_one_group_empties_through_its_one_tile_doors() {
     check("packed rooms", &outcome);
 }
 
-/// Seeds 0–29, and 108: a unit of one group starts inside another group's arrival ring, at a
-/// one-tile gap (it stood there for good while the ring's idle units made room only within
-/// 0.3 tiles beyond touching; `MAKE_ROOM_GAP`).
+/// Random scenes nobody chose (`crowd::random_scene`: caves, rooms, noise, mazes; one to three
+/// groups; 30–300 units): every unit arrives within five minutes of play, no overlap beyond
+/// 2 %, never in a wall. Seeds 0–29, and 108: there a unit of one group starts inside another
+/// group's arrival ring, at a one-tile gap (it stood there for good while the ring's idle units
+/// made room only within 0.3 tiles beyond touching; `MAKE_ROOM_GAP`). `examples/jam_hunt` runs
+/// more (2 of seeds 0–259 jam, where groups cross in 2-wide maze corridors).
 #[test]
 fn random_scenes_all_arrive() {
     for seed in (0..30).chain([108]) {
-        let Some((grid, groups, label)) = crowd::random_scene(seed) else { continue };
+        let Some((grid, groups, label)) = crowd::random_scene(seed) else {
+            assert_ne!(seed, 108, "seed 108's scene is no longer made");
+            continue;
+        };
         let outcome = run(&grid, &groups, 300.0);
         check(&format!("seed {seed} {label}"), &outcome);
     }

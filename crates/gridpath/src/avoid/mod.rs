@@ -109,10 +109,11 @@ pub struct Body {
 pub const JOSTLE_AFTER: f32 = 4.0;
 /// Seconds a body must be stuck for idle bodies in its way to make room for it.
 const MAKE_ROOM_AFTER: f32 = 1.0;
-/// How far beyond touching an idle body in a stuck body's way makes room, in tiles. At 0.3 a
-/// unit walled in by another group's arrival ring at a one-tile gap stood for good (seeded
-/// scene 108): the arrived unit in the gap stood 0.9005 from it, a hair beyond the reach, and
-/// the one beside it that did make room was pinned against a wall by its own ring.
+/// How far beyond touching an idle body in a stuck body's way makes room, in tiles (and how
+/// close two walkers blocking each other must stand to give way, `give_way`). At 0.3 a unit
+/// walled in by another group's arrival ring at a one-tile gap stood for good (seeded scene
+/// 108): the arrived unit in the gap stood 0.9005 from it centre to centre, a hair beyond the
+/// reach, and the one beside it that did make room was pinned against a wall by its own ring.
 const MAKE_ROOM_GAP: f32 = 0.45;
 /// Idle bodies in a row that make room for one stuck body, at most.
 const MAKE_ROOM_CHAIN: usize = 8;
@@ -1023,10 +1024,11 @@ impl Avoidance {
     /// Whether body `j` alone holds body `i` up: `i` takes part in avoiding, wants to go
     /// somewhere, made almost no headway last frame and does not go its way at `velocity`,
     /// worked out for it this frame (headway at `velocity` counts, unless a walker is among
-    /// its neighbours and it has long been held up: a walker's mover may hold it back); `j` is
-    /// among its nearest neighbours, and without `j` it would make good headway. `j` may be a
-    /// body that does not take part in avoiding (a walker on a route of its own, holding back
-    /// for `i` while `i` cannot get out of its way): the caller can then make it step back. Asked of
+    /// its neighbours and it has been held up for a second: a walker's mover may hold it
+    /// back); `j` is among its nearest neighbours, and without `j` it would make good headway.
+    /// `j` may be a body that does not take part in avoiding (a walker on a route of its own,
+    /// holding back for `i` while `i` cannot get out of its way): the caller can then make it
+    /// step back. Asked of
     /// one `j`, not for the one body that holds `i` up: more than one neighbour may hold `i`
     /// up alone, and only a walker can be asked to step back.
     #[must_use]

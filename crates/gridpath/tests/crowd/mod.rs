@@ -105,12 +105,12 @@ impl Crowd {
     /// arrival and `quality`'s.
     pub fn figures(&self, quality: &Quality) -> String {
         format!(
-            "units={} arrived={} last_arrival_s={:.1} gap_ratio={:.3} wall_overlaps={} oscillation={:.2}%",
+            "units={} arrived={} gap_ratio={:.3} wall_overlaps={} last_arrival_s={:.1} oscillation={:.2}%",
             self.bodies.len(),
             self.arrived,
-            self.last_arrival,
             quality.gap_ratio,
             quality.wall_overlaps,
+            self.last_arrival,
             quality.oscillation_percent()
         )
     }
