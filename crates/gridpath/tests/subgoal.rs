@@ -273,19 +273,36 @@ fn landmarks_match_the_published_optima() {
         matches_published(&mut graph, &grid, &scenarios, step, rel);
         // A wall on the last route: the repair drops the landmarks (they measured the old graph).
         let last = scenarios.last().expect("scenarios");
-        let path = graph.find_path(&grid, last.start, last.goal, &Settings::default()).unwrap();
-        let blocked = path.cells[path.cells.len() / 2];
-        grid.set_wall(blocked, true).unwrap();
-        let again = graph.find_path(&grid, last.start, last.goal, &Settings::default());
+        let walled =
+            exact_after_a_wall(&mut graph, &mut grid, &mut Searcher::new(), (last.start, last.goal), rel);
+        assert!(walled, "{rel}: the last route has a cell to wall between its ends");
         assert!(!graph.has_landmarks(), "{rel}: a repair that changed the graph drops the landmarks");
-        let fresh = Searcher::new().find_path(&grid, last.start, last.goal, &Settings::default());
-        match (again, fresh) {
-            (Ok(a), Ok(f)) => {
-                assert!((a.cost - f.cost).abs() < EPS, "{rel}: {} against A*'s {}", a.cost, f.cost);
-            }
-            (a, f) => assert_eq!(a.is_err(), f.is_err(), "{rel}: {a:?} against A*'s {f:?}"),
-        }
     }
+}
+
+/// Walls the middle cell of `graph`'s route between `ends` (when it has one between them) and
+/// checks the repaired graph's answer against a fresh A* (reachability, then cost): whether the
+/// wall went in.
+fn exact_after_a_wall(
+    graph: &mut SubgoalGraph,
+    grid: &mut Grid,
+    searcher: &mut Searcher,
+    (start, goal): (gridpath::Pos, gridpath::Pos),
+    what: &str,
+) -> bool {
+    let settings = Settings::default();
+    let Ok(path) = graph.find_path(grid, start, goal, &settings) else { return false };
+    if path.cells.len() < 3 {
+        return false;
+    }
+    grid.set_wall(path.cells[path.cells.len() / 2], true).unwrap();
+    let got = graph.find_path(grid, start, goal, &settings).map(|p| p.cost).ok();
+    let want = searcher.find_path(grid, start, goal, &settings).map(|p| p.cost).ok();
+    assert_eq!(got.is_some(), want.is_some(), "{what}: reachability after the edit");
+    if let (Some(got), Some(want)) = (got, want) {
+        assert!((got - want).abs() < EPS, "{what}: after the edit {got} but A* finds {want}");
+    }
+    true
 }
 
 /// Every scenario of a few shared maps matches the published optimal length (absolute
@@ -299,43 +316,15 @@ fn shared_maps_match_the_published_optima() {
         "wc3maps512/moonglade.map.scen",
         "mazes/maze512-4-0.map.scen",
     ] {
-        let scen_path = common::movingai_dir().join(rel);
-        let text = std::fs::read_to_string(&scen_path).unwrap_or_else(|e| {
-            panic!("{}: {e} (the shared benchmark folder must sit beside the repo)", scen_path.display())
-        });
-        let scenarios = parse_scen(&text).unwrap();
-        let mut grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
+        let (scenarios, mut grid) = shared_map(rel);
         let mut graph = SubgoalGraph::build(&grid);
-        let settings = Settings::default();
         // Every scenario on the small maps, every 7th on the 512 x 512 maze.
         let step = if grid.len() > 100_000 { 7 } else { 1 };
-        for (n, s) in scenarios.iter().enumerate().step_by(step) {
-            let path = graph
-                .find_path(&grid, s.start, s.goal, &settings)
-                .unwrap_or_else(|e| panic!("{rel} #{n}: {e}"));
-            let legal = grid.path_cost(&path.cells, Rules::OCTILE);
-            assert!(legal.is_ok(), "{rel} #{n}: illegal path {legal:?}");
-            assert!(
-                (path.cost - s.optimal).abs() <= 0.01,
-                "{rel} #{n}: length {} but published optimum {}",
-                path.cost,
-                s.optimal
-            );
-        }
+        matches_published(&mut graph, &grid, &scenarios, step, rel);
         // Walls on routes, one at a time: the graph repairs itself and stays exact.
         let mut searcher = Searcher::new();
         for s in scenarios.iter().step_by(scenarios.len() / 20 + 1) {
-            let Ok(path) = graph.find_path(&grid, s.start, s.goal, &settings) else { continue };
-            if path.cells.len() < 3 {
-                continue;
-            }
-            grid.set_wall(path.cells[path.cells.len() / 2], true).unwrap();
-            let got = graph.find_path(&grid, s.start, s.goal, &settings).map(|p| p.cost).ok();
-            let want = searcher.find_path(&grid, s.start, s.goal, &settings).map(|p| p.cost).ok();
-            assert_eq!(got.is_some(), want.is_some(), "{rel}: reachability after the edit");
-            if let (Some(got), Some(want)) = (got, want) {
-                assert!((got - want).abs() < EPS, "{rel}: after the edit {got} but A* finds {want}");
-            }
+            exact_after_a_wall(&mut graph, &mut grid, &mut searcher, (s.start, s.goal), rel);
         }
         graph.repair(&grid);
         assert_eq!(graph.edge_list(), SubgoalGraph::build(&grid).edge_list(), "{rel}: repaired = rebuilt");

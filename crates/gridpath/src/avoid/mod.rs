@@ -1029,9 +1029,8 @@ impl Avoidance {
     /// back); `j` is among its nearest neighbours, and without `j` it would make good headway.
     /// `j` may be a body that does not take part in avoiding (a walker on a route of its own,
     /// holding back for `i` while `i` cannot get out of its way): the caller can then make it
-    /// step back. Asked of
-    /// one `j`, not for the one body that holds `i` up: more than one neighbour may hold `i`
-    /// up alone, and only a walker can be asked to step back.
+    /// step back. Asked of one `j`, not for the one body that holds `i` up: more than one
+    /// neighbour may hold `i` up alone, and only a walker can be asked to step back.
     #[must_use]
     pub fn holds_up(
         &self,

@@ -532,8 +532,7 @@ impl SubgoalGraph {
             // Landmarks cost a little on short routes and save most on long ones, which the
             // sample holds fewer of than a game's or a benchmark's queries (its spans halve):
             // kept unless they make the sample a tenth slower.
-            self.landmarks =
-                landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)));
+            self.landmarks = self.measure_landmarks();
             let bound = flat.mul_f64(LANDMARK_SLACK);
             if self.landmarks.is_some() && work(self, bound) >= bound {
                 self.landmarks = None;
@@ -562,7 +561,12 @@ impl SubgoalGraph {
     /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
     pub fn force_landmarks(&mut self) {
         self.hierarchy = None;
-        self.landmarks = landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)));
+        self.landmarks = self.measure_landmarks();
+    }
+
+    /// Landmarks for the graph as it stands (`landmarks.rs`), `None` without subgoals.
+    fn measure_landmarks(&self) -> Option<landmarks::Landmarks> {
+        landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)))
     }
 
     /// Drops the landmarks: the search over the graph itself estimates by the octile distance
@@ -1012,14 +1016,14 @@ impl SubgoalGraph {
             return result;
         }
         let goal_xy = xy(g);
-        // With landmarks: the goal's distances to them, for the estimate of every subgoal.
-        let landmarks = self.landmarks.as_ref();
-        let goal_marks = landmarks.map(|l| {
-            if goal_v == goal_slot {
+        // With landmarks: them and the goal's distances to them, for every subgoal's estimate.
+        let marks = self.landmarks.as_ref().map(|l| {
+            let goal = if goal_v == goal_slot {
                 l.goal_through(found.iter().map(|&c| (slot_of(c), octile(xy(c), goal_xy))))
             } else {
                 l.of(goal_v)
-            }
+            };
+            (l, goal)
         });
         let flat = self.flat.get_or_insert_with(|| Runs::of(self.subgoals.iter().map(|s| s.adj.as_slice())));
         let mut stats = Stats::default();
@@ -1047,8 +1051,8 @@ impl SubgoalGraph {
                 *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
                 let h = octile(there, goal_xy);
                 let octile_h = value(h);
-                let marked = match (landmarks, &goal_marks) {
-                    (Some(l), Some(marks)) if t < n => l.estimate(t, marks),
+                let marked = match &marks {
+                    Some((l, goal)) if t < n => l.estimate(t, goal),
                     _ => 0.0,
                 };
                 // The larger estimate; the octile one summed as exact pairs, as without landmarks.
