@@ -375,7 +375,10 @@ struct Agent {
     cell: Pos,
     goal: Pos,
     arrived: bool,
-    /// Flow followers: the field distance of its cell; others: infinity (never chained).
+    /// A walker's field distance from its cell when it arrived, else infinity. A crowd
+    /// unit's is read from its field only when asked ([`agent_distance`]): read for every unit
+    /// as it was gathered, the field's word was a cache miss on the serial path (the units
+    /// come in no order of place).
     distance: f32,
 }
 
@@ -481,7 +484,7 @@ fn steer_crowd(
         avoid.walker_agents.clear();
         avoid.walker_entities.clear();
     }
-    gather_agents(&mut scratch, &units, &fields, (grid, space), &avoid.walker_agents);
+    gather_agents(&mut scratch, &units, (grid, space), &avoid.walker_agents);
 
     follower_wishes(&mut scratch, (&fields, &mut sight, grid), dt, avoidance.0);
 
@@ -642,13 +645,11 @@ fn avoid_and_move(
 fn gather_agents(
     scratch: &mut Scratch,
     units: &CrowdQuery,
-    fields: &FlowFields,
     (grid, space): (&Grid, GridSpace),
     walkers: &[Agent],
 ) {
     let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
-    let mut lookup = FieldLookup::new(fields);
     scratch.followers.clear();
     for (unit, crowd, transform, status, _, speed, follow, _) in units {
         let cell = Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1));
@@ -663,18 +664,13 @@ fn gather_agents(
                 failed: matches!(status, PathStatus::Failed(_)),
             }
         }));
-        let distance = follow
-            .and_then(|follow| lookup.shared(follow))
-            .and_then(|shared| shared.field.as_ref())
-            .and_then(|f| f.distance(unit.cell))
-            .map_or(f32::INFINITY, |d| d as f32);
         scratch.agents.push(Agent {
             pos: space.to_grid(transform.translation.truncate()),
             // A unit on a cell of a map that shrank is put back on the map.
             cell,
             goal: crowd.goal,
             arrived: *status == PathStatus::Arrived,
-            distance,
+            distance: f32::INFINITY,
         });
     }
     scratch.agents.extend_from_slice(walkers);
@@ -712,21 +708,33 @@ fn separation(scratch: &Scratch, i: usize) -> Vec2 {
 
 /// What agent `i` touches ([`Touch`]): an arrived unit with its goal that stands beside it along
 /// the way (`beside_along_way`), if any, and whether every unit it touches has arrived.
-fn touches_arrived(scratch: &Scratch, i: usize, grid: &Grid) -> Option<Touch> {
+fn touches_arrived(scratch: &Scratch, fields: &mut FieldLookup, i: usize, grid: &Grid) -> Option<Touch> {
     let me = scratch.agents[i];
     if me.arrived {
         return None;
     }
     let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
-    let contacts = touching(scratch, i).map(|(_, other)| Contact {
+    let mine = agent_distance(scratch, fields, i);
+    let contacts = touching(scratch, i).map(|(j, other)| Contact {
         position: other.pos,
         arrived: other.arrived,
         same_goal: other.goal == me.goal,
-        distance: other.distance,
+        distance: agent_distance(scratch, fields, j),
         cost: cost(me.cell).max(cost(other.cell)),
         touch: TOUCH,
     });
-    Touch::among(me.pos, me.distance, contacts)
+    Touch::among(me.pos, mine, contacts)
+}
+
+/// How far agent `i` has to go: a flow follower's field distance from its cell, a walker's
+/// [`Agent::distance`]; infinity when not known (never chained).
+fn agent_distance(scratch: &Scratch, fields: &mut FieldLookup, i: usize) -> f32 {
+    let Some(follower) = scratch.followers.get(i) else { return scratch.agents[i].distance };
+    follower
+        .and_then(|follower| fields.shared(&follower.follow))
+        .and_then(|shared| shared.field.as_ref())
+        .and_then(|field| field.distance(scratch.agents[i].cell))
+        .map_or(f32::INFINITY, |d| d as f32)
 }
 
 /// What a flow follower's wish is worked out from, gathered with the agents: its wish then
@@ -858,7 +866,7 @@ fn follower_wish<'a>(
         .and_then(|t| {
             field.and_then(|f| f.distance(t)).map(|ahead| ahead as f32 + me.pos.distance(center(t)))
         })
-        .unwrap_or(me.distance);
+        .unwrap_or_else(|| agent_distance(scratch, fields, i));
     // Progress: a quarter tile closer to the goal than ever before resets the stall.
     if to_go < wish.best - PROGRESS {
         wish.best = to_go;
@@ -870,14 +878,14 @@ fn follower_wish<'a>(
     // reach along the field (so the ring never grows back out through a door while the room
     // holds it), or after a long wait within the reach of its whole group packed loosely, or
     // with no way round the ring.
-    let in_ring = || {
+    let mut in_ring = || {
         let counts = scratch.rings.get(goal);
         let reach =
             |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
         let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
         let held =
             Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled, radius: UNIT_RADIUS };
-        within_ring(grid, held, counts, reach, || touches_arrived(scratch, i, grid))
+        within_ring(grid, held, counts, reach, || touches_arrived(scratch, fields, i, grid))
     };
     wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())
         || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);

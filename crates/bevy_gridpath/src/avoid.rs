@@ -222,8 +222,11 @@ struct Standing {
     goal: Option<Pos>,
     radius: f32,
     arrived: bool,
-    /// How far it has to go to its goal (tiles; infinity when not known).
-    distance: f32,
+    /// The flow field it follows, if any: how far it has to go is read from it only for the
+    /// few units held up at a ring ([`touches_arrived`]); read for every unit as it is
+    /// gathered, the field's word for a unit's cell was a cache miss on the serial path (the
+    /// units come in no order of place).
+    follow: Option<FollowFlowField>,
     /// The terrain cost of the cell its body stands on (at least 1).
     cost: u8,
     /// Its body's top-left cell (an avoider's; none for an obstacle).
@@ -361,12 +364,6 @@ fn steer_avoiders(
         }
         let size = agent_size(request.as_deref(), follow);
         let anchor = Space::anchor_at(p, size, grid);
-        let distance = follow
-            .and_then(|f| lookup.shared(f))
-            .and_then(|shared| shared.field.as_ref())
-            .zip(anchor)
-            .and_then(|(field, anchor)| field.distance(anchor))
-            .map_or(f32::INFINITY, |d| d as f32);
         let cost = anchor.and_then(|a| grid.tile(a)).and_then(|t| t.cost()).unwrap_or(1).max(1);
         let mut arrived = *status == PathStatus::Arrived;
         if new_goal && follow.is_some() && arrived {
@@ -374,7 +371,14 @@ fn steer_avoiders(
             *status = PathStatus::Following;
             arrived = false;
         }
-        scratch.standing.push(Standing { goal, radius: avoid.radius, arrived, distance, cost, anchor });
+        scratch.standing.push(Standing {
+            goal,
+            radius: avoid.radius,
+            arrived,
+            follow: follow.copied(),
+            cost,
+            anchor,
+        });
         scratch.jobs.push(follow.filter(|_| !mover.hold).map(|&follow| FieldJob {
             follow,
             place: Place { centre: p, size, anchor, cost },
@@ -390,7 +394,7 @@ fn steer_avoiders(
             goal: None,
             radius,
             arrived: false,
-            distance: f32::INFINITY,
+            follow: None,
             cost: 1,
             anchor: None,
         });
@@ -452,8 +456,9 @@ fn steer_avoiders(
             let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
             let (distance, stalled) = (wish.distance, avoid.stalled);
             let held = Held { position: p, heading, distance, stalled, radius: avoid.radius };
-            arrived =
-                within_ring(grid, held, (landed, all), reach, || touches_arrived(scratch, i, max_radius));
+            arrived = within_ring(grid, held, (landed, all), reach, || {
+                touches_arrived(scratch, &mut lookup, i, max_radius)
+            });
         }
         if arrived && *status != PathStatus::Arrived {
             if let Some(waypoints) = waypoints.as_deref_mut() {
@@ -569,8 +574,18 @@ impl GoalCounts {
 /// What avoider `i` touches ([`Touch`]): a unit that arrived on its goal and stands beside it
 /// along the way (`beside_along_way`), if any, and whether every body it touches has arrived
 /// (`max_radius`: the largest body's).
-fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> Option<Touch> {
+fn touches_arrived(scratch: &Scratch, fields: &mut FieldLookup, i: usize, max_radius: f32) -> Option<Touch> {
     let (p, me) = (scratch.centres[i], scratch.standing[i]);
+    // How far a body has to go: its field's distance from its anchor (infinity when not known).
+    let mut distance = |body: Standing| {
+        body.follow
+            .and_then(|f| fields.shared(&f))
+            .and_then(|shared| shared.field.as_ref())
+            .zip(body.anchor)
+            .and_then(|(field, anchor)| field.distance(anchor))
+            .map_or(f32::INFINITY, |d| d as f32)
+    };
+    let mine = distance(me);
     let contacts = scratch.avoidance.near(p, (me.radius + max_radius) * TOUCH).filter_map(|j| {
         let other = scratch.standing[j];
         let touch = (me.radius + other.radius) * TOUCH;
@@ -578,12 +593,12 @@ fn touches_arrived(scratch: &Scratch, i: usize, max_radius: f32) -> Option<Touch
             position: scratch.centres[j],
             arrived: other.arrived,
             same_goal: other.goal == me.goal,
-            distance: other.distance,
+            distance: distance(other),
             cost: me.cost.max(other.cost),
             touch,
         })
     });
-    Touch::among(p, me.distance, contacts)
+    Touch::among(p, mine, contacts)
 }
 
 /// Works out every walking flow follower's wish ([`field_wish`]) on the compute pool, into
