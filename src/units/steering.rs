@@ -375,10 +375,10 @@ struct Agent {
     cell: Pos,
     goal: Pos,
     arrived: bool,
-    /// A walker's field distance from its cell when it arrived, else infinity. A crowd
-    /// unit's is read from its field only when asked ([`agent_distance`]): read for every unit
-    /// as it was gathered, the field's word was a cache miss on the serial path (the units
-    /// come in no order of place).
+    /// A walker's field distance from its cell when it arrived (0 where its field does not
+    /// reach that cell), else infinity. A crowd unit's is read from its field only when asked
+    /// ([`agent_distance`]): read for every unit as they were gathered, the field's word was a
+    /// cache miss on the serial path (the units come in no order of place).
     distance: f32,
 }
 
@@ -715,20 +715,30 @@ fn touches_arrived(scratch: &Scratch, fields: &mut FieldLookup, i: usize, grid: 
     }
     let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
     let mine = agent_distance(scratch, fields, i);
-    let contacts = touching(scratch, i).map(|(j, other)| Contact {
-        position: other.pos,
-        arrived: other.arrived,
-        same_goal: other.goal == me.goal,
-        distance: agent_distance(scratch, fields, j),
-        cost: cost(me.cell).max(cost(other.cell)),
-        touch: TOUCH,
+    let contacts = touching(scratch, i).map(|(j, other)| {
+        let same_goal = other.goal == me.goal;
+        Contact {
+            position: other.pos,
+            arrived: other.arrived,
+            same_goal,
+            // Read only where `Touch::among` weighs it: an arrived unit with the same goal.
+            distance: if other.arrived && same_goal {
+                agent_distance(scratch, fields, j)
+            } else {
+                f32::INFINITY
+            },
+            cost: cost(me.cell).max(cost(other.cell)),
+            touch: TOUCH,
+        }
     });
     Touch::among(me.pos, mine, contacts)
 }
 
-/// How far agent `i` has to go: a flow follower's field distance from its cell, a walker's
-/// [`Agent::distance`]; infinity when not known (never chained).
+/// How far agent `i` has to go: a flow follower's field distance from its cell (infinity when
+/// its field does not reach it: the touch alone counts, `beside_along_way`), a walker's
+/// [`Agent::distance`]; infinity for a crowd unit on a route of its own.
 fn agent_distance(scratch: &Scratch, fields: &mut FieldLookup, i: usize) -> f32 {
+    // Past the crowd's agents come the walkers, with no follower entry.
     let Some(follower) = scratch.followers.get(i) else { return scratch.agents[i].distance };
     follower
         .and_then(|follower| fields.shared(&follower.follow))
@@ -866,7 +876,7 @@ fn follower_wish<'a>(
         .and_then(|t| {
             field.and_then(|f| f.distance(t)).map(|ahead| ahead as f32 + me.pos.distance(center(t)))
         })
-        .unwrap_or_else(|| agent_distance(scratch, fields, i));
+        .unwrap_or_else(|| field.and_then(|f| f.distance(me.cell)).map_or(f32::INFINITY, |d| d as f32));
     // Progress: a quarter tile closer to the goal than ever before resets the stall.
     if to_go < wish.best - PROGRESS {
         wish.best = to_go;
