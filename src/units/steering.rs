@@ -715,21 +715,13 @@ fn touches_arrived(scratch: &Scratch, fields: &mut FieldLookup, i: usize, grid: 
     }
     let cost = |cell| grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
     let mine = agent_distance(scratch, fields, i);
-    let contacts = touching(scratch, i).map(|(j, other)| {
-        let same_goal = other.goal == me.goal;
-        Contact {
-            position: other.pos,
-            arrived: other.arrived,
-            same_goal,
-            // Read only where `Touch::among` weighs it: an arrived unit with the same goal.
-            distance: if other.arrived && same_goal {
-                agent_distance(scratch, fields, j)
-            } else {
-                f32::INFINITY
-            },
-            cost: cost(me.cell).max(cost(other.cell)),
-            touch: TOUCH,
-        }
+    let contacts = touching(scratch, i).map(|(j, other)| Contact {
+        position: other.pos,
+        arrived: other.arrived,
+        same_goal: other.goal == me.goal,
+        distance: agent_distance(scratch, fields, j),
+        cost: cost(me.cell).max(cost(other.cell)),
+        touch: TOUCH,
     });
     Touch::among(me.pos, mine, contacts)
 }
@@ -876,7 +868,7 @@ fn follower_wish<'a>(
         .and_then(|t| {
             field.and_then(|f| f.distance(t)).map(|ahead| ahead as f32 + me.pos.distance(center(t)))
         })
-        .unwrap_or_else(|| field.and_then(|f| f.distance(me.cell)).map_or(f32::INFINITY, |d| d as f32));
+        .unwrap_or_else(|| agent_distance(scratch, fields, i));
     // Progress: a quarter tile closer to the goal than ever before resets the stall.
     if to_go < wish.best - PROGRESS {
         wish.best = to_go;

@@ -223,7 +223,7 @@ struct Standing {
     radius: f32,
     arrived: bool,
     /// The flow field it follows, if any: how far it has to go is read from it only for the
-    /// few units held up at a ring and the arrived ones they touch ([`touches_arrived`]); read
+    /// few units held up at a ring and the bodies they touch ([`touches_arrived`]); read
     /// for every unit as they were gathered, the field's word for a unit's cell was a cache
     /// miss on the serial path (the units come in no order of place).
     follow: Option<FollowFlowField>,
@@ -589,17 +589,13 @@ fn touches_arrived(scratch: &Scratch, fields: &mut FieldLookup, i: usize, max_ra
     let contacts = scratch.avoidance.near(p, (me.radius + max_radius) * TOUCH).filter_map(|j| {
         let other = scratch.standing[j];
         let touch = (me.radius + other.radius) * TOUCH;
-        (j != i && p.distance(scratch.centres[j]) <= touch).then(|| {
-            let same_goal = other.goal == me.goal;
-            Contact {
-                position: scratch.centres[j],
-                arrived: other.arrived,
-                same_goal,
-                // Read only where `Touch::among` weighs it: an arrived body with the same goal.
-                distance: if other.arrived && same_goal { distance(other) } else { f32::INFINITY },
-                cost: me.cost.max(other.cost),
-                touch,
-            }
+        (j != i && p.distance(scratch.centres[j]) <= touch).then(|| Contact {
+            position: scratch.centres[j],
+            arrived: other.arrived,
+            same_goal: other.goal == me.goal,
+            distance: distance(other),
+            cost: me.cost.max(other.cost),
+            touch,
         })
     });
     Touch::among(p, mine, contacts)
