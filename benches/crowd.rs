@@ -15,19 +15,20 @@
 //!    frames until every route arrived, and the longest frame on the main thread.
 //! 4. `flood`: 100,000 path requests in one frame, then all asking again: frame times, the
 //!    queue's peak length, memory.
-//! 6. `avoid`: local avoidance (ORCA, on by default) in three jam scenarios, one line each with
+//! 6. `avoid`: local avoidance (ORCA, on by default) in four jam scenarios, one line each with
 //!    frame times and the quality figures of `gridpath::avoid::Quality`: `corridor` (200 against
 //!    200 head-on through a corridor 3 tiles wide and 40 long), `door` (1,000 units through a
-//!    one-tile door) and `converge` (10,000 units on distinct cells converging on the goal;
-//!    `CONVERGE_SEED=N` spawns them in another order). `-- converge` (or `door`, `corridor`)
-//!    runs one of them. Each line is followed by the frame times of the scene at rest: 300
+//!    one-tile door), `converge` (10,000 units on distinct cells converging on the goal;
+//!    `CONVERGE_SEED=N` spawns them in another order) and `ring` (10 units through another
+//!    group's arrival ring of 60 in a corridor 2 tiles wide, to its dead end). `-- converge`
+//!    (or `door`, `corridor`, `ring`) runs one of them. Each line is followed by the frame times of the scene at rest: 300
 //!    frames once every unit arrived (an arrived crowd still avoids, to give way to passers),
 //!    and how many units still moved on the last of them (a crowd at rest stands still).
 //! 7. `plugin-flow`: the same crowd as `flow` on the same map, but as any game would make it with
 //!    `bevy_gridpath` alone: 10,000 entities with a `Mover`, an `Avoid` and a `FollowFlowField`,
 //!    `MinimalPlugins` + `GridPathPlugin` (no tilepath); `plugin-flow-off` with
 //!    `LocalAvoidance` off (movers walking cell to cell through each other).
-//!    `plugin-avoid` (run with `avoid` too): the same three scenarios with the plugin alone.
+//!    `plugin-avoid` (run with `avoid` too): the same four scenarios with the plugin alone.
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
 
@@ -265,8 +266,12 @@ fn ascii_map(name: &str, width: usize, height: usize, wall: impl Fn(usize, usize
 }
 
 fn avoid(wanted: impl Fn(&str) -> bool) {
-    let scenes: [(&str, fn() -> Scene); 3] =
-        [("corridor", corridor_scene), ("door", door_scene), ("converge", converge_scene)];
+    let scenes: [(&str, fn() -> Scene); 4] = [
+        ("corridor", corridor_scene),
+        ("door", door_scene),
+        ("converge", converge_scene),
+        ("ring", ring_scene),
+    ];
     for (name, scene) in scenes {
         if wanted(&format!("avoid-{name}")) {
             let (map, units, seconds) = scene();
@@ -313,6 +318,17 @@ fn door_scene() -> Scene {
         .map(|cell| (cell, Some(Pos::new(70, 30))))
         .collect();
     (door, cells, 900.0)
+}
+
+fn ring_scene() -> Scene {
+    // Ring (the gridpath harness's dead-end ring): a corridor 2 tiles wide (rows 1-2) and 160
+    // long with a dead end; 60 units gather round (80, 1), and 10 from its left end, bound for
+    // (158, 1), must get through them (before arrived units pushed away walked back, they
+    // shoved the ring into the dead end, onto the passers' goal, and never arrived).
+    let corridor = ascii_map("ring", 160, 4, |_, y| y == 0 || y == 3);
+    let ring = (60..90).flat_map(|x| (1..3).map(move |y| (Pos::new(x, y), Some(Pos::new(80, 1)))));
+    let passers = (2..7).flat_map(|x| (1..3).map(move |y| (Pos::new(x, y), Some(Pos::new(158, 1)))));
+    (corridor, ring.chain(passers).collect(), 900.0)
 }
 
 fn converge_scene() -> Scene {
@@ -709,9 +725,9 @@ fn main() {
     if wanted("edit") {
         edit();
     }
-    // `avoid` runs its three scenarios, in the game and with the plugin alone; `avoid-door`
+    // `avoid` runs its four scenarios, in the game and with the plugin alone; `avoid-door`
     // (or `door`) one of them, `plugin-avoid` the plugin's.
-    let scenes = ["avoid-corridor", "avoid-door", "avoid-converge"];
+    let scenes = ["avoid-corridor", "avoid-door", "avoid-converge", "avoid-ring"];
     if scenes.iter().any(|name| wanted(name) || wanted(&format!("plugin-{name}"))) {
         avoid(wanted);
     }

@@ -61,6 +61,10 @@ pub struct CrowdUnit {
     pub(crate) best: f32,
     /// Tiles it could have walked since it last got closer to the goal.
     pub(crate) stalled: f32,
+    /// Its distance to go where it first arrived round the goal (infinity: not arrived yet):
+    /// pushed away from there and from its group's ring by passers, it walks back
+    /// (`gridpath::avoid::displaced`).
+    pub(crate) landed: f32,
     /// Its velocity last frame, in tiles per second, x right and y down (local avoidance
     /// starts from it).
     pub(crate) velocity: Vec2,
@@ -72,7 +76,14 @@ pub struct CrowdUnit {
 impl CrowdUnit {
     /// A unit heading for `goal`.
     pub(crate) fn new(goal: Pos) -> Self {
-        Self { goal, best: f32::INFINITY, stalled: 0.0, velocity: Vec2::ZERO, planned: Vec2::ZERO }
+        Self {
+            goal,
+            best: f32::INFINITY,
+            stalled: 0.0,
+            landed: f32::INFINITY,
+            velocity: Vec2::ZERO,
+            planned: Vec2::ZERO,
+        }
     }
 
     /// The goal cell it heads for.

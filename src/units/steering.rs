@@ -7,7 +7,8 @@
 //! already arrived there and stands beside it along the way (`gridpath::avoid::beside_along_way`) — within the
 //! reach of the ring the arrived units fill, measured along the field
 //! (`gridpath::avoid::within_ring`): arrivals settle around the goal instead of on it, and the
-//! ring never grows back out through a door while the room still holds it.
+//! ring never grows back out through a door while the room still holds it. A follower pushed
+//! away from its ring by passers walks back (`gridpath::avoid::displaced`).
 //!
 //! With [`CrowdAvoidance`] on (the default; `O` toggles it) the push is replaced by local
 //! avoidance (`gridpath::avoid`, ORCA): each unit picks the velocity nearest the one it wants
@@ -31,7 +32,7 @@ use bevy_gridpath::{
     Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
-    Avoidance, Body, Contact, Held, Touch, ring_reach, split_direction, step_aim, within_ring,
+    Avoidance, Body, Contact, Held, Touch, displaced, ring_reach, split_direction, step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, Rules};
 
@@ -219,6 +220,7 @@ fn walker_bodies(
             goal,
             arrived,
             distance: if arrived { distance } else { f32::INFINITY },
+            landed: distance,
         });
     }
 }
@@ -380,6 +382,9 @@ struct Agent {
     /// ([`agent_distance`]): read for every unit as they were gathered, the field's word was a
     /// cache miss on the serial path (the units come in no order of place).
     distance: f32,
+    /// A crowd unit's way to go where it first arrived ([`CrowdUnit`]'s), a walker's
+    /// `distance`: how far its goal's ring reaches.
+    landed: f32,
 }
 
 /// Buffers kept between frames so steering allocates nothing in the steady state.
@@ -502,6 +507,7 @@ fn steer_crowd(
         let (target, arrived, preferred, remaining) = if let Some(wish) = &scratch_ref.wishes[i] {
             crowd.best = wish.best;
             crowd.stalled = wish.stalled;
+            crowd.landed = wish.landed;
             if let Some(new) = &wish.status {
                 *status = new.clone();
             }
@@ -659,6 +665,7 @@ fn gather_agents(
                 follow,
                 best: crowd.best,
                 stalled: crowd.stalled,
+                landed: crowd.landed,
                 speed: speed.0 / f32::from(cost),
                 following: *status == PathStatus::Following,
                 failed: matches!(status, PathStatus::Failed(_)),
@@ -671,11 +678,12 @@ fn gather_agents(
             goal: crowd.goal,
             arrived: *status == PathStatus::Arrived,
             distance: f32::INFINITY,
+            landed: crowd.landed,
         });
     }
     scratch.agents.extend_from_slice(walkers);
     scratch.avoidance.bucket(scratch.agents.iter().map(|a| a.pos), grid);
-    scratch.rings.count(scratch.agents.iter().map(|a| (a.goal, a.arrived)));
+    scratch.rings.count(scratch.agents.iter().map(|a| (a.goal, a.arrived.then_some(a.landed))));
 }
 
 /// The agents agent `i` touches (its nearest, up to [`MAX_NEIGHBOURS`]).
@@ -744,9 +752,10 @@ fn agent_distance(scratch: &Scratch, fields: &mut FieldLookup, i: usize) -> f32 
 #[derive(Clone, Copy, Debug)]
 struct Follower {
     follow: FollowFlowField,
-    /// [`CrowdUnit`]'s progress so far.
+    /// [`CrowdUnit`]'s progress so far, and where it first arrived.
     best: f32,
     stalled: f32,
+    landed: f32,
     /// Its speed on the cell it stands on, in tiles per second.
     speed: f32,
     /// Its status is `Following`; `Failed`.
@@ -759,9 +768,10 @@ struct Follower {
 struct Wish {
     /// The cell it heads for (none when it arrived or has nowhere to go).
     target: Option<Pos>,
-    /// Its progress after this frame.
+    /// Its progress after this frame, and where it first arrived.
     best: f32,
     stalled: f32,
+    landed: f32,
     /// It is (or just became) arrived.
     arrived: bool,
     /// Its new status, if it changes.
@@ -827,17 +837,32 @@ fn follower_wish<'a>(
         target: None,
         best: follower.best,
         stalled: follower.stalled,
+        landed: follower.landed,
         arrived: me.arrived,
         status: None,
         preferred: Vec2::ZERO,
         remaining: f32::INFINITY,
     };
-    if me.arrived {
-        return wish;
-    }
     let goal = me.goal;
     // Every followed goal has a field entry: the plugin updated them this frame.
     let shared = fields.shared(&follower.follow);
+    // Pushed away from its group's ring (of all the units bound for its goal) by passers, it
+    // walks back instead of standing where the push left it.
+    let group = scratch.rings.get(goal).1;
+    let ring_reach_all = shared
+        .map_or_else(|| ring_reach(group, UNIT_RADIUS), |shared| shared.ring_reach(group, UNIT_RADIUS))
+        .max(scratch.rings.farthest(goal));
+    if me.arrived {
+        let here = agent_distance(scratch, fields, i);
+        if !(here.is_finite() && displaced(follower.landed, ring_reach_all, here)) {
+            return wish;
+        }
+        // Walking back: its progress starts afresh.
+        wish.arrived = false;
+        wish.best = f32::INFINITY;
+        wish.stalled = 0.0;
+        wish.status = Some(PathStatus::Following);
+    }
     let mut target = shared.and_then(|shared| {
         let target = match shared.field.as_ref().and_then(|f| f.next_step(me.cell)) {
             // From a cell that sees the goal, straight at it: a crowd on open ground streams in
@@ -889,10 +914,17 @@ fn follower_wish<'a>(
             Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled, radius: UNIT_RADIUS };
         within_ring(grid, held, counts, reach, || touches_arrived(scratch, fields, i, grid))
     };
-    wish.arrived = (target.is_some() && wish.stalled >= STALL_TILES && in_ring())
-        || (target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);
+    // One pushed away from its ring walks all the way back before it arrives again.
+    let on_goal =
+        target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
+    wish.arrived = on_goal
+        || (target.is_some()
+            && wish.stalled >= STALL_TILES
+            && !displaced(wish.landed, ring_reach_all, to_go)
+            && in_ring());
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
+        wish.landed = wish.landed.min(if on_goal { 0.0 } else { to_go });
         target = None;
     }
     wish.target = target;

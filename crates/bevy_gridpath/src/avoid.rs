@@ -8,7 +8,8 @@
 //! (its next waypoint, its field's next step, or straight for its field's goal once it sees
 //! it), whether it has arrived (on its goal, or
 //! stalled against a unit that arrived there before it: a crowd with one goal settles around
-//! it, not on one point), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
+//! it, not on one point; a follower pushed away from that ring by passers walks back,
+//! [`gridpath::avoid::displaced`]), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
 //! (on the compute task pool) and parts what overlap is left; every avoider is put where it
 //! ended up. A body only ever changes cell by a legal step and never overlaps a wall.
 
@@ -16,7 +17,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{
-    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, ring_reach, step_aim, within_ring,
+    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, displaced, ring_reach, step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, SQRT2};
 
@@ -63,6 +64,10 @@ pub struct Avoid {
     stalled: f32,
     /// The least distance to go it has had since its route last changed, in tiles.
     best: f32,
+    /// Its distance to go where it first arrived round its goal since it was sent there, in
+    /// tiles (infinity: not arrived yet): pushed away from there and from its group's ring
+    /// by passers, it walks back (`gridpath::avoid::displaced`).
+    landed: f32,
     /// Where it was last sent (its route's end or its field's goal) on which grid: another
     /// order, or an edit that may lengthen its way, starts its progress afresh.
     order: Option<(Pos, NavVersion)>,
@@ -88,6 +93,7 @@ impl Avoid {
             planned: Vec2::ZERO,
             stalled: 0.0,
             best: f32::INFINITY,
+            landed: f32::INFINITY,
             order: None,
             lost: false,
             tail: (0.0, 0, None),
@@ -107,9 +113,10 @@ impl Avoid {
     }
 
     /// Forgets its velocities and progress (avoidance was off, or it was put down elsewhere),
-    /// not its order: the same goal is no new walk (an arrived unit stays arrived).
+    /// not its order: the same goal is no new walk (an arrived unit stays arrived, where it
+    /// arrived).
     fn forget(&mut self) {
-        *self = Self { order: self.order, lost: self.lost, ..Self::new(self.radius) };
+        *self = Self { order: self.order, lost: self.lost, landed: self.landed, ..Self::new(self.radius) };
     }
 }
 
@@ -222,6 +229,8 @@ struct Standing {
     goal: Option<Pos>,
     radius: f32,
     arrived: bool,
+    /// [`Avoid::landed`], for the rings' extent.
+    landed: f32,
     /// The flow field it follows, if any: how far it has to go is read from it only for the
     /// few units held up at a ring and the bodies they touch ([`touches_arrived`]); read
     /// for every unit as they were gathered, the field's word for a unit's cell was a cache
@@ -262,6 +271,8 @@ struct FieldJob {
     /// Radius (tiles) and speed (tiles per second).
     body: (f32, f32),
     status: PathStatus,
+    /// [`Avoid::landed`].
+    landed: f32,
 }
 
 /// The avoiders' components the steering reads and writes.
@@ -358,6 +369,7 @@ fn steer_avoiders(
             if new_order {
                 avoid.best = f32::INFINITY;
                 avoid.stalled = 0.0;
+                avoid.landed = f32::INFINITY;
                 avoid.tail = (0.0, 0, None);
                 avoid.lost = false;
             }
@@ -375,6 +387,7 @@ fn steer_avoiders(
             goal,
             radius: avoid.radius,
             arrived,
+            landed: avoid.landed,
             follow: follow.copied(),
             cost,
             anchor,
@@ -384,6 +397,7 @@ fn steer_avoiders(
             place: Place { centre: p, size, anchor, cost },
             body: (avoid.radius, mover.speed),
             status: status.clone(),
+            landed: avoid.landed,
         }));
     }
     let avoiding = scratch.centres.len();
@@ -394,6 +408,7 @@ fn steer_avoiders(
             goal: None,
             radius,
             arrived: false,
+            landed: f32::INFINITY,
             follow: None,
             cost: 1,
             anchor: None,
@@ -402,7 +417,9 @@ fn steer_avoiders(
     scratch.avoidance.bucket(scratch.centres.iter().copied(), grid);
     let max_radius = scratch.standing.iter().map(|s| s.radius).fold(0.0, f32::max);
     // How big the ring round each goal has grown, and grows once all are there.
-    scratch.rings.count(scratch.standing.iter().filter_map(|s| s.goal.map(|g| (g, s.arrived))));
+    scratch
+        .rings
+        .count(scratch.standing.iter().filter_map(|s| s.goal.map(|g| (g, s.arrived.then_some(s.landed)))));
     field_wishes(scratch, grid, &fields);
 
     scratch.bodies.clear();
@@ -419,6 +436,11 @@ fn steer_avoiders(
         let wish = if held {
             Wish { aim: None, arrived: *status == PathStatus::Arrived, distance: f32::INFINITY, speed: 0.0 }
         } else if let Some((wish, new_status)) = scratch.wishes[i].take() {
+            if *status == PathStatus::Arrived && !wish.arrived {
+                // Walking back to its ring: its progress starts afresh.
+                avoid.best = f32::INFINITY;
+                avoid.stalled = 0.0;
+            }
             status.set_if_neq(new_status);
             wish
         } else if let Some(waypoints) = waypoints.as_mut() {
@@ -456,11 +478,16 @@ fn steer_avoiders(
             let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
             let (distance, stalled) = (wish.distance, avoid.stalled);
             let held = Held { position: p, heading, distance, stalled, radius: avoid.radius };
-            arrived = within_ring(grid, held, (landed, all), reach, || {
-                touches_arrived(scratch, &mut lookup, i, max_radius)
-            });
+            // One pushed away from its ring walks all the way back before it arrives again.
+            let extent = me.goal.map_or(0.0, |g| scratch.rings.farthest(g));
+            arrived = !displaced(avoid.landed, reach(all).max(extent), distance)
+                && within_ring(grid, held, (landed, all), reach, || {
+                    touches_arrived(scratch, &mut lookup, i, max_radius)
+                });
         }
         if arrived && *status != PathStatus::Arrived {
+            // Where it arrived: on its goal (no way left measured), or held up on the way.
+            avoid.landed = avoid.landed.min(if wish.distance.is_finite() { wish.distance } else { 0.0 });
             if let Some(waypoints) = waypoints.as_deref_mut() {
                 waypoints.clear();
             }
@@ -529,8 +556,11 @@ fn steer_avoiders(
 }
 
 /// Per goal, the units arrived there and all the units bound there: how far the arrival ring
-/// round it reaches now, and once all are there ([`gridpath::avoid::within_ring`]'s counts).
-/// Counted once a frame; a run of units bound for one goal (most of a crowd) hashes it once.
+/// round it reaches now, and once all are there ([`gridpath::avoid::within_ring`]'s counts);
+/// and the farthest from it (tiles to go) one of its arrived units first arrived: how far the
+/// ring itself reaches (walls and passages may take it beyond the counts' reach), past which
+/// an arrived unit pushed there walks back ([`gridpath::avoid::displaced`]). Counted once a
+/// frame; a run of units bound for one goal (most of a crowd) hashes it once.
 ///
 /// ```
 /// use bevy_gridpath::GoalCounts;
@@ -538,28 +568,47 @@ fn steer_avoiders(
 ///
 /// let (a, b) = (Pos::new(1, 1), Pos::new(5, 5));
 /// let mut counts = GoalCounts::default();
-/// counts.count([(a, true), (a, false), (b, false), (a, true)]);
+/// // Each unit's goal, and where it first arrived (its way to go there), if it has.
+/// counts.count([(a, Some(2.0)), (a, None), (b, None), (a, Some(4.5))]);
 /// assert_eq!((counts.get(a), counts.get(b), counts.get(Pos::new(0, 0))), ((2, 3), (0, 1), (0, 0)));
+/// assert_eq!((counts.farthest(a), counts.farthest(b)), (4.5, 0.0));
 /// ```
 #[derive(Debug, Default)]
-pub struct GoalCounts(HashMap<Pos, (usize, usize)>);
+pub struct GoalCounts(HashMap<Pos, Ring>);
+
+/// One goal's [`GoalCounts`]: units arrived, units in all, the farthest first arrival.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ring {
+    landed: usize,
+    all: usize,
+    farthest: f32,
+}
 
 impl GoalCounts {
-    /// Counts `units` afresh: each one's goal, and whether it has arrived there.
-    pub fn count(&mut self, units: impl IntoIterator<Item = (Pos, bool)>) {
+    /// Counts `units` afresh: each one's goal, and if it has arrived there, its way to go where
+    /// it first arrived (0 on the goal; a distance that is not finite counts as 0).
+    pub fn count(&mut self, units: impl IntoIterator<Item = (Pos, Option<f32>)>) {
         self.0.clear();
-        let mut add = |(goal, (landed, all)): (Pos, (usize, usize))| {
+        let mut add = |(goal, ring): (Pos, Ring)| {
             let entry = self.0.entry(goal).or_default();
-            (entry.0, entry.1) = (entry.0 + landed, entry.1 + all);
+            entry.landed += ring.landed;
+            entry.all += ring.all;
+            entry.farthest = entry.farthest.max(ring.farthest);
         };
-        let mut run: Option<(Pos, (usize, usize))> = None;
-        for (goal, arrived) in units {
+        let mut run: Option<(Pos, Ring)> = None;
+        for (goal, landed) in units {
+            let one = Ring {
+                landed: usize::from(landed.is_some()),
+                all: 1,
+                farthest: landed.filter(|d| d.is_finite()).unwrap_or(0.0),
+            };
             match &mut run {
-                Some((g, (landed, all))) if *g == goal => {
-                    *landed += usize::from(arrived);
-                    *all += 1;
+                Some((g, ring)) if *g == goal => {
+                    ring.landed += one.landed;
+                    ring.all += 1;
+                    ring.farthest = ring.farthest.max(one.farthest);
                 }
-                _ => run.replace((goal, (usize::from(arrived), 1))).into_iter().for_each(&mut add),
+                _ => run.replace((goal, one)).into_iter().for_each(&mut add),
             }
         }
         run.into_iter().for_each(add);
@@ -567,7 +616,13 @@ impl GoalCounts {
 
     /// The units arrived at `goal`, and all the units bound there.
     pub fn get(&self, goal: Pos) -> (usize, usize) {
-        self.0.get(&goal).copied().unwrap_or_default()
+        self.0.get(&goal).map_or((0, 0), |ring| (ring.landed, ring.all))
+    }
+
+    /// The farthest from `goal` (tiles to go) one of the units arrived there first arrived (0:
+    /// none arrived).
+    pub fn farthest(&self, goal: Pos) -> f32 {
+        self.0.get(&goal).map_or(0.0, |ring| ring.farthest)
     }
 }
 
@@ -607,7 +662,7 @@ fn field_wishes(scratch: &mut Scratch, grid: &Grid, fields: &FlowFields) {
     let mut wishes = std::mem::take(&mut scratch.wishes);
     wishes.clear();
     wishes.resize(scratch.jobs.len(), None);
-    let (jobs, sight) = (&scratch.jobs, &scratch.sight);
+    let (jobs, sight, rings) = (&scratch.jobs, &scratch.sight, &scratch.rings);
     let (checks, followers) = (sight.checks_left(), jobs.len().max(1));
     let made = on_pool(&mut wishes, |first, out| {
         let mut lookup = FieldLookup::new(fields);
@@ -617,7 +672,8 @@ fn field_wishes(scratch: &mut Scratch, grid: &Grid, fields: &FlowFields) {
             *wish = job.as_ref().map(|job| {
                 let mut status = job.status.clone();
                 let shared = lookup.shared(&job.follow);
-                (field_wish((grid, shared, sight, &mut sights), job, &mut status), status)
+                let ring = (rings.get(job.follow.goal).1, rings.farthest(job.follow.goal));
+                (field_wish((grid, shared, sight, &mut sights), (job, ring), &mut status), status)
             });
         }
         sights.made
@@ -630,10 +686,11 @@ fn field_wishes(scratch: &mut Scratch, grid: &Grid, fields: &FlowFields) {
 
 /// A flow follower's wish: its field's next step from the cell its body stands on (its goal's
 /// centre on the goal), whether it is there, and the field's failure if it cannot be led
-/// (into `status`).
+/// (into `status`). An arrived one pushed away from its ring (of the `group` units bound for
+/// its goal, the farthest of them `farthest` from it: [`displaced`]) walks back.
 fn field_wish<'a>(
     (grid, shared, sight, sights): (&Grid, Option<&SharedField>, &'a GoalSight, &mut SightChecks<'a>),
-    job: &FieldJob,
+    (job, (group, farthest)): (&FieldJob, (usize, f32)),
     status: &mut PathStatus,
 ) -> Wish {
     let (follow, (radius, speed)) = (&job.follow, job.body);
@@ -645,11 +702,19 @@ fn field_wish<'a>(
         return wish;
     };
     wish.speed = speed / f32::from(job.place.cost);
-    if wish.arrived {
-        return wish;
-    }
     let Some(shared) = shared else { return wish };
     let field = shared.field.as_ref();
+    if wish.arrived {
+        #[expect(clippy::cast_possible_truncation, reason = "tiles on a map")]
+        let here = field.and_then(|f| f.distance(anchor)).map(|d| d as f32);
+        let reach = shared.ring_reach(group, radius).max(farthest);
+        if !here.is_some_and(|here| displaced(job.landed, reach, here)) {
+            return wish;
+        }
+        // Pushed away from where it arrived by passers: it walks back (as a walker it takes
+        // a lane against them instead of being shoved on ahead of them).
+        wish.arrived = false;
+    }
     let next = if anchor == follow.goal {
         shared.problem.is_none().then_some(anchor)
     } else {

@@ -92,6 +92,30 @@ fn a_group_gets_through_another_groups_arrival_ring_in_a_corridor() {
     check("through a ring", &outcome);
 }
 
+/// A corridor 2 tiles wide and 160 long with a dead end: 60 units gather round a goal in its
+/// middle, and 10 units from its left end, bound for a tile short of its dead end, push
+/// through them. Units pushed away from their ring walk back (`gridpath::avoid::displaced`):
+/// before, the ten shoved the idle ring on ahead of them into the dead end, where it stood on
+/// their goal and they never arrived. Every unit arrives, and the ring ends round its own goal,
+/// not where the passers left it.
+#[test]
+fn a_ring_shoved_along_a_dead_end_corridor_walks_back_and_the_passers_arrive() {
+    let grid = grid_where(160, 4, |_, y| y == 0 || y == 3);
+    let ring_goal = Pos::new(80, 1);
+    let ring = cells_in(&grid, (60, 1, 100, 3), 60);
+    let passers = cells_in(&grid, (1, 1, 25, 3), 10);
+    let outcome = run(&grid, &[(ring, ring_goal), (passers, Pos::new(158, 1))], 600.0);
+    check("dead-end ring", &outcome);
+    let goal = crowd::center(ring_goal);
+    let from_goal = outcome.ended[..60].iter().map(|p| p.distance(goal)).sum::<f32>() / 60.0;
+    println!("dead-end ring: the ring's units end {from_goal:.1} tiles from their goal on average");
+    // 60 units fill about 20 tiles of a corridor 2 wide: half of it either side of the goal.
+    assert!(
+        from_goal < 10.0,
+        "the ring must walk back round its goal, not stay shoved along: {from_goal:.1} tiles"
+    );
+}
+
 /// Two rooms joined by a one-tile passage 14 long; 12 units in each room head for the other
 /// room, so the two groups meet face to face inside it, where no two bodies fit side by side.
 /// Without one side giving way (`Avoidance::give_way`: the higher group backs out, its walkers

@@ -477,3 +477,35 @@ fn large_avoiders_sharing_a_goal_arrive_around_it() {
         units.iter().filter(|&&u| status(&app, u) != PathStatus::Arrived).map(|&u| tiles(&app, u)).collect();
     panic!("twenty 2x2 avoiders must all arrive round their shared goal; still going: {left:?}");
 }
+
+#[test]
+fn an_arrived_follower_pushed_far_from_its_goal_walks_back_and_a_small_push_leaves_it_arrived() {
+    let mut app = app_on("....................\n....................\n....................");
+    let goal = Pos::new(3, 1);
+    let unit =
+        spawn_at(&mut app, Pos::new(0, 1), (FollowFlowField::new(goal), Mover::new(4.0), Avoid::default()));
+    run_until(&mut app, 200, |app| status(app, unit) == PathStatus::Arrived);
+    // Put two tiles along (as a crowd passing by pushes an arrived unit): it stays arrived there.
+    let near = center(&app, Pos::new(5, 1));
+    app.world_mut().get_mut::<Transform>(unit).expect("the unit has a transform").translation = near;
+    for _ in 0..10 {
+        app.update();
+    }
+    assert_eq!(status(&app, unit), PathStatus::Arrived, "a small push leaves it arrived where it stands");
+    assert!(
+        tiles(&app, unit).distance(Vec2::new(5.5, 1.5)) < 0.1,
+        "arrived, it stays put: {}",
+        tiles(&app, unit)
+    );
+    // Pushed twelve tiles away from its goal (a ring shoved along a corridor): it walks back.
+    let far = center(&app, Pos::new(15, 1));
+    app.world_mut().get_mut::<Transform>(unit).expect("the unit has a transform").translation = far;
+    app.update();
+    assert_eq!(status(&app, unit), PathStatus::Following, "pushed far from where it arrived, it walks back");
+    run_until(&mut app, 300, |app| status(app, unit) == PathStatus::Arrived);
+    assert!(
+        tiles(&app, unit).distance(Vec2::new(3.5, 1.5)) <= 0.3,
+        "it walked back to its goal, not {}",
+        tiles(&app, unit)
+    );
+}

@@ -21,6 +21,34 @@ pub const STRAGGLERS: usize = 4;
 /// tightly than the ring's half density (they are pushed about by the units coming in).
 const LOOSE: f32 = 2.0;
 
+/// How far (tiles along its field) beyond both where it first arrived and its group's ring a
+/// unit pushed about by passers must end before it walks back (see [`displaced`]).
+pub const DISPLACED: f32 = 3.0;
+
+/// Whether a unit that first arrived `landed` tiles from its goal (along its field), now
+/// `now` tiles from it, has been pushed away from its group's arrival ring and walks back
+/// instead of standing where the push left it; such a unit arrives again (on touching the
+/// ring, [`within_ring`]) only once back within the same bound, so it never flips between
+/// the two. `extent` is how far the ring reaches: [`ArrivalRing::reach`] (or [`ring_reach`])
+/// for the whole group, or the farthest that one of its arrived units first arrived, where
+/// walls and passages took the ring beyond that. Where it first arrived, not where it last
+/// did: a ring shoved along a corridor ahead of a group passing through would otherwise count
+/// as arrived wherever the shove left it, and the passers behind it at a dead end never
+/// arrived. Walking, it takes a lane against the passers as one stream does against another.
+///
+/// ```
+/// use gridpath::avoid::displaced;
+/// // Arrived 4 tiles out round a ring that reaches 6: pushed to 8, it stays; to 10, it walks back.
+/// assert!(!displaced(4.0, 6.0, 8.0));
+/// assert!(displaced(4.0, 6.0, 10.0));
+/// // One that arrived far out (after a long wait) is measured from there.
+/// assert!(!displaced(12.0, 6.0, 14.0));
+/// ```
+#[must_use]
+pub fn displaced(landed: f32, extent: f32, now: f32) -> bool {
+    now > landed.max(extent) + DISPLACED
+}
+
 /// A unit held up on its way to its goal, as [`within_ring`] weighs it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Held {

@@ -57,6 +57,8 @@ pub struct Crowd {
     best: Vec<f32>,
     stalled: Vec<f32>,
     done: Vec<bool>,
+    /// Per unit, its field distance where it arrived.
+    landed_at: Vec<f32>,
     /// The bodies by cell, this frame.
     cells: HashMap<Pos, Vec<usize>>,
 }
@@ -92,6 +94,7 @@ impl Crowd {
             best: vec![f32::INFINITY; n],
             stalled: vec![0.0; n],
             done: vec![false; n],
+            landed_at: vec![f32::INFINITY; n],
             cells: HashMap::new(),
         }
     }
@@ -158,8 +161,9 @@ impl Crowd {
                         )
                     })
                     .collect();
+                let landed = if self.landed_at[i].is_finite() { format!(" landed {:.1}", self.landed_at[i]) } else { String::new() };
                 format!(
-                    "#{i} g{g} at ({:.2},{:.2}) goal {:?} distance {:?} stuck {:.1}s pref=({:.2},{:.2}) near: {}",
+                    "#{i} g{g} at ({:.2},{:.2}) goal {:?} distance {:?}{landed} stuck {:.1}s pref=({:.2},{:.2}) near: {}",
                     b.position.x,
                     b.position.y,
                     self.goals[g],
@@ -185,18 +189,30 @@ impl Crowd {
         for ring in &mut self.rings {
             ring.1 = 0;
         }
+        // And per group, the farthest from the goal one of its arrived units first arrived: the
+        // ring's own extent (walls and passages may take it beyond `reach`).
+        let mut farthest = vec![0.0_f32; self.rings.len()];
         for i in (0..n).filter(|&i| self.done[i]) {
             self.rings[self.group[i]].1 += 1;
+            farthest[self.group[i]] = farthest[self.group[i]].max(self.landed_at[i]);
         }
         for i in 0..n {
-            if self.done[i] {
-                self.bodies[i].preferred = Vec2::ZERO;
-                continue;
-            }
             let g = self.group[i];
             let (field, goal) = (&self.fields[g], self.goals[g]);
             let here = cell(self.bodies[i].position);
             let distance = field.distance(here).unwrap_or(f64::INFINITY) as f32;
+            let reach = self.rings[g].0.reach(self.rings[g].2, RADIUS).max(farthest[g]);
+            if self.done[i] {
+                if !gridpath::avoid::displaced(self.landed_at[i], reach, distance) {
+                    self.bodies[i].preferred = Vec2::ZERO;
+                    continue;
+                }
+                // Pushed away from where it arrived: it walks back.
+                self.done[i] = false;
+                self.arrived -= 1;
+                self.best[i] = distance;
+                self.stalled[i] = 0.0;
+            }
             // Along the field's step, wherever in its cell the unit stands: a stream spreads over
             // the passage's width instead of queuing on cell centres. Its distance to go: the
             // field's distance from the cell it heads for plus the way to that cell's centre, as
@@ -251,8 +267,10 @@ impl Crowd {
                     Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
                 within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
             };
+            let touches = touches && !gridpath::avoid::displaced(self.landed_at[i], reach, distance);
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
+                self.landed_at[i] = self.landed_at[i].min(distance);
                 self.bodies[i].preferred = Vec2::ZERO;
                 self.arrived += 1;
                 self.last_arrival = self.time;
