@@ -848,13 +848,16 @@ fn follower_wish<'a>(
     let shared = fields.shared(&follower.follow);
     // Pushed away from its group's ring (of all the units bound for its goal) by passers, it
     // walks back instead of standing where the push left it.
-    let group = scratch.rings.get(goal).1;
-    let ring_reach_all = shared
-        .map_or_else(|| ring_reach(group, UNIT_RADIUS), |shared| shared.ring_reach(group, UNIT_RADIUS))
-        .max(scratch.rings.farthest(goal));
+    // (Worked out only when asked: most followers walk on, or stand arrived where they landed.)
+    let ring_extent = || {
+        let group = scratch.rings.get(goal).1;
+        shared
+            .map_or_else(|| ring_reach(group, UNIT_RADIUS), |shared| shared.ring_reach(group, UNIT_RADIUS))
+            .max(scratch.rings.farthest(goal))
+    };
     if me.arrived {
         let here = agent_distance(scratch, fields, i);
-        if !(here.is_finite() && displaced(follower.landed, ring_reach_all, here)) {
+        if !(here.is_finite() && displaced(follower.landed, ring_extent(), here)) {
             return wish;
         }
         // Walking back: its progress starts afresh.
@@ -920,7 +923,7 @@ fn follower_wish<'a>(
     wish.arrived = on_goal
         || (target.is_some()
             && wish.stalled >= STALL_TILES
-            && !displaced(wish.landed, ring_reach_all, to_go)
+            && !displaced(wish.landed, ring_extent(), to_go)
             && in_ring());
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
