@@ -251,7 +251,30 @@ impl Plugin for ScriptPlugin {
             held_keys: Vec::new(),
         });
         app.init_resource::<ScreenshotsSaved>();
-        app.add_systems(PreUpdate, run_script.before(InputSystems));
+        app.add_systems(
+            PreUpdate,
+            (run_script, hold_replay_until_the_first_step).chain().before(InputSystems),
+        );
+    }
+}
+
+/// Holds the search replay paused until the script's first step: the replay starts with the
+/// app's first frame at the automatic rate (over within 3 s of game time), and on a loaded
+/// machine the warm-up frames alone took that long (Bevy counts up to 0.25 s a frame), so a
+/// script that slowed the replay and paused it mid-way found it over and replayed it instead.
+fn hold_replay_until_the_first_step(
+    runner: Res<ScriptRunner>,
+    animation: Option<ResMut<SearchAnimation>>,
+    mut held: Local<bool>,
+) {
+    let Some(mut animation) = animation else { return };
+    if runner.next == 0 {
+        if !animation.is_paused() {
+            animation.set_paused(true);
+        }
+        *held = true;
+    } else if std::mem::take(&mut *held) {
+        animation.set_paused(false);
     }
 }
 
