@@ -21,7 +21,8 @@
 //!    one-tile door), `converge` (10,000 units on distinct cells converging on the goal;
 //!    `CONVERGE_SEED=N` spawns them in another order) and `ring` (10 units through another
 //!    group's arrival ring of 60 in a corridor 2 tiles wide, to its dead end). `-- converge`
-//!    (or `door`, `corridor`, `ring`) runs one of them. Each line is followed by the frame times of the scene at rest: 300
+//!    (or `door`, `corridor`, `ring`) runs one of them. Each line is followed by the frame
+//!    times of the scene at rest: 300
 //!    frames once every unit arrived (an arrived crowd still avoids, to give way to passers),
 //!    and how many units still moved on the last of them (a crowd at rest stands still).
 //! 7. `plugin-flow`: the same crowd as `flow` on the same map, but as any game would make it with
