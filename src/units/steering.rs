@@ -32,7 +32,8 @@ use bevy_gridpath::{
     Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
-    Avoidance, Body, Contact, Held, Touch, displaced, ring_reach, split_direction, step_aim, within_ring,
+    Avoidance, Body, Contact, Held, Touch, displaced, landing, ring_reach, split_direction, step_aim,
+    within_ring,
 };
 use gridpath::{Grid, Pos, Rules};
 
@@ -917,17 +918,19 @@ fn follower_wish<'a>(
             Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled, radius: UNIT_RADIUS };
         within_ring(grid, held, counts, reach, || touches_arrived(scratch, fields, i, grid))
     };
-    // One pushed away from its ring walks all the way back before it arrives again.
     let on_goal =
         target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
+    // One pushed away from its ring walks all the way back before it arrives again, or lands
+    // where its own ring keeps it out (`landing`).
+    let mut landed = None;
     wish.arrived = on_goal
-        || (target.is_some()
-            && wish.stalled >= STALL_TILES
-            && !displaced(wish.landed, ring_extent(), to_go)
-            && in_ring());
+        || (target.is_some() && wish.stalled >= STALL_TILES && {
+            landed = landing(wish.landed, ring_extent(), to_go, wish.stalled);
+            landed.is_some() && in_ring()
+        });
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
-        wish.landed = wish.landed.min(if on_goal { 0.0 } else { to_go });
+        wish.landed = if on_goal { 0.0 } else { landed.unwrap_or(wish.landed.min(to_go)) };
         target = None;
     }
     wish.target = target;

@@ -17,7 +17,8 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{
-    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, displaced, ring_reach, step_aim, within_ring,
+    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, displaced, landing, ring_reach, step_aim,
+    within_ring,
 };
 use gridpath::{Grid, Pos, SQRT2};
 
@@ -469,8 +470,9 @@ fn steer_avoiders(
         // never grows back out through a door while the room holds it; after a long wait,
         // within the reach of the whole group packed loosely, or with no way round the ring
         // (`within_ring`).
+        let mut landed = None;
         if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
-            let (landed, all) = me.goal.map_or((0, 0), |g| scratch.rings.get(g));
+            let (arrived_there, all) = me.goal.map_or((0, 0), |g| scratch.rings.get(g));
             let field = follow.as_deref().and_then(|f| lookup.shared(f));
             let reach = |n: usize| {
                 field.map_or_else(|| ring_reach(n, avoid.radius), |f| f.ring_reach(n, avoid.radius))
@@ -478,16 +480,20 @@ fn steer_avoiders(
             let heading = wish.aim.map_or(Vec2::ZERO, |aim| (aim - p).normalize_or_zero());
             let (distance, stalled) = (wish.distance, avoid.stalled);
             let held = Held { position: p, heading, distance, stalled, radius: avoid.radius };
-            // One pushed away from its ring walks all the way back before it arrives again.
+            // One pushed away from its ring walks all the way back before it arrives again, or
+            // lands where its own ring keeps it out (`landing`).
             let extent = me.goal.map_or(0.0, |g| scratch.rings.farthest(g));
-            arrived = !displaced(avoid.landed, reach(all).max(extent), distance)
-                && within_ring(grid, held, (landed, all), reach, || {
+            landed = landing(avoid.landed, reach(all).max(extent), distance, stalled);
+            arrived = landed.is_some()
+                && within_ring(grid, held, (arrived_there, all), reach, || {
                     touches_arrived(scratch, &mut lookup, i, max_radius)
                 });
         }
         if arrived && *status != PathStatus::Arrived {
-            // Where it arrived: on its goal (no way left measured), or held up on the way.
-            avoid.landed = avoid.landed.min(if wish.distance.is_finite() { wish.distance } else { 0.0 });
+            // Where it arrived: held up on the way, or on its goal (no way left measured).
+            avoid.landed = landed.unwrap_or_else(|| {
+                avoid.landed.min(if wish.distance.is_finite() { wish.distance } else { 0.0 })
+            });
             if let Some(waypoints) = waypoints.as_deref_mut() {
                 waypoints.clear();
             }

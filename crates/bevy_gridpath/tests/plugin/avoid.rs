@@ -509,3 +509,56 @@ fn an_arrived_follower_pushed_far_from_its_goal_walks_back_and_a_small_push_leav
         tiles(&app, unit)
     );
 }
+
+/// Two followers round a goal at the dead end of a corridor one tile wide; then, as passers
+/// leave a ring they shoved along, one of them stands a cell inside the bound within which a
+/// unit walking back may land (`gridpath::avoid::displaced`: the ring's reach and 3 tiles
+/// more), held there by a mover that does not avoid, and the other is put down far beyond.
+/// It walks back to its ring, which never makes room for a unit of its own group, and stops
+/// beyond the bound. Before `gridpath::avoid::landing` it waited there for good; now it lands
+/// there once held up long, and stays arrived.
+#[test]
+fn a_follower_walking_back_to_its_ring_lands_where_the_ring_keeps_it_out() {
+    let mut app = app_on(&["#".repeat(24), format!("#{}", ".".repeat(23)), "#".repeat(24)].join("\n"));
+    let goal = Pos::new(1, 1);
+    let follower = || (FollowFlowField::new(goal), Mover::new(4.0), Avoid::default());
+    let first = spawn_at(&mut app, Pos::new(3, 1), follower());
+    run_until(&mut app, 200, |app| status(app, first) == PathStatus::Arrived);
+    let second = spawn_at(&mut app, Pos::new(6, 1), follower());
+    run_until(&mut app, 400, |app| status(app, second) == PathStatus::Arrived);
+    // The bound: the ring's reach for its two units (neither first arrived farther out, a
+    // tile from the goal at most) and 3 tiles more; cell x lies x - 1 tiles from the goal.
+    let field = gridpath::FlowField::dijkstra(nav(&app).grid(), goal, gridpath::Rules::OCTILE).unwrap();
+    let reach = gridpath::avoid::ArrivalRing::new(&field).reach(2, Avoid::default().radius).max(1.0);
+    let bound = reach + gridpath::avoid::DISPLACED;
+    // The first unit at the far side of the last cell within the bound, a still mover against
+    // it on the goal's side (in a corridor one tile wide, one body at the top of it and one at
+    // the bottom touch 0.45 tiles apart): the second, stopped against it, stands beyond the
+    // bound.
+    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a cell of the test map")]
+    let inside = bound.floor() as u32 + 1;
+    let place = |app: &mut App, entity: Entity, (x, y): (f32, f32)| {
+        let layout = nav(app).layout();
+        let at =
+            Vec3::new(layout.origin.x + x * layout.tile_size, layout.origin.y - y * layout.tile_size, 0.0);
+        app.world_mut().get_mut::<Transform>(entity).expect("the unit has a transform").translation = at;
+    };
+    place(&mut app, first, (inside as f32 + 0.97, 1.3));
+    let wall = spawn_at(&mut app, goal, Mover::new(4.0));
+    place(&mut app, wall, (inside as f32 + 0.5, 1.7));
+    place(&mut app, second, (inside as f32 + 8.5, 1.5));
+    app.update();
+    assert_eq!(status(&app, first), PathStatus::Arrived, "within the bound, it stays arrived");
+    assert_eq!(status(&app, second), PathStatus::Following, "pushed far beyond its ring, it walks back");
+    run_until(&mut app, 400, |app| status(app, second) == PathStatus::Arrived);
+    let landed = tiles(&app, second).x;
+    assert!(
+        landed - 1.5 > bound && landed < inside as f32 + 2.5,
+        "it walked back to the first and landed there, beyond the bound {bound:.1}: at x = {landed:.2}"
+    );
+    assert!(tiles(&app, first).x >= inside as f32, "the first stayed where it stood: {}", tiles(&app, first));
+    for _ in 0..200 {
+        app.update();
+        assert_eq!(status(&app, second), PathStatus::Arrived, "landed, it does not walk off again");
+    }
+}

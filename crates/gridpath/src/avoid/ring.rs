@@ -49,6 +49,35 @@ pub fn displaced(landed: f32, extent: f32, now: f32) -> bool {
     now > landed.max(extent) + DISPLACED
 }
 
+/// Where a unit held up by its group's ring (`stalled` tiles it could have walked, `now` tiles
+/// from its goal) lands if it arrives there on touching the ring ([`within_ring`]): its new
+/// `landed`, or `None` while it must walk on. Within [`displaced`]'s bound (of `landed` and
+/// the ring's `extent`) it lands, keeping the nearest it ever landed. Beyond the bound (pushed
+/// away by passers, it walks back) it lands only once its way back has been blocked for
+/// [`LONG_STALL`], and then where it stands: a ring that passers loosened reaches past the
+/// bound, and its units never make room for one of their own group, so without this it waited
+/// there for good; landing where it stands, it does not walk off again at once.
+///
+/// ```
+/// use gridpath::avoid::{LONG_STALL, landing};
+/// // Within the bound (a ring reaching 6 tiles, 3 more for pushes): it keeps its nearest.
+/// assert_eq!(landing(4.0, 6.0, 8.0, 2.0), Some(4.0));
+/// assert_eq!(landing(f32::INFINITY, 6.0, 5.0, 2.0), Some(5.0));
+/// // Walking back from 10 tiles out: not at once; held up long, there.
+/// assert_eq!(landing(4.0, 6.0, 10.0, 2.0), None);
+/// assert_eq!(landing(4.0, 6.0, 10.0, LONG_STALL), Some(10.0));
+/// ```
+#[must_use]
+pub fn landing(landed: f32, extent: f32, now: f32, stalled: f32) -> Option<f32> {
+    if !displaced(landed, extent, now) {
+        Some(landed.min(now))
+    } else if stalled >= LONG_STALL {
+        Some(now)
+    } else {
+        None
+    }
+}
+
 /// A unit held up on its way to its goal, as [`within_ring`] weighs it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Held {

@@ -267,10 +267,13 @@ impl Crowd {
                     Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
                 within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
             };
-            let touches = touches && !gridpath::avoid::displaced(self.landed_at[i], reach, distance);
+            // Pushed away from its ring, it walks back before it lands again (or lands where its
+            // ring keeps it out).
+            let landing = gridpath::avoid::landing(self.landed_at[i], reach, distance, self.stalled[i]);
+            let touches = touches && landing.is_some();
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
-                self.landed_at[i] = self.landed_at[i].min(distance);
+                self.landed_at[i] = landing.unwrap_or(self.landed_at[i].min(distance));
                 self.bodies[i].preferred = Vec2::ZERO;
                 self.arrived += 1;
                 self.last_arrival = self.time;
