@@ -32,8 +32,8 @@ use bevy_gridpath::{
     Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
-    Avoidance, Body, Contact, Held, Touch, displaced, landing, ring_reach, split_direction, step_aim,
-    within_ring,
+    Avoidance, Body, Contact, Held, Landing, Touch, displaced, landing, ring_reach, split_direction,
+    step_aim, within_ring,
 };
 use gridpath::{Grid, Pos, Rules};
 
@@ -909,14 +909,14 @@ fn follower_wish<'a>(
     // reach along the field (so the ring never grows back out through a door while the room
     // holds it), or after a long wait within the reach of its whole group packed loosely, or
     // with no way round the ring.
-    let mut in_ring = || {
+    let in_ring = |landed: Landing| {
         let counts = scratch.rings.get(goal);
         let reach =
             |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
         let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
         let held =
             Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled, radius: UNIT_RADIUS };
-        within_ring(grid, held, counts, reach, || touches_arrived(scratch, fields, i, grid))
+        within_ring(grid, held, counts, reach, || landed.admits(touches_arrived(scratch, fields, i, grid)))
     };
     let on_goal =
         target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
@@ -926,11 +926,11 @@ fn follower_wish<'a>(
     wish.arrived = on_goal
         || (target.is_some() && wish.stalled >= STALL_TILES && {
             landed = landing(wish.landed, ring_extent(), to_go, wish.stalled);
-            landed.is_some() && in_ring()
+            landed.is_some_and(in_ring)
         });
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
-        wish.landed = if on_goal { 0.0 } else { landed.unwrap_or(wish.landed.min(to_go)) };
+        wish.landed = if on_goal { 0.0 } else { landed.map_or(wish.landed.min(to_go), |landed| landed.at) };
         target = None;
     }
     wish.target = target;

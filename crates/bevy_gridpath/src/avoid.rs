@@ -484,14 +484,15 @@ fn steer_avoiders(
             // lands where its own ring keeps it out (`landing`).
             let extent = me.goal.map_or(0.0, |g| scratch.rings.farthest(g));
             landed = landing(avoid.landed, reach(all).max(extent), distance, stalled);
-            arrived = landed.is_some()
-                && within_ring(grid, held, (arrived_there, all), reach, || {
-                    touches_arrived(scratch, &mut lookup, i, max_radius)
-                });
+            arrived = landed.is_some_and(|landed| {
+                within_ring(grid, held, (arrived_there, all), reach, || {
+                    landed.admits(touches_arrived(scratch, &mut lookup, i, max_radius))
+                })
+            });
         }
         if arrived && *status != PathStatus::Arrived {
             // Where it arrived: held up on the way, or on its goal (no way left measured).
-            avoid.landed = landed.unwrap_or_else(|| {
+            avoid.landed = landed.map(|landed| landed.at).unwrap_or_else(|| {
                 avoid.landed.min(if wish.distance.is_finite() { wish.distance } else { 0.0 })
             });
             if let Some(waypoints) = waypoints.as_deref_mut() {

@@ -51,8 +51,8 @@ use glam::Vec2;
 pub use buckets::Buckets;
 pub use quality::Quality;
 pub use ring::{
-    ArrivalRing, Contact, DISPLACED, Held, LONG_STALL, RING_MARGIN, STRAGGLERS, Touch, beside_along_way,
-    displaced, in_passage, landing, ring_reach, within_ring,
+    ArrivalRing, Contact, DISPLACED, Held, LONG_STALL, Landing, RING_MARGIN, STRAGGLERS, Touch,
+    beside_along_way, displaced, in_passage, landing, ring_reach, within_ring,
 };
 
 use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};

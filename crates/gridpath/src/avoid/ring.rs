@@ -50,31 +50,60 @@ pub fn displaced(landed: f32, extent: f32, now: f32) -> bool {
 }
 
 /// Where a unit held up by its group's ring (`stalled` tiles it could have walked, `now` tiles
-/// from its goal) lands if it arrives there on touching the ring ([`within_ring`]): its new
-/// `landed`, or `None` while it must walk on. Within [`displaced`]'s bound (of `landed` and
-/// the ring's `extent`) it lands, keeping the nearest it ever landed. Beyond the bound (pushed
-/// away by passers, it walks back) it lands only once its way back has been blocked for
-/// [`LONG_STALL`], and then where it stands: a ring that passers loosened reaches past the
-/// bound, and its units never make room for one of their own group, so without this it waited
-/// there for good; landing where it stands, it does not walk off again at once.
+/// from its goal) may land on touching the ring ([`within_ring`]), or `None` while it must walk
+/// on. Within [`displaced`]'s bound (of where it `landed` first and the ring's `extent`) it
+/// lands, keeping the nearest it ever landed. Beyond the bound (pushed away by passers, it
+/// walks back) it lands only once its way back has been blocked for [`LONG_STALL`], and only
+/// hemmed in by arrived units ([`Landing::admits`]): a ring that passers loosened reaches past
+/// the bound, and its units never make room for one of their own group, so without this it
+/// waited there for good; with a unit of another group still pressing on it, it walks on (as a
+/// walker it takes a lane against them; landed, it would block their way).
 ///
 /// ```
-/// use gridpath::avoid::{LONG_STALL, landing};
+/// use gridpath::avoid::{LONG_STALL, Landing, landing};
 /// // Within the bound (a ring reaching 6 tiles, 3 more for pushes): it keeps its nearest.
-/// assert_eq!(landing(4.0, 6.0, 8.0, 2.0), Some(4.0));
-/// assert_eq!(landing(f32::INFINITY, 6.0, 5.0, 2.0), Some(5.0));
+/// assert_eq!(landing(4.0, 6.0, 8.0, 2.0), Some(Landing { at: 4.0, beyond: false }));
+/// assert_eq!(landing(f32::INFINITY, 6.0, 5.0, 2.0), Some(Landing { at: 5.0, beyond: false }));
 /// // Walking back from 10 tiles out: not at once; held up long, there.
 /// assert_eq!(landing(4.0, 6.0, 10.0, 2.0), None);
-/// assert_eq!(landing(4.0, 6.0, 10.0, LONG_STALL), Some(10.0));
+/// assert_eq!(landing(4.0, 6.0, 10.0, LONG_STALL), Some(Landing { at: 10.0, beyond: true }));
 /// ```
 #[must_use]
-pub fn landing(landed: f32, extent: f32, now: f32, stalled: f32) -> Option<f32> {
+pub fn landing(landed: f32, extent: f32, now: f32, stalled: f32) -> Option<Landing> {
     if !displaced(landed, extent, now) {
-        Some(landed.min(now))
+        Some(Landing { at: landed.min(now), beyond: false })
     } else if stalled >= LONG_STALL {
-        Some(now)
+        Some(Landing { at: now, beyond: true })
     } else {
         None
+    }
+}
+
+/// Where a unit may land round its goal ([`landing`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Landing {
+    /// Its way to go where it counts as landed from then on (tiles along its field).
+    pub at: f32,
+    /// Beyond [`displaced`]'s bound: it lands only hemmed in by arrived units.
+    pub beyond: bool,
+}
+
+impl Landing {
+    /// The `touch` that lets it land ([`within_ring`]'s): beyond the bound, only one hemmed in
+    /// by arrived units.
+    ///
+    /// ```
+    /// use glam::Vec2;
+    /// use gridpath::avoid::{Landing, Touch};
+    /// let touch = |hemmed_in| Some(Touch { arrived: Vec2::ZERO, hemmed_in, blocked: 0 });
+    /// let beyond = Landing { at: 10.0, beyond: true };
+    /// assert!(beyond.admits(touch(true)).is_some());
+    /// assert!(beyond.admits(touch(false)).is_none());
+    /// assert!(Landing { at: 4.0, beyond: false }.admits(touch(false)).is_some());
+    /// ```
+    #[must_use]
+    pub fn admits(self, touch: Option<Touch>) -> Option<Touch> {
+        touch.filter(|touch| !self.beyond || touch.hemmed_in)
     }
 }
 

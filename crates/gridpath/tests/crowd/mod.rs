@@ -261,19 +261,20 @@ impl Crowd {
                 Touch::among(bodies[i].position, distance, contacts)
             };
             let position = bodies[i].position;
-            let touches = self.stalled[i] >= STALL && {
-                let heading = (target - position).normalize_or_zero();
-                let held =
-                    Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
-                within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
-            };
             // Pushed away from its ring, it walks back before it lands again (or lands where its
-            // ring keeps it out).
+            // ring keeps it out: `landing`).
             let landing = gridpath::avoid::landing(self.landed_at[i], reach, distance, self.stalled[i]);
-            let touches = touches && landing.is_some();
+            let touches = self.stalled[i] >= STALL
+                && landing.is_some_and(|landing| {
+                    let heading = (target - position).normalize_or_zero();
+                    let held =
+                        Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
+                    let touching = || landing.admits(touching());
+                    within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
+                });
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
-                self.landed_at[i] = landing.unwrap_or(self.landed_at[i].min(distance));
+                self.landed_at[i] = landing.map_or(self.landed_at[i].min(distance), |landing| landing.at);
                 self.bodies[i].preferred = Vec2::ZERO;
                 self.arrived += 1;
                 self.last_arrival = self.time;
