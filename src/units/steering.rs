@@ -32,8 +32,7 @@ use bevy_gridpath::{
     Mover, PathRequest, PathStatus, SightChecks, Waypoints,
 };
 use gridpath::avoid::{
-    Avoidance, Body, Contact, Held, Landing, Touch, displaced, landing, ring_reach, split_direction,
-    step_aim, within_ring,
+    Avoidance, Body, Contact, Held, Touch, displaced, land_in_ring, ring_reach, split_direction, step_aim,
 };
 use gridpath::{Grid, Pos, Rules};
 
@@ -909,28 +908,31 @@ fn follower_wish<'a>(
     // reach along the field (so the ring never grows back out through a door while the room
     // holds it), or after a long wait within the reach of its whole group packed loosely, or
     // with no way round the ring.
-    let in_ring = |landed: Landing| {
+    let mut in_ring = || {
         let counts = scratch.rings.get(goal);
         let reach =
             |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
         let heading = target.map_or(Vec2::ZERO, |t| (center(t) - me.pos).normalize_or_zero());
         let held =
             Held { position: me.pos, heading, distance: to_go, stalled: wish.stalled, radius: UNIT_RADIUS };
-        within_ring(grid, held, counts, reach, || landed.admits(touches_arrived(scratch, fields, i, grid)))
+        // One pushed away from its ring walks all the way back before it arrives again, or lands
+        // where its own ring keeps it out (`land_in_ring`).
+        let (landed, extent) = (wish.landed, ring_extent());
+        land_in_ring(grid, held, counts, reach, (landed, extent), || {
+            touches_arrived(scratch, fields, i, grid)
+        })
     };
     let on_goal =
         target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
-    // One pushed away from its ring walks all the way back before it arrives again, or lands
-    // where its own ring keeps it out (`landing`).
     let mut landed = None;
     wish.arrived = on_goal
         || (target.is_some() && wish.stalled >= STALL_TILES && {
-            landed = landing(wish.landed, ring_extent(), to_go, wish.stalled);
-            landed.is_some_and(in_ring)
+            landed = in_ring();
+            landed.is_some()
         });
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
-        wish.landed = if on_goal { 0.0 } else { landed.map_or(wish.landed.min(to_go), |landed| landed.at) };
+        wish.landed = if on_goal { 0.0 } else { landed.unwrap_or(wish.landed.min(to_go)) };
         target = None;
     }
     wish.target = target;

@@ -17,8 +17,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{
-    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, displaced, landing, ring_reach, step_aim,
-    within_ring,
+    Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, displaced, land_in_ring, ring_reach, step_aim,
 };
 use gridpath::{Grid, Pos, SQRT2};
 
@@ -472,7 +471,7 @@ fn steer_avoiders(
         // (`within_ring`).
         let mut landed = None;
         if !arrived && wish.aim.is_some() && avoid.stalled >= STALL_TILES {
-            let (arrived_there, all) = me.goal.map_or((0, 0), |g| scratch.rings.get(g));
+            let counts = me.goal.map_or((0, 0), |g| scratch.rings.get(g));
             let field = follow.as_deref().and_then(|f| lookup.shared(f));
             let reach = |n: usize| {
                 field.map_or_else(|| ring_reach(n, avoid.radius), |f| f.ring_reach(n, avoid.radius))
@@ -481,18 +480,16 @@ fn steer_avoiders(
             let (distance, stalled) = (wish.distance, avoid.stalled);
             let held = Held { position: p, heading, distance, stalled, radius: avoid.radius };
             // One pushed away from its ring walks all the way back before it arrives again, or
-            // lands where its own ring keeps it out (`landing`).
-            let extent = me.goal.map_or(0.0, |g| scratch.rings.farthest(g));
-            landed = landing(avoid.landed, reach(all).max(extent), distance, stalled);
-            arrived = landed.is_some_and(|landed| {
-                within_ring(grid, held, (arrived_there, all), reach, || {
-                    landed.admits(touches_arrived(scratch, &mut lookup, i, max_radius))
-                })
+            // lands where its own ring keeps it out (`land_in_ring`).
+            let extent = reach(counts.1).max(me.goal.map_or(0.0, |g| scratch.rings.farthest(g)));
+            landed = land_in_ring(grid, held, counts, reach, (avoid.landed, extent), || {
+                touches_arrived(scratch, &mut lookup, i, max_radius)
             });
+            arrived = landed.is_some();
         }
         if arrived && *status != PathStatus::Arrived {
             // Where it arrived: held up on the way, or on its goal (no way left measured).
-            avoid.landed = landed.map(|landed| landed.at).unwrap_or_else(|| {
+            avoid.landed = landed.unwrap_or_else(|| {
                 avoid.landed.min(if wish.distance.is_finite() { wish.distance } else { 0.0 })
             });
             if let Some(waypoints) = waypoints.as_deref_mut() {

@@ -52,7 +52,7 @@ pub use buckets::Buckets;
 pub use quality::Quality;
 pub use ring::{
     ArrivalRing, Contact, DISPLACED, Held, LONG_STALL, Landing, RING_MARGIN, STRAGGLERS, Touch,
-    beside_along_way, displaced, in_passage, landing, ring_reach, within_ring,
+    beside_along_way, displaced, in_passage, land_in_ring, landing, ring_reach, within_ring,
 };
 
 use crate::grid::{Grid, MAX_AGENT_SIZE, Pos};

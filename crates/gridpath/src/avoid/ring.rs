@@ -79,6 +79,40 @@ pub fn landing(landed: f32, extent: f32, now: f32, stalled: f32) -> Option<Landi
     }
 }
 
+/// Whether a unit `held` up on its way arrives round its goal, and if so where it counts as
+/// landed from then on: [`landing`] (pushed away from its ring it walks back first, or lands
+/// where its own ring keeps it out), then [`within_ring`] with the touch the landing
+/// [admits](Landing::admits). `landed` is where it first landed (infinity: not yet), `extent`
+/// how far its ring reaches ([`displaced`]); the rest is [`within_ring`]'s.
+///
+/// ```
+/// use glam::Vec2;
+/// use gridpath::avoid::{Held, LONG_STALL, Touch, land_in_ring, ring_reach};
+/// use gridpath::{Grid, Tile};
+/// let grid = Grid::filled(64, 64, Tile::FLOOR).unwrap();
+/// let reach = |n| ring_reach(n, 0.3);
+/// let held = |distance, stalled| Held { position: Vec2::new(2.5, 2.5), heading: Vec2::X, distance, stalled, radius: 0.3 };
+/// let touch = |hemmed_in| move || Some(Touch { arrived: Vec2::new(3.0, 2.5), hemmed_in, blocked: 0 });
+/// // First time round, 4 tiles out among 100 arrived of 1,000: lands there.
+/// assert_eq!(land_in_ring(&grid, held(4.0, 2.0), (100, 1_000), reach, (f32::INFINITY, 6.0), touch(false)), Some(4.0));
+/// // Walking back from 12 tiles out (it first landed 4 out): only held up long, hemmed in.
+/// assert_eq!(land_in_ring(&grid, held(12.0, 2.0), (100, 1_000), reach, (4.0, 6.0), touch(true)), None);
+/// assert_eq!(land_in_ring(&grid, held(12.0, LONG_STALL), (100, 1_000), reach, (4.0, 6.0), touch(false)), None);
+/// assert_eq!(land_in_ring(&grid, held(12.0, LONG_STALL), (100, 1_000), reach, (4.0, 6.0), touch(true)), Some(12.0));
+/// ```
+#[must_use]
+pub fn land_in_ring(
+    grid: &Grid,
+    held: Held,
+    counts: (usize, usize),
+    reach: impl Fn(usize) -> f32,
+    (landed, extent): (f32, f32),
+    touches: impl FnOnce() -> Option<Touch>,
+) -> Option<f32> {
+    let landing = landing(landed, extent, held.distance, held.stalled)?;
+    within_ring(grid, held, counts, reach, || landing.admits(touches())).then_some(landing.at)
+}
+
 /// Where a unit may land round its goal ([`landing`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Landing {
