@@ -8,7 +8,8 @@
 //! reach of the ring the arrived units fill, measured along the field
 //! (`gridpath::avoid::within_ring`): arrivals settle around the goal instead of on it, and the
 //! ring never grows back out through a door while the room still holds it. A follower pushed
-//! away from its ring by passers walks back (`gridpath::avoid::displaced`).
+//! away from its ring by passers walks back (`gridpath::avoid::displaced`), or lands where its
+//! own ring keeps it out (`gridpath::avoid::land_in_ring`).
 //!
 //! With [`CrowdAvoidance`] on (the default; `O` toggles it) the push is replaced by local
 //! avoidance (`gridpath::avoid`, ORCA): each unit picks the velocity nearest the one it wants

@@ -9,7 +9,8 @@
 //! it), whether it has arrived (on its goal, or
 //! stalled against a unit that arrived there before it: a crowd with one goal settles around
 //! it, not on one point; a follower pushed away from that ring by passers walks back,
-//! [`gridpath::avoid::displaced`]), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
+//! [`gridpath::avoid::displaced`], or lands where its own ring keeps it out,
+//! [`gridpath::avoid::land_in_ring`]), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
 //! (on the compute task pool) and parts what overlap is left; every avoider is put where it
 //! ended up. A body only ever changes cell by a legal step and never overlaps a wall.
 
