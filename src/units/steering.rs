@@ -909,7 +909,7 @@ fn follower_wish<'a>(
     // reach along the field (so the ring never grows back out through a door while the room
     // holds it), or after a long wait within the reach of its whole group packed loosely, or
     // with no way round the ring.
-    let mut in_ring = || {
+    let in_ring = || {
         let counts = scratch.rings.get(goal);
         let reach =
             |n| shared.map_or_else(|| ring_reach(n, UNIT_RADIUS), |shared| shared.ring_reach(n, UNIT_RADIUS));
@@ -925,15 +925,12 @@ fn follower_wish<'a>(
     };
     let on_goal =
         target == Some(goal) && me.cell == goal && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS;
-    let mut landed = None;
-    wish.arrived = on_goal
-        || (target.is_some() && wish.stalled >= STALL_TILES && {
-            landed = in_ring();
-            landed.is_some()
-        });
+    // Where it lands held up by the ring, if it does (on its goal it lands there: 0).
+    let landed = (!on_goal && target.is_some() && wish.stalled >= STALL_TILES).then(in_ring).flatten();
+    wish.arrived = on_goal || landed.is_some();
     if wish.arrived {
         wish.status = Some(PathStatus::Arrived);
-        wish.landed = if on_goal { 0.0 } else { landed.unwrap_or(wish.landed.min(to_go)) };
+        wish.landed = landed.unwrap_or(0.0);
         target = None;
     }
     wish.target = target;
