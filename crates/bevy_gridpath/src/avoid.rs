@@ -875,6 +875,7 @@ impl AvoidFrame {
         avoidance.separate_overlapping(bodies, grid, positions, overlapping);
         let shared = &*avoidance;
         on_pool(positions, |first, out| shared.settle(bodies, grid, first, out));
+        avoidance.pass_through(bodies, grid, positions);
     }
 
     /// The velocities avoidance planned this frame, one per body (tiles per second).

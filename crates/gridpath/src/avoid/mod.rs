@@ -117,6 +117,9 @@ const MAKE_ROOM_AFTER: f32 = 1.0;
 const MAKE_ROOM_GAP: f32 = 0.45;
 /// Idle bodies in a row that make room for one stuck body, at most.
 const MAKE_ROOM_CHAIN: usize = 8;
+/// Seconds a body must be stuck for before it trades places with an idle body of another
+/// group in its way that could not make room ([`Avoidance::pass_through`]).
+pub const SWAP_AFTER: f32 = 3.0;
 /// Share of its top speed an idle body makes room at.
 const MAKE_ROOM_SPEED: f32 = 0.5;
 /// How deep (tiles) a body ahead in its group's queue may press into one behind it in a
@@ -1302,6 +1305,7 @@ impl Avoidance {
         self.separate_overlapping(bodies, grid, positions, &flags);
         self.flags = flags;
         self.settle(bodies, grid, 0, positions);
+        self.pass_through(bodies, grid, positions);
     }
 
     /// How far any body moved from where it was bucketed to `positions`: the overlap test
@@ -1472,6 +1476,86 @@ impl Avoidance {
                 if pushed == p { p } else { out_of_walls(grid, body, pushed) }
             };
             *position = if crossing_is_legal(grid, body.position, p) { p } else { body.position };
+        }
+    }
+
+    /// The last resort of a body stuck pressing on an idle body of another
+    /// [group](Body::group) (or of none) that cannot make room, or face to face with a body of
+    /// another group stuck as long where neither can pass nor back out: after [`SWAP_AFTER`]
+    /// seconds stuck, the two trade places (`positions`, one per body, after
+    /// [`settle`](Self::settle)).
+    /// Making room needs room: in a passage packed with another group's arrived units (a ring
+    /// filling two-wide maze corridors) no idle body can step aside, and ORCA and the
+    /// positional pass leave a body passing through where it is for good. An arrived unit
+    /// serves its ring as well one place further back, and each trade takes the stuck body a
+    /// place on towards its goal, so a group always gets through another's ring. Only between
+    /// bodies of one radius (each fits where the other stood, clear of the walls and of every
+    /// other body), each body once a frame, and only by a legal crossing for both; never with a
+    /// body of its own group (a unit reaching its ring arrives there). Face to face, both gain
+    /// a place: where giving way ([`give_way`](Self::give_way)) cannot back the one that
+    /// yields out (another group's arrived units behind it, seeded scene 55), they stood for good.
+    /// The bodies must be prepared ([`prepare`](Self::prepare)) for `bodies`.
+    pub fn pass_through(&self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
+        if self.slots.len() != bodies.len() || !bodies.iter().any(|b| b.moving && b.stuck >= SWAP_AFTER) {
+            return;
+        }
+        let mut traded: Vec<bool> = Vec::new();
+        for (s, presser) in self.slots.iter().enumerate() {
+            if !presser.moving || presser.preferred == Vec2::ZERO || presser.stuck < SWAP_AFTER {
+                continue;
+            }
+            if traded.is_empty() {
+                traded.resize(bodies.len(), false);
+            }
+            let me = presser.index as usize;
+            if traded[me] {
+                continue;
+            }
+            let heading = presser.preferred.normalize();
+            let reach = presser.radius + self.max_radius + MAKE_ROOM_GAP;
+            // The idle body nearest ahead in its path.
+            let mut best: Option<(f32, usize)> = None;
+            self.buckets.square_rows(presser.position, reach, |run| {
+                for t in run {
+                    let other = &self.slots[t];
+                    let them = other.index as usize;
+                    let own = presser.group != 0 && other.group == presser.group;
+                    // Idle, or walking the other way stuck as long, with the stuck one in its way
+                    // (face to face where neither can pass, and neither can back out).
+                    let facing = || {
+                        other.stuck >= SWAP_AFTER
+                            && in_the_way(other, other.preferred.normalize(), presser)
+                            && other.preferred.dot(heading) < 0.0
+                    };
+                    if t == s
+                        || !other.moving
+                        || own
+                        || traded[them]
+                        || (other.radius - presser.radius).abs() > 1e-4
+                        || !in_the_way(presser, heading, other)
+                        || (other.preferred != Vec2::ZERO && !facing())
+                    {
+                        continue;
+                    }
+                    let ahead = (other.position - presser.position).dot(heading);
+                    if best.is_none_or(|(a, _)| ahead < a) {
+                        best = Some((ahead, them));
+                    }
+                }
+            });
+            let Some((_, them)) = best else { continue };
+            let (mine, theirs) = (positions[me], positions[them]);
+            // Onwards for the stuck one (and for the other, walking), by steps both may take.
+            if (theirs - mine).dot(heading) > 0.0
+                && (mine - theirs).dot(bodies[them].preferred) >= 0.0
+                && crossing_is_legal(grid, bodies[me].position, theirs)
+                && crossing_is_legal(grid, bodies[them].position, mine)
+            {
+                positions[me] = theirs;
+                positions[them] = mine;
+                traded[me] = true;
+                traded[them] = true;
+            }
         }
     }
 
@@ -2382,6 +2466,96 @@ mod tests {
         let moved = bodies[0].position - start;
         assert!(moved.x >= 0.3, "the unit at the mouth went its way (right): moved {moved}");
         assert!(backed < 1.0, "the walker stepped back {backed} tiles: less than a tile");
+    }
+
+    /// A corridor two tiles wide packed with another group's arrived units (seeded scenes 89
+    /// and 100: a ring filling two-wide maze corridors): none can make room, so the unit bound
+    /// through stood among them for good. Stuck, it trades places with the idle unit ahead of
+    /// it, one at a time, and gets through; no two bodies ever overlap, none touches a wall.
+    #[test]
+    fn a_unit_trades_places_through_a_corridor_packed_with_another_groups_arrived_units() {
+        // Open: rows 4 and 5, columns 0 to 19.
+        let mut grid = open(20);
+        for x in 0..20 {
+            for y in (0..20).filter(|y| !(4..=5).contains(y)) {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+        let idle =
+            |x: f32, y: f32| Body { preferred: Vec2::ZERO, group: 2, ..Body::new(Vec2::new(x, y), 0.3, 5.0) };
+        let mut bodies = vec![Body { group: 1, ..Body::new(Vec2::new(0.4, 5.0), 0.3, 5.0) }];
+        // Packed from end to end in three rows 0.7 apart (the gaps between them are a tenth of
+        // a tile): nowhere to make room.
+        for k in 0..30 {
+            let x = 1.02 + 0.62 * k as f32;
+            for y in [4.31, 5.0, 5.69] {
+                bodies.push(idle(x, y));
+            }
+        }
+        let (dt, mut scratch, mut quality) = (1.0 / 60.0, Vec::new(), Quality::default());
+        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+        let (mut best, mut stuck) = (f32::INFINITY, 0.0);
+        for _ in 0..60 * 200 {
+            let me = bodies[0].position;
+            if me.x > 17.0 {
+                break;
+            }
+            // Wants to go right along the middle of the corridor; stuck counts as the harness
+            // counts it: seconds without getting a quarter tile closer.
+            bodies[0].preferred = (Vec2::new(19.0, 5.0) - me).normalize() * 5.0;
+            let to_go = 19.0 - me.x;
+            if to_go < best - 0.25 {
+                (best, stuck) = (to_go, 0.0);
+            } else {
+                stuck += dt;
+            }
+            bodies[0].stuck = stuck;
+            avoidance.step(&mut bodies, &grid, dt, &mut scratch);
+            quality.observe(&bodies, &grid);
+        }
+        assert!(bodies[0].position.x > 17.0, "through the packed corridor: at {}", bodies[0].position);
+        assert!(quality.gap_ratio >= 0.98, "gap ratio {}", quality.gap_ratio);
+        assert_eq!(quality.wall_overlaps, 0);
+    }
+
+    /// Places are traded only with a body of another group, of the same radius, ahead: idle, or
+    /// face to face and stuck as long.
+    #[test]
+    fn places_are_traded_only_with_another_groups_idle_or_facing_bodies_ahead() {
+        let grid = open(12);
+        let presser = Body {
+            preferred: Vec2::new(5.0, 0.0),
+            stuck: SWAP_AFTER + 1.0,
+            group: 1,
+            ..Body::new(Vec2::new(5.0, 5.5), 0.3, 5.0)
+        };
+        let ahead = Body { preferred: Vec2::ZERO, group: 2, ..Body::new(Vec2::new(5.62, 5.5), 0.3, 5.0) };
+        let traded = |other: Body, presser: Body| {
+            let bodies = [presser, other];
+            let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+            avoidance.prepare(&bodies, &grid);
+            let mut positions = vec![presser.position, other.position];
+            avoidance.pass_through(&bodies, &grid, &mut positions);
+            positions == vec![other.position, presser.position]
+        };
+        assert!(traded(ahead, presser), "an idle body of another group ahead");
+        assert!(!traded(Body { group: 1, ..ahead }, presser), "its own group's");
+        assert!(
+            !traded(Body { preferred: Vec2::new(-5.0, 0.0), ..ahead }, presser),
+            "a walking body, not stuck"
+        );
+        assert!(
+            !traded(Body { preferred: Vec2::new(5.0, 0.0), stuck: 9.0, ..ahead }, presser),
+            "one going its way"
+        );
+        let facing = Body { preferred: Vec2::new(-5.0, 0.0), stuck: SWAP_AFTER, ..ahead };
+        assert!(traded(facing, presser), "face to face, both stuck");
+        assert!(
+            !traded(Body { radius: 0.5, position: Vec2::new(5.85, 5.5), ..ahead }, presser),
+            "a bigger body"
+        );
+        assert!(!traded(Body { position: Vec2::new(4.38, 5.5), ..ahead }, presser), "a body behind it");
+        assert!(!traded(ahead, Body { stuck: SWAP_AFTER - 0.5, ..presser }), "before it is stuck long");
     }
 
     /// An idle body in the way of a stuck one steps aside where it has room, and straight on
