@@ -11,8 +11,10 @@
 //! it, not on one point; a follower pushed away from that ring by passers walks back,
 //! [`gridpath::avoid::displaced`], or lands where its own ring keeps it out,
 //! [`gridpath::avoid::land_in_ring`]), and the velocity it wants; then [`gridpath::avoid`] picks the velocities
-//! (on the compute task pool) and parts what overlap is left; every avoider is put where it
-//! ended up. A body only ever changes cell by a legal step and never overlaps a wall.
+//! (on the compute task pool) and parts what overlap is left (an avoider stuck for 3 s trades
+//! places with another group's idle unit in its way, or one face to face with it:
+//! [`gridpath::avoid::Avoidance::pass_through`]); every avoider is put where it ended up. A
+//! body only ever changes cell by a legal step and never overlaps a wall.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -854,7 +856,7 @@ impl AvoidFrame {
     /// Prepares `avoidance` for `bodies` (whose centres it has just
     /// [`bucket`](Avoidance::bucket)ed), picks every body's velocity and moves it `dt`
     /// seconds, then parts what overlap is left ([`Avoidance::advance`], split over the
-    /// compute pool): [`velocities`](Self::velocities) and [`positions`](Self::positions),
+    /// compute pool) and lets bodies stuck long trade places ([`Avoidance::pass_through`]): [`velocities`](Self::velocities) and [`positions`](Self::positions),
     /// one per body.
     pub fn run(&mut self, avoidance: &mut Avoidance, bodies: &[Body], grid: &Grid, dt: f32) {
         let Self { velocities, by_slot, positions, overlapping } = self;

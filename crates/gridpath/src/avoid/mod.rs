@@ -19,7 +19,9 @@
 //!    pushes them out of walls; a body whose centre would cross into a cell it cannot enter
 //!    keeps its old position. Its per-body phases ([`Avoidance::overlapping`],
 //!    [`Avoidance::settle`]) read only, so callers may split them over threads too, around
-//!    the rounds of [`Avoidance::separate_overlapping`].
+//!    the rounds of [`Avoidance::separate_overlapping`]. Last, [`Avoidance::pass_through`]
+//!    lets a body stuck for [`SWAP_AFTER`] trade places with another group's idle body in its
+//!    way, or with one stuck face to face with it, where no one has room to make.
 //!
 //! [`Avoidance::step`] does all three on one thread. Why our own and not the `dodgy_2d` crate
 //! (ORCA in Rust): walls here are grid cells, not polygons (a polygon per wall run would have
@@ -1286,11 +1288,14 @@ impl Avoidance {
     /// Moves `positions` (the bodies' new centres, one per body, after they moved) apart where
     /// two bodies overlap and out of walls. A body that is not moving is never moved; one whose
     /// centre would end in a cell it cannot step to from its old cell (`bodies[i].position`)
-    /// keeps its old position. The bodies must be prepared ([`prepare`](Self::prepare)).
+    /// keeps its old position. Then bodies stuck long trade places
+    /// ([`pass_through`](Self::pass_through)). The bodies must be prepared
+    /// ([`prepare`](Self::prepare)).
     ///
     /// On one thread; a caller with threads can split the two per-body phases instead:
     /// [`overlapping`](Self::overlapping) by chunks, [`separate_overlapping`](Self::separate_overlapping),
-    /// then [`settle`](Self::settle) by chunks — the same result.
+    /// then [`settle`](Self::settle) by chunks, then [`pass_through`](Self::pass_through) — the
+    /// same result.
     pub fn separate(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
         self.note_drift(bodies, positions);
         self.separate_measured(bodies, grid, positions);
