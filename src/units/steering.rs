@@ -17,8 +17,8 @@
 //! overlap is left, so bodies never overlap each other or a wall and streams meeting head-on
 //! form lanes. Arrived units keep avoiding with no wish of their own: they give way to units
 //! passing through, and a unit stuck among them for 3 s where none has room to give trades
-//! places with the one in its way (`Avoidance::pass_through`). Units the plugin's `Mover` walks (the lab's unit, 2x2 and 3x3 units) are
-//! bodies too, with their real radii: the crowd steers clear of them and is pushed out of them
+//! places with the one in its way (`Avoidance::pass_through`). Units the plugin's `Mover`
+//! walks (the lab's unit, 2x2 and 3x3 units) are bodies too, with their real radii: the crowd steers clear of them and is pushed out of them
 //! as of a body that does not give way, and a walker stops short of any unit on its way and of
 //! the other walkers (its `Mover::limit`, set before it moves): it waits for them to clear
 //! instead of walking over them. Arrived crowd units step aside for it.

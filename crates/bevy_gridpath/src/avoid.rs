@@ -856,8 +856,8 @@ impl AvoidFrame {
     /// Prepares `avoidance` for `bodies` (whose centres it has just
     /// [`bucket`](Avoidance::bucket)ed), picks every body's velocity and moves it `dt`
     /// seconds, then parts what overlap is left ([`Avoidance::advance`], split over the
-    /// compute pool) and lets bodies stuck long trade places ([`Avoidance::pass_through`]): [`velocities`](Self::velocities) and [`positions`](Self::positions),
-    /// one per body.
+    /// compute pool) and lets bodies stuck long trade places ([`Avoidance::pass_through`]):
+    /// [`velocities`](Self::velocities) and [`positions`](Self::positions), one per body.
     pub fn run(&mut self, avoidance: &mut Avoidance, bodies: &[Body], grid: &Grid, dt: f32) {
         let Self { velocities, by_slot, positions, overlapping } = self;
         avoidance.prepare_bucketed(bodies, grid);

@@ -120,7 +120,8 @@ const MAKE_ROOM_GAP: f32 = 0.45;
 /// Idle bodies in a row that make room for one stuck body, at most.
 const MAKE_ROOM_CHAIN: usize = 8;
 /// Seconds a body must be stuck for before it trades places with an idle body of another
-/// group in its way that could not make room ([`Avoidance::pass_through`]).
+/// group in its way that could not make room, or with one of another group stuck as long face
+/// to face with it ([`Avoidance::pass_through`]).
 pub const SWAP_AFTER: f32 = 3.0;
 /// Share of its top speed an idle body makes room at.
 const MAKE_ROOM_SPEED: f32 = 0.5;
@@ -535,6 +536,8 @@ pub struct Avoidance {
     pressing: Vec<(u32, Vec2, u32, bool)>,
     /// Frames prepared so far (wrapping): whose turn it is to plan.
     frame: u32,
+    /// [`pass_through`](Self::pass_through)'s bodies that traded places this frame, by index.
+    traded: Vec<bool>,
     /// The centres handed to the positional pass, in bucket order (slot `s`'s at `s`).
     moved: Vec<Vec2>,
     /// How far any body moved from where it was bucketed, at most, to the positions the
@@ -838,7 +841,7 @@ impl Avoidance {
                     }
                     let theirs = other.preferred.normalize();
                     // Face to face or crossing: either way, each stands in the other's path.
-                    let each_in_the_way = in_the_way(&me, heading, other) && in_the_way(other, theirs, &me);
+                    let each_in_the_way = each_in_the_way((&me, heading), (other, theirs));
                     let stalled =
                         other.velocity.dot(other.preferred) < STALLED * other.preferred.length_squared();
                     // Where the two cannot pass side by side; elsewhere lanes let them by, or
@@ -1500,46 +1503,52 @@ impl Avoidance {
     /// a place: where giving way ([`give_way`](Self::give_way)) cannot back the one that
     /// yields out (another group's arrived units behind it, seeded scene 55), they stood for good.
     /// The bodies must be prepared ([`prepare`](Self::prepare)) for `bodies`.
-    pub fn pass_through(&self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
-        if self.slots.len() != bodies.len() || !bodies.iter().any(|b| b.moving && b.stuck >= SWAP_AFTER) {
+    pub fn pass_through(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
+        if self.slots.len() != bodies.len() {
             return;
         }
-        let mut traded: Vec<bool> = Vec::new();
-        for (s, presser) in self.slots.iter().enumerate() {
+        let Self { slots, buckets, traded, max_radius, .. } = self;
+        // Cleared once a frame, and only when some body is stuck that long.
+        let mut cleared = false;
+        for (s, presser) in slots.iter().enumerate() {
             if !presser.moving || presser.preferred == Vec2::ZERO || presser.stuck < SWAP_AFTER {
                 continue;
             }
-            if traded.is_empty() {
+            if !cleared {
+                traded.clear();
                 traded.resize(bodies.len(), false);
+                cleared = true;
             }
             let me = presser.index as usize;
             if traded[me] {
                 continue;
             }
             let heading = presser.preferred.normalize();
-            let reach = presser.radius + self.max_radius + MAKE_ROOM_GAP;
-            // The idle body nearest ahead in its path.
+            let reach = presser.radius + *max_radius + MAKE_ROOM_GAP;
+            // The body nearest ahead in its path that it may trade with.
             let mut best: Option<(f32, usize)> = None;
-            self.buckets.square_rows(presser.position, reach, |run| {
+            buckets.square_rows(presser.position, reach, |run| {
                 for t in run {
-                    let other = &self.slots[t];
+                    let other = &slots[t];
                     let them = other.index as usize;
-                    let own = presser.group != 0 && other.group == presser.group;
-                    // Idle, or walking the other way stuck as long, with the stuck one in its way
-                    // (face to face where neither can pass, and neither can back out).
-                    let facing = || {
-                        other.stuck >= SWAP_AFTER
-                            && in_the_way(other, other.preferred.normalize(), presser)
-                            && other.preferred.dot(heading) < 0.0
-                    };
                     if t == s
                         || !other.moving
-                        || own
+                        || (presser.group != 0 && other.group == presser.group)
                         || traded[them]
                         || (other.radius - presser.radius).abs() > 1e-4
-                        || !in_the_way(presser, heading, other)
-                        || (other.preferred != Vec2::ZERO && !facing())
                     {
+                        continue;
+                    }
+                    // Idle and in its path, or walking the other way stuck as long, face to face
+                    // with it (where neither can pass, and neither can back out).
+                    let in_path = if other.preferred == Vec2::ZERO {
+                        in_the_way(presser, heading, other)
+                    } else {
+                        other.stuck >= SWAP_AFTER
+                            && other.preferred.dot(heading) < 0.0
+                            && each_in_the_way((presser, heading), (other, other.preferred.normalize()))
+                    };
+                    if !in_path {
                         continue;
                     }
                     let ahead = (other.position - presser.position).dot(heading);
@@ -1692,6 +1701,12 @@ fn in_the_way(presser: &Slot, heading: Vec2, other: &Slot) -> bool {
     ahead.dot(heading) > 0.0
         && det(heading, ahead).abs() < touch
         && ahead.length_squared() < (touch + MAKE_ROOM_GAP) * (touch + MAKE_ROOM_GAP)
+}
+
+/// Whether each of two bodies, going along its heading (a unit vector), stands in the other's
+/// path ([`in_the_way`]): face to face or crossing.
+fn each_in_the_way((a, a_heading): (&Slot, Vec2), (b, b_heading): (&Slot, Vec2)) -> bool {
+    in_the_way(a, a_heading, b) && in_the_way(b, b_heading, a)
 }
 
 /// Which way (a unit vector) `other`, in the path of `presser` going along `heading`, makes
