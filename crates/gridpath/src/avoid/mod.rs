@@ -538,6 +538,8 @@ pub struct Avoidance {
     frame: u32,
     /// [`pass_through`](Self::pass_through)'s bodies that traded places this frame, by index.
     traded: Vec<bool>,
+    /// Whether any body traded places in the last [`pass_through`](Self::pass_through).
+    traded_any: bool,
     /// The centres handed to the positional pass, in bucket order (slot `s`'s at `s`).
     moved: Vec<Vec2>,
     /// How far any body moved from where it was bucketed, at most, to the positions the
@@ -1504,20 +1506,20 @@ impl Avoidance {
     /// yields out (another group's arrived units behind it, seeded scene 55), they stood for good.
     /// The bodies must be prepared ([`prepare`](Self::prepare)) for `bodies`.
     pub fn pass_through(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
+        // Last frame's trades are forgotten (a pass over every body only after a frame with
+        // trades).
+        if self.traded_any {
+            self.traded.fill(false);
+            self.traded_any = false;
+        }
+        self.traded.resize(bodies.len(), false);
         if self.slots.len() != bodies.len() {
             return;
         }
-        let Self { slots, buckets, traded, max_radius, .. } = self;
-        // Cleared once a frame, and only when some body is stuck that long.
-        let mut cleared = false;
+        let Self { slots, buckets, traded, traded_any, max_radius, .. } = self;
         for (s, presser) in slots.iter().enumerate() {
             if !presser.moving || presser.preferred == Vec2::ZERO || presser.stuck < SWAP_AFTER {
                 continue;
-            }
-            if !cleared {
-                traded.clear();
-                traded.resize(bodies.len(), false);
-                cleared = true;
             }
             let me = presser.index as usize;
             if traded[me] {
@@ -1569,8 +1571,26 @@ impl Avoidance {
                 positions[them] = mine;
                 traded[me] = true;
                 traded[them] = true;
+                *traded_any = true;
             }
         }
+    }
+
+    /// Whether body `i` traded places in this frame's [`pass_through`](Self::pass_through):
+    /// its move this frame is no walk, so a caller records the velocity it planned, not its
+    /// displacement over the frame (a place's width in one frame, some 30 tiles a second, would
+    /// throw its neighbours' next plans and its own reciprocity off).
+    #[must_use]
+    pub fn traded(&self, i: usize) -> bool {
+        self.traded.get(i).copied().unwrap_or(false)
+    }
+
+    /// The velocity body `i` walked at this frame, from `from` to `to` in `dt` seconds, with
+    /// `planned` the velocity avoidance picked for it: its displacement over `dt`, or the
+    /// planned velocity where it traded places ([`traded`](Self::traded)) or no time passed.
+    #[must_use]
+    pub fn walked(&self, i: usize, (from, to): (Vec2, Vec2), planned: Vec2, dt: f32) -> Vec2 {
+        if dt > 0.0 && !self.traded(i) { (to - from) / dt } else { planned }
     }
 
     /// One frame on one thread: new velocities, moved bodies, separated. Updates `position`
@@ -1582,9 +1602,9 @@ impl Avoidance {
         self.velocities(bodies, grid, dt, 0, velocities);
         let mut positions = std::mem::take(&mut self.positions);
         self.advance(bodies, grid, dt, velocities, &mut positions);
-        for ((body, p), v) in bodies.iter_mut().zip(&positions).zip(velocities.iter()) {
+        for (i, ((body, p), v)) in bodies.iter_mut().zip(&positions).zip(velocities.iter()).enumerate() {
             if body.moving {
-                body.velocity = if dt > 0.0 { (*p - body.position) / dt } else { *v };
+                body.velocity = self.walked(i, (body.position, *p), *v, dt);
                 body.planned = *v;
                 body.position = *p;
             }
@@ -2576,6 +2596,39 @@ mod tests {
         );
         assert!(!traded(Body { position: Vec2::new(4.38, 5.5), ..ahead }, presser), "a body behind it");
         assert!(!traded(ahead, Body { stuck: SWAP_AFTER - 0.5, ..presser }), "before it is stuck long");
+    }
+
+    /// A trade is no walk: the two bodies walked at the velocity they planned, not at a place's
+    /// width over the frame, and the next frame without a trade forgets it.
+    #[test]
+    fn bodies_that_traded_places_walked_at_their_planned_velocity_for_that_frame_only() {
+        let grid = open(12);
+        let presser = Body {
+            preferred: Vec2::new(5.0, 0.0),
+            stuck: SWAP_AFTER + 1.0,
+            group: 1,
+            ..Body::new(Vec2::new(5.0, 5.5), 0.3, 5.0)
+        };
+        let ahead = Body { preferred: Vec2::ZERO, group: 2, ..Body::new(Vec2::new(5.62, 5.5), 0.3, 5.0) };
+        let bodies = [presser, ahead];
+        let mut avoidance = Avoidance::new(AvoidanceSettings::default());
+        avoidance.prepare(&bodies, &grid);
+        let mut positions = vec![presser.position, ahead.position];
+        avoidance.pass_through(&bodies, &grid, &mut positions);
+        assert_eq!(positions, vec![ahead.position, presser.position], "they traded places");
+        let (planned, dt) = (Vec2::new(0.1, 0.0), 1.0 / 60.0);
+        assert!(avoidance.traded(0) && avoidance.traded(1));
+        assert_eq!(avoidance.walked(0, (presser.position, positions[0]), planned, dt), planned);
+        assert_eq!(avoidance.walked(1, (ahead.position, positions[1]), Vec2::ZERO, dt), Vec2::ZERO);
+
+        // Next frame nobody is stuck: no trade, and each walked its displacement over the frame.
+        let calm = [Body { stuck: 0.0, ..presser }, ahead];
+        avoidance.prepare(&calm, &grid);
+        let mut positions = vec![presser.position + Vec2::new(0.05, 0.0), ahead.position];
+        avoidance.pass_through(&calm, &grid, &mut positions);
+        assert!(!avoidance.traded(0) && !avoidance.traded(1), "last frame's trade is forgotten");
+        let walked = avoidance.walked(0, (presser.position, positions[0]), planned, dt);
+        assert!((walked - Vec2::new(3.0, 0.0)).length() < 1e-3, "walked {walked}");
     }
 
     /// An idle body in the way of a stuck one steps aside where it has room, and straight on
