@@ -83,7 +83,11 @@ pub fn landing(landed: f32, extent: f32, now: f32, stalled: f32) -> Option<Landi
 /// landed from then on: [`landing`] (pushed away from its ring it walks back first, or lands
 /// where its own ring keeps it out), then [`within_ring`] with the touch the landing
 /// [admits](Landing::admits). `landed` is where it first landed (infinity: not yet), `extent`
-/// how far its ring reaches ([`displaced`]); the rest is [`within_ring`]'s.
+/// how far its ring reaches ([`displaced`]); the rest is [`within_ring`]'s. And a unit in a
+/// passage ([`in_passage`]) with passage ground ahead, touching an arrived unit in its way
+/// (within 60° of its heading) that stands in a passage too, no more than a diagonal step
+/// beyond the ring's `extent`, lands at once: the ring has grown into a line back along
+/// corridors, and the line grows on unit by unit behind it.
 ///
 /// ```
 /// use glam::Vec2;
@@ -99,6 +103,23 @@ pub fn landing(landed: f32, extent: f32, now: f32, stalled: f32) -> Option<Landi
 /// assert_eq!(land_in_ring(&grid, held(12.0, 2.0), (100, 1_000), reach, (4.0, 6.0), touch(true)), None);
 /// assert_eq!(land_in_ring(&grid, held(12.0, LONG_STALL), (100, 1_000), reach, (4.0, 6.0), touch(false)), None);
 /// assert_eq!(land_in_ring(&grid, held(12.0, LONG_STALL), (100, 1_000), reach, (4.0, 6.0), touch(true)), Some(12.0));
+///
+/// // A corridor one tile wide (row 2) whose ring has lined it out to 30 tiles from the goal:
+/// // 31 tiles out, touching the line's last unit ahead, it lands at once; on open ground, or
+/// // with the arrived unit behind it rather than ahead, it waits.
+/// let mut corridor = Grid::filled(40, 5, Tile::FLOOR).unwrap();
+/// for x in 0..40 {
+///     for y in [0, 1, 3, 4] {
+///         corridor.set_wall(gridpath::Pos::new(x, y), true).unwrap();
+///     }
+/// }
+/// let in_line = Held { position: Vec2::new(9.5, 2.5), ..held(31.0, 2.0) };
+/// let ahead = || Some(Touch { arrived: Vec2::new(10.1, 2.5), hemmed_in: false, blocked: 1 });
+/// assert_eq!(land_in_ring(&corridor, in_line, (200, 1_000), reach, (f32::INFINITY, 30.0), ahead), Some(31.0));
+/// assert_eq!(land_in_ring(&corridor, in_line, (200, 1_000), reach, (f32::INFINITY, 20.0), ahead), None);
+/// assert_eq!(land_in_ring(&grid, held(31.0, 2.0), (200, 1_000), reach, (f32::INFINITY, 30.0), touch(false)), None);
+/// let behind = || Some(Touch { arrived: Vec2::new(8.9, 2.5), hemmed_in: false, blocked: 16 });
+/// assert_eq!(land_in_ring(&corridor, in_line, (200, 1_000), reach, (f32::INFINITY, 30.0), behind), None);
 /// ```
 #[must_use]
 pub fn land_in_ring(
@@ -110,7 +131,55 @@ pub fn land_in_ring(
     touches: impl FnOnce() -> Option<Touch>,
 ) -> Option<f32> {
     let landing = landing(landed, extent, held.distance, held.stalled)?;
-    within_ring(grid, held, counts, reach, || landing.admits(touches())).then_some(landing.at)
+    // `touches` is asked once at most: by `within_ring`, or here after it.
+    let mut asked: Option<Option<Touch>> = None;
+    let mut touches = Some(touches);
+    let mut touch = || *asked.get_or_insert_with(|| landing.admits(touches.take().and_then(|f| f())));
+    if within_ring(grid, held, counts, &reach, &mut touch) {
+        return Some(landing.at);
+    }
+    // Behind the line its ring forms back along passages, no farther out than a step beyond
+    // the ring's extent: it joins the line at once. `within_ring` asks a unit out of the
+    // reach of the arrived count to wait [`LONG_STALL`] first, so a line growing back through
+    // a door grew a unit every 20 s, and a room behind the door held its last units for good
+    // (seeded rooms 300 and 554: a ring lining one-tile corridors, its goal's room plugged).
+    // Only a line in corridors: a unit in a one-tile door onto the goal's room, touching a
+    // unit that arrived in the door, waits (landing, it started a line that grew back out
+    // through the door while the room still held the crowd: 370 of the door scene's 1,000).
+    let lined = !landing.beyond
+        && held.distance <= extent + std::f32::consts::SQRT_2
+        && in_passage(grid, held.position, held.heading)
+        && passage_ahead(grid, held.position, held.heading)
+        && touch().is_some_and(|t| {
+            (t.arrived - held.position).normalize_or_zero().dot(held.heading) >= AHEAD
+                && lines_passage(grid, t.arrived, held.heading)
+        });
+    lined.then_some(landing.at)
+}
+
+/// Tiles ahead of a unit in a passage where [`passage_ahead`] looks.
+const AHEAD_TILES: f32 = 1.5;
+
+/// Whether the ground [`AHEAD_TILES`] ahead of `p` along `heading` is a passage too (either
+/// way, or no ground of its class at all: the passage turns or ends): a corridor, not a door
+/// onto a room, where arrived units ahead could spread out.
+fn passage_ahead(grid: &Grid, p: Vec2, heading: Vec2) -> bool {
+    let q = p + heading * AHEAD_TILES;
+    super::class_at(grid, q) != super::class_at(grid, p) || lines_passage(grid, q, heading)
+}
+
+/// Cosine of the widest angle off its heading at which an arrived unit it touches stands in
+/// the way of a unit in a passage (60°, as [`Touch::blocked`] counts).
+const AHEAD: f32 = 0.5;
+
+/// Whether an arrived unit at `p` stands in a passage, along `heading`, across it or
+/// diagonally: a unit held up on its way (`heading`) out of a door onto a corridor its ring
+/// lines touches the line across its way, or where corridors cross.
+fn lines_passage(grid: &Grid, p: Vec2, heading: Vec2) -> bool {
+    // Diagonally too: where two one-tile corridors cross, each straight way is long, both
+    // diagonal ones a tile wide.
+    let diagonal = Vec2::from_angle(std::f32::consts::FRAC_PI_4).rotate(heading);
+    [heading, heading.perp(), diagonal, diagonal.perp()].into_iter().any(|way| in_passage(grid, p, way))
 }
 
 /// Where a unit may land round its goal ([`landing`]).
@@ -342,7 +411,7 @@ pub fn within_ring(
     let loose = (all as f32 * LOOSE) as usize;
     // Behind a unit arrived in a passage, in it too: the ring is a line along the passage.
     let walled =
-        || in_passage(grid, held.position, held.heading) && in_passage(grid, touch.arrived, held.heading);
+        || in_passage(grid, held.position, held.heading) && lines_passage(grid, touch.arrived, held.heading);
     // One of the last few, boxed in by bodies and walls all round.
     let last_few = || {
         all.saturating_sub(arrived) <= STRAGGLERS.max(all / 100)

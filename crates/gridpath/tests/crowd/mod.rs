@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use glam::Vec2;
 use gridpath::avoid::{
-    ArrivalRing, Avoidance, AvoidanceSettings, Body, Contact, Held, Quality, Touch, step_aim, within_ring,
+    ArrivalRing, Avoidance, AvoidanceSettings, Body, Contact, Held, Quality, Touch, land_in_ring, step_aim,
 };
 use gridpath::generate::{Generator, generate};
 use gridpath::{FlowField, Grid, Pos, Rules, Tile, formats};
@@ -262,19 +262,25 @@ impl Crowd {
             };
             let position = bodies[i].position;
             // Pushed away from its ring, it walks back before it lands again (or lands where its
-            // ring keeps it out: `landing`).
-            let landing = gridpath::avoid::landing(self.landed_at[i], reach, distance, self.stalled[i]);
-            let touches = self.stalled[i] >= STALL
-                && landing.is_some_and(|landing| {
-                    let heading = (target - position).normalize_or_zero();
-                    let held =
-                        Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
-                    let touching = || landing.admits(touching());
-                    within_ring(grid, held, (*landed, *all), |n| ring.reach(n, RADIUS), touching)
-                });
+            // ring keeps it out), as the game and the plugin land.
+            let heading = (target - position).normalize_or_zero();
+            let held = Held { position, heading, distance: to_go, stalled: self.stalled[i], radius: RADIUS };
+            let landing = (self.stalled[i] >= STALL)
+                .then(|| {
+                    land_in_ring(
+                        grid,
+                        held,
+                        (*landed, *all),
+                        |n| ring.reach(n, RADIUS),
+                        (self.landed_at[i], reach),
+                        touching,
+                    )
+                })
+                .flatten();
+            let touches = landing.is_some();
             if touches || self.bodies[i].position.distance(center(goal)) <= ARRIVE {
                 self.done[i] = true;
-                self.landed_at[i] = landing.map_or(self.landed_at[i].min(distance), |landing| landing.at);
+                self.landed_at[i] = landing.unwrap_or(self.landed_at[i].min(distance));
                 self.bodies[i].preferred = Vec2::ZERO;
                 self.arrived += 1;
                 self.last_arrival = self.time;
