@@ -2558,11 +2558,9 @@ mod tests {
         assert_eq!(quality.wall_overlaps, 0);
     }
 
-    /// Places are traded only with a body of another group, of the same radius, ahead: idle, or
-    /// face to face and stuck as long.
-    #[test]
-    fn places_are_traded_only_with_another_groups_idle_or_facing_bodies_ahead() {
-        let grid = open(12);
+    /// A body of group 1 stuck long enough to trade, heading +x, and an idle body of group 2
+    /// touching it ahead.
+    fn stuck_behind_an_idle_body() -> (Body, Body) {
         let presser = Body {
             preferred: Vec2::new(5.0, 0.0),
             stuck: SWAP_AFTER + 1.0,
@@ -2570,6 +2568,15 @@ mod tests {
             ..Body::new(Vec2::new(5.0, 5.5), 0.3, 5.0)
         };
         let ahead = Body { preferred: Vec2::ZERO, group: 2, ..Body::new(Vec2::new(5.62, 5.5), 0.3, 5.0) };
+        (presser, ahead)
+    }
+
+    /// Places are traded only with a body of another group, of the same radius, ahead: idle, or
+    /// face to face and stuck as long.
+    #[test]
+    fn places_are_traded_only_with_another_groups_idle_or_facing_bodies_ahead() {
+        let grid = open(12);
+        let (presser, ahead) = stuck_behind_an_idle_body();
         let traded = |other: Body, presser: Body| {
             let bodies = [presser, other];
             let mut avoidance = Avoidance::new(AvoidanceSettings::default());
@@ -2603,13 +2610,7 @@ mod tests {
     #[test]
     fn bodies_that_traded_places_walked_at_their_planned_velocity_for_that_frame_only() {
         let grid = open(12);
-        let presser = Body {
-            preferred: Vec2::new(5.0, 0.0),
-            stuck: SWAP_AFTER + 1.0,
-            group: 1,
-            ..Body::new(Vec2::new(5.0, 5.5), 0.3, 5.0)
-        };
-        let ahead = Body { preferred: Vec2::ZERO, group: 2, ..Body::new(Vec2::new(5.62, 5.5), 0.3, 5.0) };
+        let (presser, ahead) = stuck_behind_an_idle_body();
         let bodies = [presser, ahead];
         let mut avoidance = Avoidance::new(AvoidanceSettings::default());
         avoidance.prepare(&bodies, &grid);
