@@ -195,9 +195,9 @@ fn main() {
             wall[k].push(walls[k]);
             cpu[k].push(cpus[k]);
         }
-        for ((body, p), v) in crowd.bodies.iter_mut().zip(&positions).zip(&split) {
+        for (i, ((body, p), v)) in crowd.bodies.iter_mut().zip(&positions).zip(&split).enumerate() {
             if body.moving {
-                body.velocity = if dt > 0.0 { (*p - body.position) / dt } else { *v };
+                body.velocity = avoidance.walked(i, (body.position, *p), *v, dt);
                 body.planned = *v;
                 body.position = *p;
             }

@@ -1586,11 +1586,18 @@ impl Avoidance {
     }
 
     /// The velocity body `i` walked at this frame, from `from` to `to` in `dt` seconds, with
-    /// `planned` the velocity avoidance picked for it: its displacement over `dt`, or the
-    /// planned velocity where it traded places ([`traded`](Self::traded)) or no time passed.
+    /// `planned` the velocity avoidance picked for it: its displacement over `dt`, the planned
+    /// velocity where it traded places ([`traded`](Self::traded)), or zero where no time
+    /// passed (a paused frame: bodies that stood still stay asleep).
     #[must_use]
     pub fn walked(&self, i: usize, (from, to): (Vec2, Vec2), planned: Vec2, dt: f32) -> Vec2 {
-        if dt > 0.0 && !self.traded(i) { (to - from) / dt } else { planned }
+        if self.traded(i) {
+            planned
+        } else if dt > 0.0 {
+            (to - from) / dt
+        } else {
+            Vec2::ZERO
+        }
     }
 
     /// One frame on one thread: new velocities, moved bodies, separated. Updates `position`
@@ -2398,9 +2405,9 @@ mod tests {
             planning.velocities(&theirs, &grid, dt, 0, &mut w);
             let mut positions = Vec::new();
             planning.advance(&theirs, &grid, dt, &w, &mut positions);
-            for ((body, p), v) in theirs.iter_mut().zip(&positions).zip(&w) {
+            for (i, ((body, p), v)) in theirs.iter_mut().zip(&positions).zip(&w).enumerate() {
                 if body.moving {
-                    body.velocity = (*p - body.position) / dt;
+                    body.velocity = planning.walked(i, (body.position, *p), *v, dt);
                     body.planned = *v;
                     body.position = *p;
                 }

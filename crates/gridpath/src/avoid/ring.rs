@@ -353,7 +353,8 @@ const STEP_PROBE: f32 = 0.25;
 /// density: a crowd that started on every cell of a map, at 0.28, packs no tighter against
 /// its ring), or anywhere when it has no way on round the ring: every body it touches has
 /// arrived ([`Touch::hemmed_in`]), or it and the arrived unit it touches stand in a passage
-/// ([`in_passage`]), where the arrived units block the way and the ring is a line back along
+/// ([`in_passage`]; the arrived unit's along its way, across it or diagonally), where the
+/// arrived units block the way and the ring is a line back along
 /// it (a goal in a maze's corridor: the cells the field counts beyond it are out of reach), or
 /// it is one of the group's last [`STRAGGLERS`], boxed in all round by the bodies it touches
 /// and walls ([`Touch::blocked`]): two of them walled in together by their arrived group each
