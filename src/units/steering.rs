@@ -639,7 +639,7 @@ fn avoid_and_move(
     let (velocities, positions) = (frame.velocities(), frame.positions());
     for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
         let (body, pos) = (bodies[i], positions[i]);
-        crowd.velocity = frame.walked()[i];
+        crowd.velocity = avoidance.walked(i, (body.position, pos), velocities[i], dt);
         crowd.planned = velocities[i];
         if pos != body.position {
             // The positional pass keeps a centre in its cell or a legal step away.

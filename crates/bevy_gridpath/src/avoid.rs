@@ -543,7 +543,7 @@ fn steer_avoiders(
     for (i, (mut avoid, mut mover, mut transform, .., follow, request)) in avoiders.iter_mut().enumerate() {
         debug_assert!(i < avoiding);
         let (body, p) = (bodies[i], positions[i]);
-        avoid.velocity = frame.walked()[i];
+        avoid.velocity = avoidance.walked(i, (body.position, p), velocities[i], dt);
         avoid.planned = velocities[i];
         let size = agent_size(request.as_deref(), follow.as_deref());
         let anchor = Space::anchor_at(p, size, grid);
@@ -850,8 +850,6 @@ pub struct AvoidFrame {
     positions: Vec<Vec2>,
     /// Per body, whether it overlaps another or a wall after moving.
     overlapping: Vec<bool>,
-    /// The velocities the bodies walked at, one per body ([`Avoidance::walked`]).
-    walked: Vec<Vec2>,
 }
 
 impl AvoidFrame {
@@ -859,9 +857,10 @@ impl AvoidFrame {
     /// [`bucket`](Avoidance::bucket)ed), picks every body's velocity and moves it `dt`
     /// seconds, then parts what overlap is left ([`Avoidance::advance`], split over the
     /// compute pool) and lets bodies stuck long trade places ([`Avoidance::pass_through`]):
-    /// [`velocities`](Self::velocities) and [`positions`](Self::positions), one per body.
+    /// [`velocities`](Self::velocities) and [`positions`](Self::positions), one per body; the
+    /// velocity each walked at is [`Avoidance::walked`]'s (a trade of places is no walk).
     pub fn run(&mut self, avoidance: &mut Avoidance, bodies: &[Body], grid: &Grid, dt: f32) {
-        let Self { velocities, by_slot, positions, overlapping, walked } = self;
+        let Self { velocities, by_slot, positions, overlapping } = self;
         avoidance.prepare_bucketed(bodies, grid);
         // By slot, so each task plans a run of neighbours (its part of the map).
         by_slot.clear();
@@ -880,14 +879,6 @@ impl AvoidFrame {
         let shared = &*avoidance;
         on_pool(positions, |first, out| shared.settle(bodies, grid, first, out));
         avoidance.pass_through(bodies, grid, positions);
-        walked.clear();
-        walked.extend(
-            bodies
-                .iter()
-                .zip(positions.iter().zip(velocities.iter()))
-                .enumerate()
-                .map(|(i, (body, (p, v)))| avoidance.walked(i, (body.position, *p), *v, dt)),
-        );
     }
 
     /// The velocities avoidance planned this frame, one per body (tiles per second).
@@ -898,13 +889,6 @@ impl AvoidFrame {
     /// Where the bodies ended up this frame, one per body (tiles).
     pub fn positions(&self) -> &[Vec2] {
         &self.positions
-    }
-
-    /// The velocities the bodies walked at this frame, one per body (tiles per second): how
-    /// far each moved over the frame's time, or the velocity it planned where it traded places
-    /// ([`Avoidance::walked`]). What a body's [`Body::velocity`] is next frame.
-    pub fn walked(&self) -> &[Vec2] {
-        &self.walked
     }
 }
 

@@ -195,13 +195,7 @@ fn main() {
             wall[k].push(walls[k]);
             cpu[k].push(cpus[k]);
         }
-        for (i, ((body, p), v)) in crowd.bodies.iter_mut().zip(&positions).zip(&split).enumerate() {
-            if body.moving {
-                body.velocity = avoidance.walked(i, (body.position, *p), *v, dt);
-                body.planned = *v;
-                body.position = *p;
-            }
-        }
+        avoidance.move_bodies(&mut crowd.bodies, &positions, &split, dt);
         crowd.time += dt;
         frame += 1;
         if frame % WINDOW == 0 {

@@ -1609,14 +1609,21 @@ impl Avoidance {
         self.velocities(bodies, grid, dt, 0, velocities);
         let mut positions = std::mem::take(&mut self.positions);
         self.advance(bodies, grid, dt, velocities, &mut positions);
-        for (i, ((body, p), v)) in bodies.iter_mut().zip(&positions).zip(velocities.iter()).enumerate() {
+        self.move_bodies(bodies, &positions, velocities, dt);
+        self.positions = positions;
+    }
+
+    /// Puts every moving body where this frame took it (`positions`), with the velocity it
+    /// planned (`planned`, one per body) and the one it [`walked`](Self::walked) at over `dt`
+    /// seconds: the bodies for the next frame.
+    pub fn move_bodies(&self, bodies: &mut [Body], positions: &[Vec2], planned: &[Vec2], dt: f32) {
+        for (i, ((body, p), v)) in bodies.iter_mut().zip(positions).zip(planned).enumerate() {
             if body.moving {
                 body.velocity = self.walked(i, (body.position, *p), *v, dt);
                 body.planned = *v;
                 body.position = *p;
             }
         }
-        self.positions = positions;
     }
 
     /// The bodies' centres after `dt` seconds at their new `velocities` (one per body), then
@@ -2405,13 +2412,7 @@ mod tests {
             planning.velocities(&theirs, &grid, dt, 0, &mut w);
             let mut positions = Vec::new();
             planning.advance(&theirs, &grid, dt, &w, &mut positions);
-            for (i, ((body, p), v)) in theirs.iter_mut().zip(&positions).zip(&w).enumerate() {
-                if body.moving {
-                    body.velocity = planning.walked(i, (body.position, *p), *v, dt);
-                    body.planned = *v;
-                    body.position = *p;
-                }
-            }
+            planning.move_bodies(&mut theirs, &positions, &w, dt);
             assert_eq!(ours, theirs, "frame {frame}");
         }
         // Half the bodies plan each frame (`plan_every`): at rest, all of those skip.
