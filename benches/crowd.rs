@@ -400,21 +400,16 @@ fn plugin_avoid_scenario(name: &str, map: MapSource, units: &[(Pos, Option<Pos>)
     app.insert_resource(nav);
     app.update();
     let tiles = |t: &Transform| Vec2::new(t.translation.x - origin.x, origin.y - t.translation.y) / TILE;
-    let mut before: Vec<Vec2> = Vec::new();
-    let mut query = app.world_mut().query::<(&Transform, &PathStatus)>();
+    let mut query = app.world_mut().query::<(&Transform, &PathStatus, &Avoid)>();
     run_scene(&format!("plugin-avoid {name}"), &mut app, &grid, seconds, |app, bodies, arrived| {
-        for (transform, status) in query.iter(app.world()) {
-            bodies.push(Body::new(tiles(transform), radius, DEFAULT_SPEED));
+        for (transform, status, avoid) in query.iter(app.world()) {
+            // The velocity it walked at (a trade of places is none, as the game's units count it).
+            bodies.push(Body {
+                velocity: avoid.velocity(),
+                ..Body::new(tiles(transform), radius, DEFAULT_SPEED)
+            });
             arrived.push(*status == PathStatus::Arrived);
         }
-        // Velocities from the frame's moves (`Avoid` keeps its own to itself).
-        if before.len() == bodies.len() {
-            for (body, was) in bodies.iter_mut().zip(&before) {
-                body.velocity = (body.position - *was) / FRAME as f32;
-            }
-        }
-        before.clear();
-        before.extend(bodies.iter().map(|b| b.position));
     });
 }
 

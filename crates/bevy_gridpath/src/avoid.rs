@@ -2,7 +2,9 @@
 //! the walls (ORCA and a positional pass, [`gridpath::avoid`]) on their way along their
 //! [`Waypoints`] or down their [`FollowFlowField`], instead of walking from cell centre to cell
 //! centre through each other. Movers without an [`Avoid`] are obstacles to them, with the
-//! radius of their body's size.
+//! radius of their body's size, seen walking the way they walk: avoiders in their way step aside
+//! in time (an obstacle never gives way; a game that wants its movers to wait for avoiders
+//! sets their [`Mover::limit`]).
 //!
 //! Each frame, after the plugin walked the other movers: every avoider works out where it aims
 //! (its next waypoint, its field's next step, or straight for its field's goal once it sees
@@ -107,6 +109,13 @@ impl Avoid {
     /// one-cell unit has ([`UNIT_RADIUS`] for one cell).
     pub fn for_agent_size(agent_size: u8) -> Self {
         Self::new(radius_for_size(agent_size))
+    }
+
+    /// The velocity it walked at last frame, in tiles per second (grid space: x right, y
+    /// down): its move over the frame, or where it traded places with a unit in its way
+    /// ([`Avoidance::pass_through`]), the velocity avoidance planned for it — a trade is no walk.
+    pub fn velocity(&self) -> Vec2 {
+        self.velocity
     }
 
     /// Tiles it could have walked, at its speed, since it last got closer to its goal (by
@@ -404,16 +413,20 @@ fn steer_avoiders(
         }));
     }
     let avoiding = scratch.centres.len();
-    for (transform, _, request, follow) in &obstacles {
-        scratch.centres.push(space.to_grid(transform.translation.truncate()));
-        let radius = radius_for_size(agent_size(request, follow));
+    for (transform, mover, request, follow) in &obstacles {
+        let p = space.to_grid(transform.translation.truncate());
+        scratch.centres.push(p);
+        let size = agent_size(request, follow);
+        // The cell it walks on, or into: its speed there.
+        let cell = mover.next().or(mover.cell()).or_else(|| Space::anchor_at(p, size, grid));
+        let cost = cell.and_then(|c| grid.tile(c)).and_then(|t| t.cost()).unwrap_or(1).max(1);
         scratch.standing.push(Standing {
             goal: None,
-            radius,
+            radius: radius_for_size(size),
             arrived: false,
             landed: f32::INFINITY,
             follow: None,
-            cost: 1,
+            cost,
             anchor: None,
         });
     }
@@ -527,11 +540,25 @@ fn steer_avoiders(
             distance: if aim.is_some() { wish.distance } else { f32::INFINITY },
         });
     }
-    for (transform, mover, request, follow) in &obstacles {
-        let size = agent_size(request, follow);
-        let position = space.to_grid(transform.translation.truncate());
-        let mut body = Body::new(position, radius_for_size(size), mover.speed);
-        body.moving = false;
+    for (k, (_, mover, request, follow)) in obstacles.iter().enumerate() {
+        let me = &scratch.standing[avoiding + k];
+        let position = scratch.centres[avoiding + k];
+        let speed = mover.speed / f32::from(me.cost);
+        // The velocity it walks at, seen even while a game's own avoidance holds it back
+        // (`Mover::limit`): avoiders in its way see it coming and step aside in time, instead of
+        // standing until it walks into them and the positional pass shoves them out.
+        let walking = !mover.hold && mover.next().is_some();
+        let heading = mover.heading();
+        let velocity = if walking { Vec2::new(heading.x, -heading.y) * speed } else { Vec2::ZERO };
+        let radius = radius_for_size(agent_size(request, follow));
+        // Not moving: it takes no part in avoiding, and nobody trades places with it.
+        let body = Body {
+            velocity,
+            planned: velocity,
+            preferred: velocity,
+            moving: false,
+            ..Body::new(position, radius, speed)
+        };
         scratch.bodies.push(body);
     }
     debug_assert_eq!(scratch.bodies.len(), scratch.centres.len());
