@@ -482,7 +482,7 @@ fn steer_crowd(
     let rules = problem.settings().rules;
     let space = GridSpace { half: problem.geometry().world_size() / 2.0 };
     let dt = time.delta_secs();
-    sight.on(problem.nav().version(), grid, &fields);
+    sight.on(problem.nav(), &fields);
     if avoidance.0 {
         let AvoidScratch { walkers: bodies, walker_agents, walker_entities, .. } = &mut *avoid;
         walker_bodies(&walkers, (grid, space, &fields), (bodies, walker_agents, walker_entities));

@@ -353,7 +353,7 @@ fn steer_avoiders(
     let dt = time.delta_secs();
     let was_off = std::mem::take(&mut scratch.was_off);
 
-    scratch.sight.on(nav.version(), grid, &fields);
+    scratch.sight.on(&nav, &fields);
     let mut lookup = FieldLookup::new(&fields);
     // Where everyone stands, the avoiders first (in query order), then the obstacles.
     scratch.centres.clear();

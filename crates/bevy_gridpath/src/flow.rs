@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use gridpath::avoid::{ArrivalRing, ring_reach};
+use gridpath::sight::sight_shadow;
 use gridpath::{FieldKind, FlowField, Grid, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
@@ -221,18 +222,50 @@ const BLIND: u8 = 1;
 const SEES: u8 = 2;
 
 impl GoalSight {
-    /// A new frame: forgets everything when the grid changed, and the goals no field is
-    /// followed to any more (a table is a byte per cell); the frame's budget of checks anew.
-    pub fn on(&mut self, version: NavVersion, grid: &Grid, fields: &FlowFields) {
+    /// A new frame on `nav`'s grid: forgets what the edits since the last frame may have
+    /// changed — the cells in the shadow they cast from each goal ([`sight_shadow`]), or
+    /// everything when that is not known ([`NavGrid::cells_edited_since`]) — and the goals no
+    /// field is followed to any more (a table is a byte per cell); the frame's budget of checks
+    /// anew. A wall painted far from a crowd's line to its goal leaves the crowd walking
+    /// straight, instead of every unit following the field's stair-steps until its cell is
+    /// checked again.
+    pub fn on(&mut self, nav: &NavGrid, fields: &FlowFields) {
         self.checks_left = SIGHT_CHECKS_PER_FRAME;
+        let (version, grid) = (nav.version(), nav.grid());
         if self.version != Some(version) {
+            let size = (grid.width(), grid.height());
+            let edited = self
+                .version
+                .filter(|_| size == (self.width, self.height) && !grid.has_fences())
+                .and_then(|seen| nav.cells_edited_since(seen));
+            match edited {
+                Some(cells) => self.forget(&cells),
+                None => self.tables.clear(),
+            }
             self.version = Some(version);
-            self.tables.clear();
-            (self.width, self.height) = (grid.width(), grid.height());
+            (self.width, self.height) = size;
         }
         let followed =
             |goal: Pos, rules: Rules| fields.iter().any(|(f, _)| (f.goal, f.rules) == (goal, rules));
         self.tables.retain(|&(goal, rules), _| followed(goal, rules));
+    }
+
+    /// Forgets the marks of the cells whose sight of their goal the `edited` cells may have
+    /// changed.
+    fn forget(&mut self, edited: &[Pos]) {
+        if edited.is_empty() {
+            return;
+        }
+        let width = self.width as usize;
+        for (&(goal, _), marks) in &mut self.tables {
+            let bounded = sight_shadow(goal, edited, (self.width, self.height), |y, xs| {
+                let row = y as usize * width;
+                marks[row + xs.start as usize..row + xs.end as usize].fill(UNCHECKED);
+            });
+            if !bounded {
+                marks.fill(UNCHECKED);
+            }
+        }
     }
 
     /// New checks left this frame.

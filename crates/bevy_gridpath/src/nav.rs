@@ -38,6 +38,40 @@ pub struct NavGrid {
     generation: u64,
     /// Edits not yet announced.
     pending: Pending,
+    /// The cells edited lately, for [`NavGrid::cells_edited_since`].
+    log: EditLog,
+}
+
+/// The cells edited since [`EditLog::floor`], each with the grid's revision once it changed:
+/// what a cache built on an earlier version needs to forget, without reading messages every
+/// frame it runs.
+#[derive(Debug, Clone, Default)]
+struct EditLog {
+    cells: Vec<(u64, Pos)>,
+    /// Every edit after this revision is logged (an edit of any cell, or more edits than the
+    /// log keeps, moves it on).
+    floor: u64,
+}
+
+impl EditLog {
+    /// Edits kept at most, however small the grid: past them, the older half is dropped.
+    const MIN_KEPT: usize = 4096;
+
+    fn push(&mut self, revision: u64, cell: Pos, cells_on_grid: usize) {
+        self.cells.push((revision, cell));
+        let kept = Self::MIN_KEPT.max(cells_on_grid / 8);
+        if self.cells.len() > kept {
+            let dropped = self.cells.len() / 2;
+            self.floor = self.cells[dropped - 1].0;
+            self.cells.drain(..dropped);
+        }
+    }
+
+    /// Nothing is known cell by cell before `revision`.
+    fn restart(&mut self, revision: u64) {
+        self.cells.clear();
+        self.floor = revision;
+    }
 }
 
 /// Where a `width` × `height` grid lies in the world: cell `(x, y)` is a square of `tile_size`
@@ -131,6 +165,7 @@ impl Clone for NavGrid {
             layout: self.layout,
             generation: next_generation(),
             pending: self.pending.clone(),
+            log: self.log.clone(),
         }
     }
 }
@@ -181,7 +216,8 @@ impl NavGrid {
     /// `grid` with its top-left corner at `origin`, each cell `tile_size` world units wide.
     pub fn new(grid: Grid, tile_size: f32, origin: Vec2) -> Self {
         let layout = GridLayout { origin, tile_size, width: grid.width(), height: grid.height() };
-        Self { grid, layout, generation: next_generation(), pending: Pending::default() }
+        let log = EditLog { cells: Vec::new(), floor: grid.revision() };
+        Self { grid, layout, generation: next_generation(), pending: Pending::default(), log }
     }
 
     /// `grid` centred on the world origin, each cell `tile_size` world units wide.
@@ -259,6 +295,7 @@ impl NavGrid {
         let changed = self.grid.set_tile(pos, tile)? != tile;
         if changed {
             self.pending.cells.push(pos);
+            self.log.push(self.grid.revision(), pos, self.grid.len());
         }
         Ok(changed)
     }
@@ -281,7 +318,11 @@ impl NavGrid {
         let changed = self.grid.set_tiles(edits)?;
         let cells =
             edits.iter().zip(before).filter(|&(&(_, tile), old)| old != Some(tile)).map(|(&(p, _), _)| p);
-        self.pending.cells.extend(cells);
+        let (revision, len) = (self.grid.revision(), self.grid.len());
+        for cell in cells {
+            self.pending.cells.push(cell);
+            self.log.push(revision, cell, len);
+        }
         Ok(changed)
     }
 
@@ -292,6 +333,7 @@ impl NavGrid {
     pub fn fill(&mut self, tile: Tile) -> Result<(), GridError> {
         self.grid.fill(tile)?;
         self.pending.all = true;
+        self.log.restart(self.grid.revision());
         Ok(())
     }
 
@@ -299,7 +341,9 @@ impl NavGrid {
     /// counts as changed.
     pub fn edit<R>(&mut self, edit: impl FnOnce(&mut Grid) -> R) -> R {
         self.pending.all = true;
-        edit(&mut self.grid)
+        let result = edit(&mut self.grid);
+        self.log.restart(self.grid.revision());
+        result
     }
 
     /// Puts a new map in place of the current one, keeping the tile size and, for a map of the
@@ -312,6 +356,33 @@ impl NavGrid {
         self.grid = grid;
         self.generation = next_generation();
         self.pending = Pending { replaced: true, ..Pending::default() };
+        self.log.restart(self.grid.revision());
+    }
+
+    /// The cells edited since `version` (each once per edit that changed it), when known cell
+    /// by cell: `None` for another grid ([`NavGrid::replace`], another `NavGrid`), after an
+    /// edit of any cell ([`NavGrid::edit`], [`NavGrid::fill`]) since, or edits too many ago.
+    /// For a cache built on `version` that forgets only what the edits may have changed
+    /// (a new version with `Some(empty)`: nothing did).
+    ///
+    /// ```
+    /// use bevy_gridpath::NavGrid;
+    /// use bevy_gridpath::gridpath::{Grid, Pos};
+    ///
+    /// let mut nav = NavGrid::centered(Grid::new(8, 8).unwrap(), 16.0);
+    /// let seen = nav.version();
+    /// nav.set_wall(Pos::new(3, 3), true).unwrap();
+    /// nav.set_wall(Pos::new(3, 3), true).unwrap(); // no change: not an edit
+    /// assert_eq!(nav.cells_edited_since(seen), Some(vec![Pos::new(3, 3)]));
+    /// assert_eq!(nav.cells_edited_since(nav.version()), Some(vec![]));
+    /// nav.edit(|grid| grid.set_wall(Pos::new(4, 4), true).unwrap());
+    /// assert_eq!(nav.cells_edited_since(seen), None, "any cell may have changed");
+    /// ```
+    pub fn cells_edited_since(&self, version: NavVersion) -> Option<Vec<Pos>> {
+        let known = version.generation == self.generation
+            && version.revision >= self.log.floor
+            && version.revision <= self.grid.revision();
+        known.then(|| self.log.cells.iter().filter(|e| e.0 > version.revision).map(|e| e.1).collect())
     }
 
     /// `true` when edits wait to be announced.

@@ -690,6 +690,22 @@ impl FlowField {
         (word != Packed::UNREACHED).then(|| Packed::cost(word))
     }
 
+    /// The distances of the reached cells, row by row ([`FlowField::distance`] of each cell
+    /// the field reaches): one pass over the field's words, for tallies over the whole map.
+    ///
+    /// ```
+    /// use gridpath::{FlowField, Grid, Pos, Rules};
+    /// let field = FlowField::dijkstra(&Grid::new(3, 1).unwrap(), Pos::new(0, 0), Rules::OCTILE).unwrap();
+    /// assert_eq!(field.reached_distances().collect::<Vec<_>>(), [0.0, 1.0, 2.0]);
+    /// ```
+    pub fn reached_distances(&self) -> impl Iterator<Item = f64> + '_ {
+        let (width, stride) = (self.width as usize, self.stride);
+        (0..self.height as usize)
+            .flat_map(move |y| self.packed[(y + 1) * stride + 1..][..width].iter())
+            .filter(|&&word| word != Packed::UNREACHED)
+            .map(|&word| Packed::cost(word))
+    }
+
     /// The wavefront number of `pos`: the goal is 1 and each step away adds 1 (for a
     /// [`FieldKind::Cost`] field: the cost plus 1, rounded). `None` if unreached.
     #[must_use]

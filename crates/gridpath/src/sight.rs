@@ -302,6 +302,118 @@ pub(crate) fn distance(a: Pos, b: Pos) -> f64 {
     squared.sqrt()
 }
 
+/// The cells whose [`Grid::line_of_sight`] to `goal` may have changed when the cells `edited`
+/// changed (walls, terrain), row by row: `each(y, xs)` for each row `y` of a `width` × `height`
+/// grid with cells of it to look at again. Returns `false`, having told nothing, when the edits
+/// may change any cell's sight (one is on `goal`, or they surround it): look at all of them.
+///
+/// A cell's sight reads only the cells whose closed square its segment to the goal meets (the
+/// cells it crosses, those it touches at a corner point, its two ends), so an edit matters only
+/// to the cells whose segment meets the box round the edited squares: those in the wedge the
+/// box casts away from the goal, and on that side of it. Whatever the rules (a grid with
+/// fences reads more: [`Grid::has_fences`] callers start afresh). A superset, a row's range
+/// rounded outwards: a few cells more are looked at again than need be, never one fewer.
+///
+/// ```
+/// use gridpath::{sight, Pos};
+/// let mut rows = Vec::new();
+/// // A wall painted two cells right of the goal on a 16 x 5 map: only cells to the right (a
+/// // cell to spare), round that row, may see the goal differently.
+/// assert!(sight::sight_shadow(Pos::new(2, 2), &[Pos::new(4, 2)], (16, 5), |y, xs| rows.push((y, xs))));
+/// assert!(rows.iter().all(|(_, xs)| xs.start >= 2));
+/// assert!(rows.iter().any(|(y, xs)| *y == 2 && xs.contains(&15)));
+/// // An edit on the goal itself: every cell.
+/// assert!(!sight::sight_shadow(Pos::new(2, 2), &[Pos::new(2, 2)], (16, 5), |_, _| {}));
+/// ```
+pub fn sight_shadow(
+    goal: Pos,
+    edited: &[Pos],
+    (width, height): (u32, u32),
+    mut each: impl FnMut(u32, std::ops::Range<u32>),
+) -> bool {
+    // The box round the edited squares gets a margin far above rounding.
+    const MARGIN: f64 = 0.25;
+    let Some(first) = edited.first() else { return true };
+    let (mut x0, mut y0, mut x1, mut y1) = (first.x, first.y, first.x, first.y);
+    for p in edited {
+        (x0, y0, x1, y1) = (x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y));
+    }
+    let (bx0, by0) = (f64::from(x0) - MARGIN, f64::from(y0) - MARGIN);
+    let (bx1, by1) = (f64::from(x1) + 1.0 + MARGIN, f64::from(y1) + 1.0 + MARGIN);
+    let (gx, gy) = (f64::from(goal.x) + 0.5, f64::from(goal.y) + 0.5);
+    if (bx0..=bx1).contains(&gx) && (by0..=by1).contains(&gy) {
+        return false;
+    }
+    // The box as seen from the goal: its middle direction, and its corners' directions.
+    let (mx, my) = (f64::midpoint(bx0, bx1) - gx, f64::midpoint(by0, by1) - gy);
+    let m = mx.hypot(my);
+    let (dx, dy) = (mx / m, my / m);
+    let corners = [(bx0, by0), (bx1, by0), (bx0, by1), (bx1, by1)].map(|(x, y)| (x - gx, y - gy));
+    // Sine (left of the middle: positive) and cosine of each corner's angle off the middle.
+    let angle = |(x, y): (f64, f64)| {
+        let l = x.hypot(y);
+        ((dx * y - dy * x) / l, (dx * x + dy * y) / l)
+    };
+    let (mut left, mut right, mut least_cos) = (corners[0], corners[0], 1.0_f64);
+    for &c in &corners {
+        let (sin, cos) = angle(c);
+        least_cos = least_cos.min(cos);
+        if sin > angle(left).0 {
+            left = c;
+        }
+        if sin < angle(right).0 {
+            right = c;
+        }
+    }
+    // A box that wide round the goal: its wedge is most of the map.
+    if least_cos < 0.2 {
+        return false;
+    }
+    // Inside the wedge: left of its right edge, right of its left edge (normals pointing in),
+    // and beyond the box's nearest point along the middle direction.
+    let inward = |(x, y): (f64, f64)| {
+        let n = (-y, x);
+        if n.0 * dx + n.1 * dy >= 0.0 { n } else { (y, -x) }
+    };
+    let near = {
+        let ex = (bx0 - gx).max(gx - bx1).max(0.0);
+        let ey = (by0 - gy).max(gy - by1).max(0.0);
+        ex.hypot(ey) * least_cos
+    };
+    // Each constraint: a·vx + b·vy >= t for v = (cell centre - goal).
+    let constraints = [(inward(left), 0.0), (inward(right), 0.0), ((dx, dy), near)];
+    for y in 0..height {
+        let vy = f64::from(y) + 0.5 - gy;
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        for &((a, b), t) in &constraints {
+            // a·vx >= t - b·vy, less a margin: rounded outwards.
+            let rest = t - b * vy - 1e-6;
+            if a.abs() < 1e-12 {
+                if rest > 0.0 {
+                    hi = f64::NEG_INFINITY;
+                }
+            } else if a > 0.0 {
+                lo = lo.max(rest / a);
+            } else {
+                hi = hi.min(rest / a);
+            }
+        }
+        // Cell x has its centre at vx = x + 0.5 - gx; a cell either side to spare.
+        let from = (lo + gx - 0.5).floor() - 1.0;
+        let to = (hi + gx - 0.5).ceil() + 1.0;
+        if from > to {
+            continue;
+        }
+        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "clamped onto the map")]
+        let (from, to) =
+            (from.max(0.0).min(f64::from(width)) as u32, (to + 1.0).max(0.0).min(f64::from(width)) as u32);
+        if from < to {
+            each(y, from..to);
+        }
+    }
+    true
+}
+
 /// The cells whose inside the segment from the centre of `a` to the centre of `b` crosses, from
 /// `a` to `b`: what a unit walking an any-angle path's segment passes through (the cells it
 /// only touches at a corner point are left out). Does not check passability; both ends must be
@@ -634,6 +746,17 @@ mod tests {
         grid
     }
 
+    #[test]
+    fn one_edit_away_from_the_goal_casts_a_narrow_shadow() {
+        // A 64 x 64 map, the goal in the middle, a cell painted 8 cells to its right.
+        let mut count = 0;
+        assert!(sight_shadow(Pos::new(32, 32), &[Pos::new(40, 32)], (64, 64), |_, xs| count += xs.len()));
+        assert!(count > 0 && count < 64 * 64 / 8, "{count} cells looked at again");
+        // A stroke of 24 cells beside the goal: most of the map may change.
+        let stroke: Vec<Pos> = (20..44).map(|y| Pos::new(33, y)).collect();
+        assert!(!sight_shadow(Pos::new(32, 32), &stroke, (64, 64), |_, _| {}));
+    }
+
     const RULES: [Rules; 4] =
         [Rules::OCTILE, Rules::eight(Corners::AllowOne), Rules::eight(Corners::Allow), Rules::FOUR];
 
@@ -653,6 +776,48 @@ mod tests {
                         prop_assert_eq!(
                             grid.line_of_sight(a, b, rules), reference(&grid, a, b, rules),
                             "{} -> {} under {:?}", a, b, rules
+                        );
+                    }
+                }
+            }
+        }
+
+        /// Every cell whose sight of the goal an edit changed (under any rule) lies in the
+        /// shadow the edited cells cast, or the shadow says every cell may have changed; and a
+        /// single edit away from the goal leaves most of a map alone.
+        #[test]
+        fn the_sight_shadow_of_edits_holds_every_cell_whose_sight_they_changed(
+            w in 1u32..24, h in 1u32..24, bytes in proptest::collection::vec(any::<u8>(), 1..300),
+            goal_at in any::<u16>(), edit_at in any::<u16>(),
+            edits in proptest::collection::vec((0u32..4, 0u32..4, 0u8..4), 1..8),
+        ) {
+            let mut grid = random_grid(w, h, &bytes);
+            let cells: Vec<Pos> = grid.positions().collect();
+            let goal = cells[usize::from(goal_at) % cells.len()];
+            let before: Vec<Vec<bool>> =
+                RULES.iter().map(|&r| cells.iter().map(|&c| grid.line_of_sight(c, goal, r)).collect()).collect();
+            let mut edited = Vec::new();
+            // A stroke's cells lie together: within a few cells of one another.
+            let base = cells[usize::from(edit_at) % cells.len()];
+            for &(dx, dy, kind) in &edits {
+                let p = Pos::new((base.x + dx).min(w - 1), (base.y + dy).min(h - 1));
+                let tile = [Tile::Wall, Tile::FLOOR, Tile::Water { cost: 1 }, Tile::Ground { cost: 2 }][usize::from(kind)];
+                grid.set_tile(p, tile).unwrap();
+                edited.push(p);
+            }
+            let mut shadow = vec![false; cells.len()];
+            let bounded = sight_shadow(goal, &edited, (w, h), |y, xs| {
+                for x in xs {
+                    shadow[(y * w + x) as usize] = true;
+                }
+            });
+            if bounded {
+                for (k, rules) in RULES.iter().enumerate() {
+                    for (i, &c) in cells.iter().enumerate() {
+                        let now = grid.line_of_sight(c, goal, *rules);
+                        prop_assert!(
+                            now == before[k][i] || shadow[i],
+                            "{} sees {} {} -> {} under {:?}, out of the shadow of {:?}", c, goal, before[k][i], now, rules, edited
                         );
                     }
                 }

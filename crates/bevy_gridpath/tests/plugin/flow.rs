@@ -251,3 +251,37 @@ fn an_edit_that_closes_the_gap_of_a_large_follower_re_routes_it_and_a_goal_witho
         "the reason names the body size: {reason}"
     );
 }
+
+#[test]
+fn a_goals_sight_marks_are_forgotten_only_in_the_shadow_of_an_edit() {
+    use bevy_gridpath::{FlowFields, GoalSight};
+    let mut app = app_on(&vec![".".repeat(32); 9].join("\n"));
+    let goal = Pos::new(16, 4);
+    spawn_at(&mut app, Pos::new(0, 0), (FollowFlowField::new(goal), Mover::new(4.0)));
+    app.update();
+    let rules = gridpath::Rules::OCTILE;
+    let cells: Vec<Pos> = nav(&app).grid().positions().collect();
+    let mut sight = GoalSight::default();
+    sight.on(nav(&app), app.world().resource::<FlowFields>());
+    for &cell in &cells {
+        assert!(sight.sees(nav(&app).grid(), cell, goal, rules), "open ground: {cell} sees the goal");
+    }
+    // A wall six cells right of the goal.
+    app.world_mut().resource_mut::<NavGrid>().set_wall(Pos::new(22, 4), true).unwrap();
+    sight.on(nav(&app), app.world().resource::<FlowFields>());
+    let grid = nav(&app).grid();
+    let table = sight.table(goal, rules).expect("the followed goal keeps its table");
+    for &cell in &cells {
+        match table.get(cell) {
+            // Still known: still right.
+            Some(seen) => assert_eq!(seen, grid.line_of_sight(cell, goal, rules), "{cell}"),
+            // Forgotten: only behind the wall, as seen from the goal.
+            None => assert!(cell.x >= 20, "{cell} is out of the wall's shadow, yet forgotten"),
+        }
+    }
+    for cell in [Pos::new(23, 4), Pos::new(31, 4), Pos::new(31, 5)] {
+        assert_eq!(table.get(cell), None, "{cell}, behind the wall, is checked again");
+    }
+    let kept = cells.iter().filter(|&&c| table.get(c).is_some()).count();
+    assert!(kept >= cells.len() * 3 / 4, "most of the map keeps its marks: {kept} of {}", cells.len());
+}
