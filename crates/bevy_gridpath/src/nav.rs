@@ -183,8 +183,9 @@ struct Pending {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct NavVersion {
     /// Which grid: a number no grid a [`NavGrid`] held before in this process had (a new
-    /// `NavGrid`, a clone and [`NavGrid::replace`] each take the next), so that a `NavGrid`
-    /// put in whole for another level is never taken for the one before.
+    /// `NavGrid`, a clone, [`NavGrid::replace`] and an [`NavGrid::edit`] that sets the revision
+    /// back each take the next), so that a `NavGrid` put in whole for another level is never
+    /// taken for the one before.
     pub generation: u64,
     /// [`Grid::revision`] of this grid.
     pub revision: u64,
@@ -338,10 +339,33 @@ impl NavGrid {
     }
 
     /// Edits the grid through `edit`, for changes the methods above do not cover; every cell
-    /// counts as changed.
+    /// counts as changed. An edit that leaves the grid's revision no higher than it was (a new
+    /// grid put in through it starts again at 0) makes it another grid, of a new
+    /// [`NavVersion::generation`]: a version seen before must never name what it holds now.
+    ///
+    /// ```
+    /// use bevy_gridpath::NavGrid;
+    /// use bevy_gridpath::gridpath::{Grid, Pos};
+    ///
+    /// let mut nav = NavGrid::centered(Grid::new(8, 8).unwrap(), 16.0);
+    /// for x in 0..4 {
+    ///     nav.set_wall(Pos::new(x, 0), true).unwrap();
+    /// }
+    /// let seen = nav.version();
+    /// nav.edit(|grid| *grid = Grid::new(8, 8).unwrap());
+    /// for x in 0..6 {
+    ///     nav.set_wall(Pos::new(x, 7), true).unwrap();
+    /// }
+    /// assert_ne!(nav.version().generation, seen.generation);
+    /// assert_eq!(nav.cells_edited_since(seen), None, "another grid since");
+    /// ```
     pub fn edit<R>(&mut self, edit: impl FnOnce(&mut Grid) -> R) -> R {
         self.pending.all = true;
+        let before = self.grid.revision();
         let result = edit(&mut self.grid);
+        if self.grid.revision() <= before {
+            self.generation = next_generation();
+        }
         self.log.restart(self.grid.revision());
         result
     }
