@@ -310,6 +310,11 @@ type Obstacles<'w, 's> = Query<
     Without<Avoid>,
 >;
 
+/// The terrain cost (at least 1) of the cell a body stands on or steps into, 1 off the grid.
+fn cost_at(grid: &Grid, cell: Option<Pos>) -> u8 {
+    cell.and_then(|c| grid.tile(c)).and_then(|t| t.cost()).unwrap_or(1).max(1)
+}
+
 /// The size in cells of an entity's body.
 fn agent_size(request: Option<&PathRequest>, follow: Option<&FollowFlowField>) -> u8 {
     follow.map(|f| f.agent_size).or(request.map(|r| r.settings.agent_size)).unwrap_or(1).max(1)
@@ -388,7 +393,7 @@ fn steer_avoiders(
         }
         let size = agent_size(request.as_deref(), follow);
         let anchor = Space::anchor_at(p, size, grid);
-        let cost = anchor.and_then(|a| grid.tile(a)).and_then(|t| t.cost()).unwrap_or(1).max(1);
+        let cost = cost_at(grid, anchor);
         let mut arrived = *status == PathStatus::Arrived;
         if new_goal && follow.is_some() && arrived {
             // A follower sent on from where it arrived (a routed one is re-planned).
@@ -419,7 +424,7 @@ fn steer_avoiders(
         let size = agent_size(request, follow);
         // The cell it walks on, or into: its speed there.
         let cell = mover.next().or(mover.cell()).or_else(|| Space::anchor_at(p, size, grid));
-        let cost = cell.and_then(|c| grid.tile(c)).and_then(|t| t.cost()).unwrap_or(1).max(1);
+        let cost = cost_at(grid, cell);
         scratch.standing.push(Standing {
             goal: None,
             radius: radius_for_size(size),
@@ -540,7 +545,7 @@ fn steer_avoiders(
             distance: if aim.is_some() { wish.distance } else { f32::INFINITY },
         });
     }
-    for (k, (_, mover, request, follow)) in obstacles.iter().enumerate() {
+    for (k, (_, mover, ..)) in obstacles.iter().enumerate() {
         let me = &scratch.standing[avoiding + k];
         let position = scratch.centres[avoiding + k];
         let speed = mover.speed / f32::from(me.cost);
@@ -550,14 +555,13 @@ fn steer_avoiders(
         let walking = !mover.hold && mover.next().is_some();
         let heading = mover.heading();
         let velocity = if walking { Vec2::new(heading.x, -heading.y) * speed } else { Vec2::ZERO };
-        let radius = radius_for_size(agent_size(request, follow));
         // Not moving: it takes no part in avoiding, and nobody trades places with it.
         let body = Body {
             velocity,
             planned: velocity,
             preferred: velocity,
             moving: false,
-            ..Body::new(position, radius, speed)
+            ..Body::new(position, me.radius, speed)
         };
         scratch.bodies.push(body);
     }

@@ -13,7 +13,7 @@ use gridpath::sight::sight_shadow;
 use gridpath::{FieldKind, FlowField, Grid, Pos, Rules, SearchError};
 
 use crate::GridPathSystems;
-use crate::nav::{GridChanged, NavGrid, NavVersion};
+use crate::nav::{NavGrid, NavVersion};
 use crate::plan::{PathFailure, PathStatus};
 
 pub(crate) fn plugin(app: &mut App) {
@@ -404,24 +404,12 @@ fn update_flow_fields(
     nav: Res<NavGrid>,
     mut fields: ResMut<FlowFields>,
     units: Query<&FollowFlowField>,
-    mut changes: MessageReader<GridChanged>,
     mut seen: Local<Option<NavVersion>>,
 ) {
-    // The version the fields last brought in step with, and the cells edited since, when
-    // known cell by cell: those announced since, and those not announced yet.
+    // The version the fields last brought in step with, and the cells edited since when known
+    // cell by cell (the grid's own log: a frame this system skipped loses nothing).
     let previous = seen.take();
-    let mut edited: Option<Vec<Pos>> = Some(Vec::new());
-    for change in changes.read() {
-        match (change, &mut edited) {
-            (GridChanged::Cells(cells), Some(edited)) => edited.extend(cells),
-            _ => edited = None,
-        }
-    }
-    if let (Some(list), Some(unpublished)) = (&mut edited, nav.unpublished_cells()) {
-        list.extend_from_slice(unpublished);
-    } else {
-        edited = None;
-    }
+    let edited = previous.and_then(|version| nav.cells_edited_since(version));
     if units.is_empty() && fields.fields.is_empty() {
         // Not following: the next fields are built afresh.
         return;

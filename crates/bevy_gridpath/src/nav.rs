@@ -413,12 +413,6 @@ impl NavGrid {
     fn has_pending(&self) -> bool {
         self.pending.replaced || self.pending.all || !self.pending.cells.is_empty()
     }
-
-    /// The cells edited since the last [`GridChanged`] was written, unless any cell may have
-    /// changed (or the grid was replaced).
-    pub(crate) fn unpublished_cells(&self) -> Option<&[Pos]> {
-        (!self.pending.replaced && !self.pending.all).then_some(self.pending.cells.as_slice())
-    }
 }
 
 /// Announces the edits made since the last frame.
