@@ -50,8 +50,12 @@ impl Buckets {
             for &c in &self.point_cells {
                 self.cell_start[c as usize] += 1;
             }
-            for i in 1..cells {
-                self.cell_start[i] += self.cell_start[i - 1];
+            // The running sum in a register: summing in place, each cell's add waits for
+            // the store of the one before (a tenth of a millisecond on a 256 × 256 map).
+            let mut end = 0;
+            for count in &mut self.cell_start[..cells] {
+                end += *count;
+                *count = end;
             }
             #[expect(clippy::cast_possible_truncation, reason = "fewer than 2^32 points")]
             {

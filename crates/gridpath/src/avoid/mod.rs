@@ -1212,14 +1212,16 @@ impl Avoidance {
         if heading == Vec2::ZERO {
             return false;
         }
+        let (width, height) = self.buckets.size();
         STREAM_LOOKS.iter().any(|&ahead| {
             let p = me.position + heading * ahead;
-            let (width, height) = self.buckets.size();
             let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < width as f32 && p.y < height as f32;
             // Walkers there going our way count +1, against -1: how many come against us.
+            // (Most cells hold none: their intent, a cache miss away, is not read.)
             inside && {
                 let c = self.buckets.cell_index(p);
-                (f32::from(self.walkers[c]) - self.intent[c].dot(heading)) * 0.5 > STREAM_AGAINST
+                let walkers = self.walkers[c];
+                walkers != 0 && (f32::from(walkers) - self.intent[c].dot(heading)) * 0.5 > STREAM_AGAINST
             }
         })
     }
