@@ -28,10 +28,9 @@
 //! rules forbid, or onto another terrain class.
 
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy_gridpath::{
     Avoid, AvoidFrame, FieldLookup, FlowFields, FollowFlowField, GoalCounts, GoalSight, GridPathSystems,
-    Mover, PathRequest, PathStatus, SightChecks, Waypoints,
+    Mover, PathRequest, PathStatus, SightChecks, Waypoints, map_chunks,
 };
 use gridpath::avoid::{
     Avoidance, Body, Contact, Held, Touch, displaced, land_in_ring, ring_reach, split_direction, step_aim,
@@ -333,28 +332,6 @@ fn free_run(at: Vec2, direction: Vec2, centre: Vec2, reach: f32) -> f32 {
         return f32::INFINITY;
     }
     (along - (reach * reach - miss_sq).sqrt()).max(0.0)
-}
-
-/// Tasks per thread of the compute pool when steering splits its work over it.
-const CHUNKS_PER_THREAD: usize = 4;
-
-/// Runs `work` over `items` in chunks on the compute pool, a few per thread and at least `least`
-/// items each: threads that finish early take the rest (the thread that opens the scope, the
-/// main thread that runs the schedules, too), whatever else the pool runs meanwhile. `work` gets each chunk's first
-/// index; the chunks' results come back in order.
-fn on_pool<T: Send, R: Send + 'static>(
-    items: &mut [T],
-    least: usize,
-    work: impl Fn(usize, &mut [T]) -> R + Sync,
-) -> Vec<R> {
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunk = items.len().div_ceil(pool.thread_num().max(1) * CHUNKS_PER_THREAD).max(least).max(1);
-    let work = &work;
-    pool.scope(|scope| {
-        for (k, out) in items.chunks_mut(chunk).enumerate() {
-            scope.spawn(async move { work(k * chunk, out) });
-        }
-    })
 }
 
 /// The velocity a unit at `me` wants towards `target` (its next cell, a far waypoint or the
@@ -786,8 +763,9 @@ struct Wish {
     remaining: f32,
 }
 
-/// Flow followers per task when their wishes are split over the compute pool, at least.
-const WISH_CHUNK: usize = 1024;
+/// Flow followers in each chunk of the wishes ([`map_chunks`]), each with its share of the
+/// frame's sight checks.
+const WISH_CHUNK: usize = 512;
 
 /// Works out the wishes of the flow followers among the crowd's agents into
 /// `scratch.wishes`, over the compute pool; the sight checks the tasks make (each its share of
@@ -803,7 +781,7 @@ fn follower_wishes(
     wishes.resize(scratch.followers.len(), None);
     let (scratch_ref, sight_ref) = (&*scratch, &*sight);
     let (checks, followers) = (sight.checks_left(), wishes.len().max(1));
-    let made = on_pool(&mut wishes, WISH_CHUNK, |first, out| {
+    let made = map_chunks(&mut wishes, WISH_CHUNK, |first, out| {
         let mut lookup = FieldLookup::new(fields);
         // This chunk's share of the frame's sight checks.
         let mut sights = SightChecks::new(checks * out.len() / followers);

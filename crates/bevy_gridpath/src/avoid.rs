@@ -20,13 +20,13 @@
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 use gridpath::avoid::{
     Avoidance, AvoidanceSettings, Body, Contact, Held, Touch, displaced, land_in_ring, ring_reach, step_aim,
 };
 use gridpath::{Grid, Pos, SQRT2};
 
 use crate::GridPathSystems;
+use crate::chunks::map_chunks;
 use crate::flow::{FieldLookup, FlowFields, FollowFlowField, GoalSight, SharedField, SightChecks};
 use crate::mover::{Mover, follow_flow_fields, follow_waypoints};
 use crate::nav::{GridLayout, NavGrid, NavVersion};
@@ -172,8 +172,13 @@ const TOUCH: f32 = 1.15;
 /// Less progress than this (tiles) is none: a unit pressing into the crowd around its goal
 /// creeps closer by slivers, and must count as stalled to arrive there.
 const PROGRESS: f32 = 0.25;
-/// Bodies each task of an avoidance phase takes, at least.
-const CHUNK: usize = 512;
+/// Bodies in each chunk of an avoidance phase ([`map_chunks`]): small, so the threads finish
+/// together (a chunk of a dense crowd plans several times as long as one of open ground).
+const CHUNK: usize = 256;
+/// Followers in each chunk of the wishes, each with its share of the frame's sight checks.
+const WISH_CHUNK: usize = 512;
+/// Bodies in each chunk of the positional pass's last step, cheap per body.
+const SETTLE_CHUNK: usize = 1024;
 
 /// Grid space (x right, y down, one unit per tile, cell `(x, y)` covering `[x, x + 1) × [y, y +
 /// 1)`, as [`gridpath::avoid`] works) to and from world space.
@@ -702,7 +707,7 @@ fn field_wishes(scratch: &mut Scratch, grid: &Grid, fields: &FlowFields) {
     wishes.resize(scratch.jobs.len(), None);
     let (jobs, sight, rings) = (&scratch.jobs, &scratch.sight, &scratch.rings);
     let (checks, followers) = (sight.checks_left(), jobs.len().max(1));
-    let made = on_pool(&mut wishes, |first, out| {
+    let made = map_chunks(&mut wishes, WISH_CHUNK, |first, out| {
         let mut lookup = FieldLookup::new(fields);
         // This task's share of the frame's sight checks.
         let mut sights = SightChecks::new(checks * out.len() / followers);
@@ -897,7 +902,7 @@ impl AvoidFrame {
         by_slot.clear();
         by_slot.resize(bodies.len(), Vec2::ZERO);
         let shared = &*avoidance;
-        on_pool(by_slot, |first, out| shared.velocities_by_slot(bodies, grid, dt, first, out));
+        map_chunks(by_slot, CHUNK, |first, out| shared.velocities_by_slot(bodies, grid, dt, first, out));
         velocities.clear();
         velocities.resize(bodies.len(), Vec2::ZERO);
         avoidance.in_body_order(by_slot, velocities);
@@ -905,10 +910,10 @@ impl AvoidFrame {
         overlapping.clear();
         overlapping.resize(bodies.len(), false);
         let (shared, moved) = (&*avoidance, &*positions);
-        on_pool(overlapping, |first, out| shared.overlapping(bodies, grid, moved, first, out));
+        map_chunks(overlapping, CHUNK, |first, out| shared.overlapping(bodies, grid, moved, first, out));
         avoidance.separate_overlapping(bodies, grid, positions, overlapping);
         let shared = &*avoidance;
-        on_pool(positions, |first, out| shared.settle(bodies, grid, first, out));
+        map_chunks(positions, SETTLE_CHUNK, |first, out| shared.settle(bodies, grid, first, out));
         avoidance.pass_through(bodies, grid, positions);
     }
 
@@ -921,21 +926,4 @@ impl AvoidFrame {
     pub fn positions(&self) -> &[Vec2] {
         &self.positions
     }
-}
-
-/// Runs `work` over `items` in chunks on the compute pool, a few per thread (at least
-/// [`CHUNK`] items each); `work` gets each chunk's first index. Returns what each chunk
-/// returned.
-fn on_pool<T: Send, R: Send + 'static>(
-    items: &mut [T],
-    work: impl Fn(usize, &mut [T]) -> R + Sync,
-) -> Vec<R> {
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunk = items.len().div_ceil(pool.thread_num().max(1) * 4).max(CHUNK).max(1);
-    let work = &work;
-    pool.scope(|scope| {
-        for (k, out) in items.chunks_mut(chunk).enumerate() {
-            scope.spawn(async move { work(k * chunk, out) });
-        }
-    })
 }

@@ -41,6 +41,7 @@
 use bevy::prelude::*;
 
 mod avoid;
+mod chunks;
 #[cfg(feature = "debug")]
 mod debug;
 mod flow;
@@ -49,6 +50,7 @@ mod nav;
 mod plan;
 
 pub use avoid::{Avoid, AvoidFrame, GoalCounts, LocalAvoidance, UNIT_RADIUS};
+pub use chunks::map_chunks;
 #[cfg(feature = "debug")]
 pub use debug::{GridPathDebug, GridPathDebugPlugin};
 pub use flow::{
