@@ -12,7 +12,9 @@
 //! two avoiders overlap by 2 % at most, none overlaps a wall, a crowd with one goal settles
 //! around it);
 //! [`LocalAvoidance`] turns it off and tunes it. `cargo run -p bevy_gridpath --example crowd`
-//! shows 60 avoiders squeezing through doors.
+//! shows 60 avoiders squeezing through doors. Avoidance's per-unit passes run over the cores in
+//! fixed chunks ([`map_chunks`], which a game's own per-unit work can use too): the frame's
+//! results are the same on every machine.
 //!
 //! One request is planned at once, in the frame it was made; many are batched on Bevy's
 //! `AsyncComputeTaskPool` within a per-frame [`PlanBudget`], and a result computed for a grid
