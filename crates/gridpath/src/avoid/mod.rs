@@ -999,9 +999,11 @@ impl Avoidance {
                 }
                 continue;
             }
+            // Its slot, not `bodies[j]`: the same preferred velocity, already in the cache (a
+            // jump into the bodies, in spawn order, was a tenth of this function's time).
             if !other.moving
                 || other.preferred == Vec2::ZERO
-                || headway(&bodies[j], other.velocity) >= STALLED
+                || headway(&other.body(), other.velocity) >= STALLED
             {
                 continue;
             }
