@@ -9,6 +9,7 @@ use bevy_gridpath::prelude::*;
 use bevy_gridpath::{PlanQueue, gridpath};
 
 mod avoid;
+mod chunks;
 mod flow;
 mod minimal;
 mod mover;
