@@ -1,12 +1,17 @@
 //! Race mode (`T` or the panel's button): every algorithm on the current map and endpoints, with
 //! the current moves, corner rule and heuristic, in one table — cost, cells expanded, time —
 //! each result compared with Dijkstra's cost, which is always optimal. The table is kept up to
-//! date while it is shown.
+//! date while it is shown. Its last row is the preprocessed search, `gridpath`'s subgoal graph:
+//! built once per map on the async pool (the row says so meanwhile: a big map takes up to
+//! seconds), then repaired after each edit instead of built again, so it answers for the map as
+//! painted, never a stale one.
 
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings};
+use bevy::tasks::{AsyncComputeTaskPool, Task, block_on};
+use bevy_gridpath::NavVersion;
+use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings, SubgoalGraph};
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
@@ -21,18 +26,43 @@ const RUNS: usize = 3;
 const COST_TOLERANCE: f64 = 1e-6;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<RaceTable>();
+    app.init_resource::<RaceTable>().init_resource::<RaceSubgoals>();
     app.add_systems(
         Update,
         toggle_race.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
     );
     app.add_systems(
         Update,
-        run_race
-            .run_if(race_shown.and_then(problem_changed.or_else(resource_changed::<RaceTable>)))
+        (
+            finish_subgoal_build.run_if(subgoals_building),
+            run_race.run_if(race_shown.and_then(problem_changed.or_else(resource_changed::<RaceTable>))),
+        )
+            .chain()
             .in_set(AppSystems::Plan),
     );
 }
+
+/// The race's subgoal graph, and the build of one under way. Kept while the race is hidden:
+/// showing it again on the same map needs no new build.
+#[derive(Resource, Default)]
+pub struct RaceSubgoals {
+    /// The graph, and the version of the map it last answered for (edits since are repaired).
+    graph: Option<(SubgoalGraph, NavVersion)>,
+    /// A build on the async pool, and the version of the map it is built from.
+    building: Option<(Task<SubgoalGraph>, NavVersion)>,
+}
+
+impl RaceSubgoals {
+    /// `true` while a graph is being built.
+    pub fn is_building(&self) -> bool {
+        self.building.is_some()
+    }
+}
+
+/// Edits to more cells than this share of the map build the graph anew on the pool, as a new
+/// map does, rather than repair it inside the frame (the graph itself rebuilds past an
+/// eighth: [`SubgoalGraph::repair`]).
+const REPAIR_SHARE: usize = 8;
 
 /// The race table: whether it is shown, and its rows for the current map and settings.
 #[derive(Resource, Debug, Default)]
@@ -45,11 +75,20 @@ pub struct RaceTable {
     pub optimum: Option<f64>,
 }
 
+/// What a row of the race ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RaceMethod {
+    /// A search of [`Searcher`] with this algorithm.
+    Search(Algorithm),
+    /// The subgoal graph ([`SubgoalGraph`]): preprocessed once per map, repaired after edits.
+    Subgoal,
+}
+
 /// One contestant's result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RaceRow {
-    /// The algorithm.
-    pub algorithm: Algorithm,
+    /// What ran.
+    pub method: RaceMethod,
     /// Heuristic weight it ran with (1 except for the weighted-A* row).
     pub weight: f64,
     /// `true` when `gridpath` guarantees a least-cost path for it here
@@ -57,6 +96,8 @@ pub struct RaceRow {
     pub guaranteed: bool,
     /// What it found.
     pub outcome: RaceOutcome,
+    /// How long its preprocessing of this map took (the subgoal graph's build), if it has one.
+    pub preprocessing: Option<Duration>,
 }
 
 /// What one contestant found.
@@ -81,6 +122,8 @@ pub enum RaceOutcome {
     Unsupported(&'static str),
     /// It ran but found no path (or another error); the message.
     Failed(String),
+    /// Its preprocessing of this map is still under way.
+    Preparing,
 }
 
 /// Runs every algorithm from `start` to `goal` on `grid` with the rules and heuristic of
@@ -107,32 +150,68 @@ pub fn race(
     let rows = results
         .into_iter()
         .map(|(s, result)| RaceRow {
-            algorithm: s.algorithm,
+            method: RaceMethod::Search(s.algorithm),
             weight: s.weight,
             guaranteed: s.algorithm.is_optimal(grid, &s),
-            outcome: match result {
-                Ok((path, took)) => {
-                    let best = optimum.unwrap_or(path.cost);
-                    let optimal = (path.cost - best).abs() <= COST_TOLERANCE * best.max(1.0);
-                    RaceOutcome::Found {
-                        cost: path.cost,
-                        cells: path.cells.len(),
-                        expanded: path.stats.expanded,
-                        micros: took.as_secs_f64() * 1e6,
-                        optimal,
-                        excess_percent: if optimal || best <= 0.0 {
-                            0.0
-                        } else {
-                            (path.cost / best - 1.0) * 100.0
-                        },
-                    }
-                }
-                Err(SearchError::Unsupported { reason, .. }) => RaceOutcome::Unsupported(reason),
-                Err(error) => RaceOutcome::Failed(error.to_string()),
-            },
+            outcome: outcome(result, optimum),
+            preprocessing: None,
         })
         .collect();
     (rows, optimum)
+}
+
+/// A row's outcome from what its search returned, compared with the optimum.
+fn outcome(result: Result<(gridpath::Path, Duration), SearchError>, optimum: Option<f64>) -> RaceOutcome {
+    match result {
+        Ok((path, took)) => {
+            let best = optimum.unwrap_or(path.cost);
+            let optimal = (path.cost - best).abs() <= COST_TOLERANCE * best.max(1.0);
+            RaceOutcome::Found {
+                cost: path.cost,
+                cells: path.cells.len(),
+                expanded: path.stats.expanded,
+                micros: took.as_secs_f64() * 1e6,
+                optimal,
+                excess_percent: if optimal || best <= 0.0 { 0.0 } else { (path.cost / best - 1.0) * 100.0 },
+            }
+        }
+        Err(SearchError::Unsupported { reason, .. } | SearchError::SubgoalUnsupported { reason }) => {
+            RaceOutcome::Unsupported(reason)
+        }
+        Err(error) => RaceOutcome::Failed(error.to_string()),
+    }
+}
+
+/// The subgoal graph's row: `graph` (built for `grid` or repaired to it by this query: an
+/// edit's repair is left out of the time, as a build is) from `start` to `goal` under
+/// `settings`' rules, timed as the fastest of [`RUNS`] and compared with `optimum`. The graph
+/// answers exactly or says why it does not apply (4 moves, corner cutting, terrain costs,
+/// weights).
+pub fn subgoal_row(
+    graph: &mut SubgoalGraph,
+    grid: &Grid,
+    (start, goal): (Pos, Pos),
+    settings: &Settings,
+    optimum: Option<f64>,
+) -> RaceRow {
+    let settings = Settings { weight: 1.0, ..*settings };
+    let mut time = || {
+        let started = Instant::now();
+        let result = graph.find_path(grid, start, goal, &settings);
+        (result, started.elapsed())
+    };
+    // The first query repairs the graph after edits (and its errors need no timing).
+    let result = time().0.map(|path| {
+        let fastest = (0..RUNS).map(|_| time().1).min().unwrap_or_default();
+        (path, fastest)
+    });
+    RaceRow {
+        method: RaceMethod::Subgoal,
+        weight: 1.0,
+        guaranteed: true,
+        outcome: outcome(result, optimum),
+        preprocessing: Some(graph.build_time()),
+    }
 }
 
 /// One search, timed as the fastest of [`RUNS`] identical runs.
@@ -171,11 +250,67 @@ fn toggle_race(mut controls: MessageReader<Control>, mut table: ResMut<RaceTable
 }
 
 /// Races every algorithm on the current problem (when the table is shown and the problem or the
-/// table's visibility changed).
-fn run_race(problem: SearchProblem, mut table: ResMut<RaceTable>, mut searcher: Local<Searcher>) {
-    let (rows, optimum) =
-        race(&mut searcher, problem.grid(), problem.start(), problem.goal(), problem.settings());
+/// table's visibility changed), then the subgoal graph: repaired after small edits, else built
+/// anew on the async pool, its row saying so until [`finish_subgoal_build`] has it.
+fn run_race(
+    problem: SearchProblem,
+    mut table: ResMut<RaceTable>,
+    mut subgoals: ResMut<RaceSubgoals>,
+    mut searcher: Local<Searcher>,
+) {
+    let (grid, settings, nav) = (problem.grid(), problem.settings(), problem.nav());
+    let (mut rows, optimum) = race(&mut searcher, grid, problem.start(), problem.goal(), settings);
+    let version = nav.version();
+    let subgoals = &mut *subgoals;
+    // The graph answers for this map if it describes it, or a few edits from it.
+    let current = subgoals.graph.as_mut().filter(|(_, seen)| {
+        *seen == version
+            || nav.cells_edited_since(*seen).is_some_and(|cells| cells.len() * REPAIR_SHARE <= grid.len())
+    });
+    // At weight 1, as its row runs (`subgoal_row`): the graph answers exactly or not at all.
+    let exact = Settings { weight: 1.0, ..*settings };
+    let row = if let Err(reason) = SubgoalGraph::check(grid, &exact) {
+        // Nothing to build for settings it refuses; a build under way goes on.
+        RaceRow {
+            method: RaceMethod::Subgoal,
+            weight: 1.0,
+            guaranteed: true,
+            outcome: RaceOutcome::Unsupported(reason),
+            preprocessing: None,
+        }
+    } else if let Some((graph, seen)) = current {
+        *seen = version;
+        subgoal_row(graph, grid, (problem.start(), problem.goal()), settings, optimum)
+    } else {
+        if subgoals.building.as_ref().is_none_or(|(_, from)| *from != version) {
+            // A build for an older map is dropped (a dropped task is cancelled).
+            let grid = grid.clone();
+            let task = AsyncComputeTaskPool::get().spawn(async move { SubgoalGraph::build(&grid) });
+            subgoals.building = Some((task, version));
+        }
+        RaceRow {
+            method: RaceMethod::Subgoal,
+            weight: 1.0,
+            guaranteed: true,
+            outcome: RaceOutcome::Preparing,
+            preprocessing: None,
+        }
+    };
+    rows.push(row);
     let table = table.bypass_change_detection();
     table.rows = rows;
     table.optimum = optimum;
+}
+
+/// Run condition: a subgoal graph is being built.
+fn subgoals_building(subgoals: Res<RaceSubgoals>) -> bool {
+    subgoals.is_building()
+}
+
+/// Takes the subgoal graph once its build is done, and has the race run again for its row.
+fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut table: ResMut<RaceTable>) {
+    let Some((task, version)) = subgoals.building.take_if(|(task, _)| task.is_finished()) else { return };
+    // Finished: `block_on` returns at once.
+    subgoals.graph = Some((block_on(task), version));
+    table.set_changed();
 }

@@ -19,7 +19,7 @@ use crate::input::pointer::Selected;
 use crate::map::problem::{IncrementalReplanning, SearchProblem, SmoothRoutes, problem_changed};
 use crate::map::terrain::{Brush, brush_problem};
 use crate::search::plan::{CORNERS, PlanOutcome, PlanReport, SearchOption, option_problem};
-use crate::search::race::{RaceOutcome, RaceRow, RaceTable};
+use crate::search::race::{RaceMethod, RaceOutcome, RaceRow, RaceTable};
 use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::ui::hud::{BelowHud, HUD_HEIGHT, ShowFrameRate};
@@ -622,11 +622,13 @@ fn progress(animation: &SearchAnimation) -> String {
 
 /// One line of the race table (the default font is monospaced, so columns line up).
 fn race_line(row: &RaceRow) -> (String, Color) {
-    let name = if row.weight == 1.0 {
-        algorithm_label(row.algorithm).to_owned()
-    } else {
-        format!("{} x{:.1}", algorithm_label(row.algorithm), row.weight)
+    let label = match row.method {
+        RaceMethod::Search(algorithm) => algorithm_label(algorithm),
+        RaceMethod::Subgoal => "Subgoal",
     };
+    let name = if row.weight == 1.0 { label.to_owned() } else { format!("{label} x{:.1}", row.weight) };
+    // The preprocessed search says what its preprocessing took.
+    let built = row.preprocessing.map(|took| format!(", built {:.0} ms", took.as_secs_f64() * 1e3));
     match &row.outcome {
         RaceOutcome::Found { cost, expanded, micros, optimal, excess_percent, .. } => {
             let (note, color) = match (optimal, row.guaranteed) {
@@ -637,12 +639,14 @@ fn race_line(row: &RaceRow) -> (String, Color) {
                 (false, _) if *excess_percent < 0.0 => (format!("{excess_percent:+.1}%"), GOOD_COLOR),
                 (false, _) => (format!("{excess_percent:+.1}%"), REASON_COLOR),
             };
-            (format!("{name:<11}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}"), color)
+            let built = built.unwrap_or_default();
+            (format!("{name:<11}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}{built}"), color)
         }
         RaceOutcome::Unsupported(reason) => {
             (format!("{name:<11}n/a: {}", clip(gist(reason), RACE_REASON_CHARS)), DIM_COLOR)
         }
         RaceOutcome::Failed(error) => (format!("{name:<11}{error}"), BAD_COLOR),
+        RaceOutcome::Preparing => (format!("{name:<11}preprocessing the map..."), DIM_COLOR),
     }
 }
 

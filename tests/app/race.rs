@@ -1,6 +1,7 @@
 use super::*;
+use gridpath::SubgoalGraph;
 use gridpath::{Algorithm, Moves, Searcher, Settings, formats};
-use tilepath::search::race::{RaceOutcome, RaceTable, race};
+use tilepath::search::race::{RaceMethod, RaceOutcome, RaceSubgoals, RaceTable, race, subgoal_row};
 
 /// A small fixed map: a cup open toward the start lures greedy search in, so its path is
 /// dearer than the optimum (21.66 against 20.49).
@@ -30,27 +31,29 @@ fn the_race_table_flags_exactly_the_costs_equal_to_dijkstras() {
             panic!("every algorithm runs with the default settings: {row:?}");
         };
         let equal = (cost - optimum).abs() < 1e-6;
-        assert_eq!(optimal, equal, "{:?}: flagged optimal iff its cost equals Dijkstra's", row.algorithm);
+        assert_eq!(optimal, equal, "{:?}: flagged optimal iff its cost equals Dijkstra's", row.method);
         if row.guaranteed {
-            assert!(optimal, "{:?} is guaranteed optimal, so it must match Dijkstra", row.algorithm);
+            assert!(optimal, "{:?} is guaranteed optimal, so it must match Dijkstra", row.method);
         }
         let expected = (cost / optimum - 1.0) * 100.0;
-        assert!((excess_percent - expected).abs() < 1e-6, "excess % of {:?}", row.algorithm);
+        assert!((excess_percent - expected).abs() < 1e-6, "excess % of {:?}", row.method);
         if !optimal {
-            suboptimal.push(row.algorithm);
+            suboptimal.push(row.method);
         }
     }
-    assert!(suboptimal.contains(&Algorithm::Greedy), "greedy is lured into the long way here: {rows:?}");
-    let astar = rows.iter().find(|r| r.algorithm == Algorithm::AStar && r.weight == 1.0).expect("A*");
+    let greedy = RaceMethod::Search(Algorithm::Greedy);
+    assert!(suboptimal.contains(&greedy), "greedy is lured into the long way here: {rows:?}");
+    let astar_method = RaceMethod::Search(Algorithm::AStar);
+    let astar = rows.iter().find(|r| r.method == astar_method && r.weight == 1.0).expect("A*");
     assert!(astar.guaranteed, "A* with octile and weight 1 is guaranteed optimal");
 
     // 4 moves: JPS does not apply and says why; BFS and the wavefront become optimal.
     let four = Settings { rules: gridpath::Rules::FOUR, ..Settings::default() };
     let (rows, _) = race(&mut Searcher::new(), &map.grid, start, goal, &four);
-    let jps = rows.iter().find(|r| r.algorithm == Algorithm::Jps).expect("a JPS row");
+    let jps = rows.iter().find(|r| r.method == RaceMethod::Search(Algorithm::Jps)).expect("a JPS row");
     assert_eq!(jps.outcome, RaceOutcome::Unsupported("JPS needs 8-connected moves"));
     for algorithm in [Algorithm::Bfs, Algorithm::Wavefront] {
-        let row = rows.iter().find(|r| r.algorithm == algorithm).expect("a row");
+        let row = rows.iter().find(|r| r.method == RaceMethod::Search(algorithm)).expect("a row");
         assert!(row.guaranteed && matches!(row.outcome, RaceOutcome::Found { optimal: true, .. }));
     }
     assert_eq!(four.rules.moves, Moves::Four);
@@ -63,8 +66,8 @@ fn t_shows_the_race_and_keeps_it_up_to_date() {
     tap_key(&mut app, KeyCode::KeyT);
     let table = app.world().resource::<RaceTable>();
     assert!(
-        table.shown && table.rows.len() == Algorithm::ALL.len() + 1,
-        "T races every algorithm: {table:?}"
+        table.shown && table.rows.len() == Algorithm::ALL.len() + 2,
+        "T races every algorithm, weighted A* and the subgoal graph: {table:?}"
     );
     assert!(table.optimum.is_some());
     // Wall off both ways around the cup: the table follows the edits.
@@ -73,9 +76,97 @@ fn t_shows_the_race_and_keeps_it_up_to_date() {
     let table = app.world().resource::<RaceTable>();
     assert_eq!(table.optimum, None, "the table must be re-run after an edit: {table:?}");
     assert!(
-        table.rows.iter().all(|r| matches!(r.outcome, RaceOutcome::Failed(_))),
-        "every contestant reports no path: {table:?}"
+        table.rows.iter().all(|r| matches!(r.outcome, RaceOutcome::Failed(_) | RaceOutcome::Preparing)),
+        "every contestant reports no path (the subgoal graph may still be building): {table:?}"
     );
     tap_key(&mut app, KeyCode::KeyT);
     assert!(!app.world().resource::<RaceTable>().shown, "T hides the race");
+}
+
+/// The subgoal graph's row of the race, for `app`'s table.
+fn subgoal_outcome(app: &App) -> RaceOutcome {
+    let table = app.world().resource::<RaceTable>();
+    let row = table.rows.iter().find(|r| r.method == RaceMethod::Subgoal).expect("a subgoal graph row");
+    row.outcome.clone()
+}
+
+/// Updates `app` until the race's subgoal graph is built (it builds on the async pool).
+fn until_subgoals_built(app: &mut App) {
+    for _ in 0..1_000 {
+        app.update();
+        if !app.world().resource::<RaceSubgoals>().is_building() {
+            app.update();
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("the subgoal graph of a 22 x 7 map must be built within seconds");
+}
+
+#[test]
+fn the_subgoal_row_is_exact_says_what_its_preprocessing_took_and_refuses_what_it_cannot_do() {
+    let map = formats::parse_ascii(MAP).expect("a valid map");
+    let (start, goal) = (map.start.expect("S"), map.goal.expect("G"));
+    let settings = Settings::default();
+    let (_, optimum) = race(&mut Searcher::new(), &map.grid, start, goal, &settings);
+    let mut graph = SubgoalGraph::build(&map.grid);
+    let row = subgoal_row(&mut graph, &map.grid, (start, goal), &settings, optimum);
+    let RaceOutcome::Found { cost, optimal, cells, .. } = row.outcome else {
+        panic!("the subgoal graph answers with the default settings: {row:?}");
+    };
+    assert!(optimal && row.guaranteed, "the subgoal graph is exact: {cost} against {optimum:?}");
+    assert!(cells >= 2, "its route is refined into cells: {cells}");
+    assert_eq!(row.preprocessing, Some(graph.build_time()), "the row says how long the build took");
+
+    // Four moves: refused with the graph's reason, not answered wrongly.
+    let four = Settings { rules: gridpath::Rules::FOUR, ..settings };
+    let row = subgoal_row(&mut graph, &map.grid, (start, goal), &four, optimum);
+    assert!(
+        matches!(row.outcome, RaceOutcome::Unsupported(reason) if !reason.is_empty()),
+        "4 moves are refused with a reason: {row:?}"
+    );
+}
+
+#[test]
+fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_edit() {
+    let mut app = test_app(MapSource::Text { name: "race".into(), text: MAP.into() });
+    tap_key(&mut app, KeyCode::KeyT);
+    until_subgoals_built(&mut app);
+    let optimum = app.world().resource::<RaceTable>().optimum.expect("a route");
+    let RaceOutcome::Found { cost, optimal: true, .. } = subgoal_outcome(&app) else {
+        panic!("once built, the subgoal graph answers exactly: {:?}", subgoal_outcome(&app));
+    };
+    assert!((cost - optimum).abs() < 1e-6, "{cost} against Dijkstra's {optimum}");
+
+    // A wall across the way round the cup's top: the graph is repaired within the frame, not
+    // built again, and answers exactly for the map as painted.
+    drag(&mut app, MouseButton::Left, &[Pos::new(12, 0)]);
+    assert!(
+        !app.world().resource::<RaceSubgoals>().is_building(),
+        "one cell's edit is repaired, not rebuilt"
+    );
+    let after = app.world().resource::<RaceTable>().optimum.expect("a route round the other side");
+    match subgoal_outcome(&app) {
+        RaceOutcome::Found { cost, optimal: true, .. } => {
+            assert!((cost - after).abs() < 1e-6, "the repaired graph's {cost} against Dijkstra's {after}");
+        }
+        other => panic!("the repaired graph answers at once, exactly: {other:?}"),
+    }
+
+    // A heuristic weight changes nothing: the graph runs at weight 1, as its row says.
+    shift_tap_key(&mut app, KeyCode::BracketRight);
+    assert!(pathfinder(&app).settings().weight > 1.0, "Shift+] raised the heuristic weight");
+    assert!(
+        matches!(subgoal_outcome(&app), RaceOutcome::Found { optimal: true, .. }),
+        "weighted settings still race the exact graph: {:?}",
+        subgoal_outcome(&app)
+    );
+
+    // Four moves: the row says why it does not apply.
+    tap_key(&mut app, KeyCode::KeyM);
+    assert!(
+        matches!(subgoal_outcome(&app), RaceOutcome::Unsupported(_)),
+        "4 moves are refused: {:?}",
+        subgoal_outcome(&app)
+    );
 }

@@ -312,8 +312,8 @@ fn check_lab(checks: &mut Checks, out: &Path) {
     checks.check(waits, format!("the unit waits on the start during the replay: {units:?}"));
 
     let race = Shot::open(&out.join("race.png"));
-    // Every algorithm plus weighted A*.
-    let rows = gridpath::Algorithm::ALL.len() + 1;
+    // Every algorithm, weighted A* and the subgoal graph.
+    let rows = gridpath::Algorithm::ALL.len() + 2;
     checks.check(
         race.layout.race_rows == rows,
         format!("the race table has {rows} rows: {}", race.layout.race_rows),
@@ -532,8 +532,8 @@ fn check_fit(checks: &mut Checks, out: &Path) {
         let mut lines = race.ui("Race line ");
         lines.sort_by_key(|(name, _)| name.rsplit(' ').next().and_then(|n| n.parse::<u32>().ok()));
         checks.check(
-            lines.len() == gridpath::Algorithm::ALL.len() + 3,
-            format!("{size}: the race table has its header, a row per algorithm and weighted A*, and the footer: {} lines", lines.len()),
+            lines.len() == gridpath::Algorithm::ALL.len() + 4,
+            format!("{size}: the race table has its header, a row per algorithm, weighted A* and the subgoal graph, and the footer: {} lines", lines.len()),
         );
         if let [.., (_, row), (_, last)] = lines.as_slice() {
             checks.check(
