@@ -2,14 +2,14 @@
 //! the current moves, corner rule and heuristic, in one table — cost, cells expanded, time —
 //! each result compared with Dijkstra's cost, which is always optimal. The table is kept up to
 //! date while it is shown. Its last row is the preprocessed search, `gridpath`'s subgoal graph:
-//! built once per map on the async pool (the row says so meanwhile: a big map takes up to
-//! seconds), then repaired after each edit instead of built again, so it answers for the map as
-//! painted, never a stale one.
+//! built once per map on a thread of its own (the row says so meanwhile: a 2048 x 2048 noise map
+//! takes half a minute), then repaired after each edit instead of built again, so it answers for
+//! the map as painted, never a stale one.
 
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, block_on};
 use bevy_gridpath::NavVersion;
 use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings, SubgoalGraph};
 
@@ -44,12 +44,20 @@ pub(super) fn plugin(app: &mut App) {
 
 /// The race's subgoal graph, and the build of one under way. Kept while the race is hidden:
 /// showing it again on the same map needs no new build.
+///
+/// A build runs on a thread of its own, not on Bevy's async pool: that pool has one thread on
+/// two cores, and the units' path planning waits for it (a 2048 x 2048 noise map's graph takes
+/// ~32 s to build, caves ~9 s). One build at a time: a map changed during a build is built
+/// once that build ends (a build cannot be cancelled, and maps opened one after another must
+/// not leave a thread each).
 #[derive(Resource, Default)]
 pub struct RaceSubgoals {
     /// The graph, and the version of the map it last answered for (edits since are repaired).
     graph: Option<(SubgoalGraph, NavVersion)>,
-    /// A build on the async pool, and the version of the map it is built from.
-    building: Option<(Task<SubgoalGraph>, NavVersion)>,
+    /// A build under way, and the version of the map it is built from.
+    building: Option<(JoinHandle<SubgoalGraph>, NavVersion)>,
+    /// Why the last build gave no graph, for the map version it was started for.
+    failed: Option<(String, NavVersion)>,
 }
 
 impl RaceSubgoals {
@@ -251,7 +259,7 @@ fn toggle_race(mut controls: MessageReader<Control>, mut table: ResMut<RaceTable
 
 /// Races every algorithm on the current problem (when the table is shown and the problem or the
 /// table's visibility changed), then the subgoal graph: repaired after small edits, else built
-/// anew on the async pool, its row saying so until [`finish_subgoal_build`] has it.
+/// anew on its own thread, its row saying so until [`finish_subgoal_build`] has it.
 fn run_race(
     problem: SearchProblem,
     mut table: ResMut<RaceTable>,
@@ -282,19 +290,25 @@ fn run_race(
         *seen = version;
         subgoal_row(graph, grid, (problem.start(), problem.goal()), settings, optimum)
     } else {
-        if subgoals.building.as_ref().is_none_or(|(_, from)| *from != version) {
-            // A build for an older map is dropped (a dropped task is cancelled).
-            let grid = grid.clone();
-            let task = AsyncComputeTaskPool::get().spawn(async move { SubgoalGraph::build(&grid) });
-            subgoals.building = Some((task, version));
-        }
-        RaceRow {
-            method: RaceMethod::Subgoal,
-            weight: 1.0,
-            guaranteed: true,
-            outcome: RaceOutcome::Preparing,
-            preprocessing: None,
-        }
+        let outcome = match &subgoals.failed {
+            Some((why, from)) if *from == version => RaceOutcome::Failed(why.clone()),
+            // One build at a time: one for an older map finishes first, then this map's starts.
+            _ if subgoals.building.is_some() => RaceOutcome::Preparing,
+            _ => {
+                let grid = grid.clone();
+                let build = std::thread::Builder::new()
+                    .name("race subgoal graph".into())
+                    .spawn(move || SubgoalGraph::build(&grid));
+                match build {
+                    Ok(handle) => {
+                        subgoals.building = Some((handle, version));
+                        RaceOutcome::Preparing
+                    }
+                    Err(error) => RaceOutcome::Failed(format!("no thread to build on: {error}")),
+                }
+            }
+        };
+        RaceRow { method: RaceMethod::Subgoal, weight: 1.0, guaranteed: true, outcome, preprocessing: None }
     };
     rows.push(row);
     let table = table.bypass_change_detection();
@@ -307,10 +321,20 @@ fn subgoals_building(subgoals: Res<RaceSubgoals>) -> bool {
     subgoals.is_building()
 }
 
-/// Takes the subgoal graph once its build is done, and has the race run again for its row.
+/// Takes the subgoal graph once its build is done, and has the race run again for its row (for
+/// a map edited or changed meanwhile, that repairs the graph or starts the next build).
 fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut table: ResMut<RaceTable>) {
-    let Some((task, version)) = subgoals.building.take_if(|(task, _)| task.is_finished()) else { return };
-    // Finished: `block_on` returns at once.
-    subgoals.graph = Some((block_on(task), version));
+    let Some((handle, version)) = subgoals.building.take_if(|(handle, _)| handle.is_finished()) else {
+        return;
+    };
+    // Finished: `join` returns at once.
+    match handle.join() {
+        Ok(graph) => subgoals.graph = Some((graph, version)),
+        Err(_) => {
+            let why = "the subgoal graph's build failed (a bug: please report the map)";
+            error!("{why}");
+            subgoals.failed = Some((why.to_owned(), version));
+        }
+    }
     table.set_changed();
 }

@@ -90,7 +90,7 @@ fn subgoal_outcome(app: &App) -> RaceOutcome {
     row.outcome.clone()
 }
 
-/// Updates `app` until the race's subgoal graph is built (it builds on the async pool).
+/// Updates `app` until the race's subgoal graph is built (it builds on a thread of its own).
 fn until_subgoals_built(app: &mut App) {
     for _ in 0..1_000 {
         app.update();
@@ -169,4 +169,36 @@ fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_e
         "4 moves are refused: {:?}",
         subgoal_outcome(&app)
     );
+}
+
+#[test]
+fn another_map_gets_a_graph_of_its_own_never_the_last_maps() {
+    let mut app = test_app(MapSource::Text { name: "race".into(), text: MAP.into() });
+    tap_key(&mut app, KeyCode::KeyT);
+    until_subgoals_built(&mut app);
+    let size = |app: &App| (pathfinder(app).grid().width(), pathfinder(app).grid().height());
+    let before = size(&app);
+    // `]`: the next built-in map, of another size and shape.
+    tap_key(&mut app, KeyCode::BracketRight);
+    assert_ne!(size(&app), before, "] opened another map");
+    assert!(
+        matches!(subgoal_outcome(&app), RaceOutcome::Preparing),
+        "the new map's graph is built in the background, the old one is not used: {:?}",
+        subgoal_outcome(&app)
+    );
+    until_subgoals_built(&mut app);
+    let optimum = app.world().resource::<RaceTable>().optimum;
+    match (subgoal_outcome(&app), optimum) {
+        (RaceOutcome::Found { cost, optimal: true, .. }, Some(optimum)) => {
+            assert!(
+                (cost - optimum).abs() < 1e-6,
+                "the new map's graph: {cost} against Dijkstra's {optimum}"
+            );
+        }
+        // A map whose goal cannot be reached: the graph says so too.
+        (RaceOutcome::Failed(_), None) => {}
+        (other, optimum) => {
+            panic!("the new map's graph answers as Dijkstra does: {other:?} against {optimum:?}")
+        }
+    }
 }
