@@ -58,6 +58,8 @@ pub struct RaceSubgoals {
     building: Option<(JoinHandle<SubgoalGraph>, NavVersion)>,
     /// Why the last build gave no graph, for the map version it was started for.
     failed: Option<(String, NavVersion)>,
+    /// The graph was built with a contraction hierarchy or landmarks, which speed its queries.
+    sped_up: bool,
 }
 
 impl RaceSubgoals {
@@ -67,10 +69,14 @@ impl RaceSubgoals {
     }
 }
 
-/// Edits to more cells than this share of the map build the graph anew on the pool, as a new
+/// Edits to more cells than this share of the map build the graph anew on its thread, as a new
 /// map does, rather than repair it inside the frame (the graph itself rebuilds past an
 /// eighth: [`SubgoalGraph::repair`]).
 const REPAIR_SHARE: usize = 8;
+/// Edits to more cells than this are built anew on its thread too, however big the map: each
+/// repaired cell rescans the subgoals whose scans read it, so a bulk edit of a big map would
+/// take most of a build inside one frame.
+const MAX_INLINE_REPAIR: usize = 1_024;
 
 /// The race table: whether it is shown, and its rows for the current map and settings.
 #[derive(Resource, Debug, Default)]
@@ -106,6 +112,8 @@ pub struct RaceRow {
     pub outcome: RaceOutcome,
     /// How long its preprocessing of this map took (the subgoal graph's build), if it has one.
     pub preprocessing: Option<Duration>,
+    /// A remark on how it ran, if any.
+    pub note: Option<&'static str>,
 }
 
 /// What one contestant found.
@@ -163,6 +171,7 @@ pub fn race(
             guaranteed: s.algorithm.is_optimal(grid, &s),
             outcome: outcome(result, optimum),
             preprocessing: None,
+            note: None,
         })
         .collect();
     (rows, optimum)
@@ -190,8 +199,8 @@ fn outcome(result: Result<(gridpath::Path, Duration), SearchError>, optimum: Opt
     }
 }
 
-/// The subgoal graph's row: `graph` (built for `grid` or repaired to it by this query: an
-/// edit's repair is left out of the time, as a build is) from `start` to `goal` under
+/// The subgoal graph's row: `graph` (built for `grid`, or repaired to it here: an edit's
+/// repair is left out of the time, as a build is) from `start` to `goal` under
 /// `settings`' rules, timed as the fastest of [`RUNS`] and compared with `optimum`. The graph
 /// answers exactly or says why it does not apply (4 moves, corner cutting, terrain costs,
 /// weights).
@@ -203,12 +212,15 @@ pub fn subgoal_row(
     optimum: Option<f64>,
 ) -> RaceRow {
     let settings = Settings { weight: 1.0, ..*settings };
+    // Brought in step with the map first, untimed (a query whose endpoints are refused would
+    // not repair it).
+    graph.repair(grid);
     let mut time = || {
         let started = Instant::now();
         let result = graph.find_path(grid, start, goal, &settings);
         (result, started.elapsed())
     };
-    // The first query repairs the graph after edits (and its errors need no timing).
+    // Errors need no timing; a found path is searched again for a steadier time.
     let result = time().0.map(|path| {
         let fastest = (0..RUNS).map(|_| time().1).min().unwrap_or_default();
         (path, fastest)
@@ -219,6 +231,7 @@ pub fn subgoal_row(
         guaranteed: true,
         outcome: outcome(result, optimum),
         preprocessing: Some(graph.build_time()),
+        note: None,
     }
 }
 
@@ -273,7 +286,9 @@ fn run_race(
     // The graph answers for this map if it describes it, or a few edits from it.
     let current = subgoals.graph.as_mut().filter(|(_, seen)| {
         *seen == version
-            || nav.cells_edited_since(*seen).is_some_and(|cells| cells.len() * REPAIR_SHARE <= grid.len())
+            || nav.cells_edited_since(*seen).is_some_and(|cells| {
+                cells.len() <= MAX_INLINE_REPAIR && cells.len() * REPAIR_SHARE <= grid.len()
+            })
     });
     // At weight 1, as its row runs (`subgoal_row`): the graph answers exactly or not at all.
     let exact = Settings { weight: 1.0, ..*settings };
@@ -285,10 +300,17 @@ fn run_race(
             guaranteed: true,
             outcome: RaceOutcome::Unsupported(reason),
             preprocessing: None,
+            note: None,
         }
     } else if let Some((graph, seen)) = current {
         *seen = version;
-        subgoal_row(graph, grid, (problem.start(), problem.goal()), settings, optimum)
+        let mut row = subgoal_row(graph, grid, (problem.start(), problem.goal()), settings, optimum);
+        if subgoals.sped_up && !(graph.has_hierarchy() || graph.has_landmarks()) {
+            // An edit's repair drops the hierarchy (or landmarks) built for the map as it was:
+            // the time is the plain graph search's from then on.
+            row.note = Some("repaired: no hierarchy");
+        }
+        row
     } else {
         let outcome = match &subgoals.failed {
             Some((why, from)) if *from == version => RaceOutcome::Failed(why.clone()),
@@ -308,7 +330,14 @@ fn run_race(
                 }
             }
         };
-        RaceRow { method: RaceMethod::Subgoal, weight: 1.0, guaranteed: true, outcome, preprocessing: None }
+        RaceRow {
+            method: RaceMethod::Subgoal,
+            weight: 1.0,
+            guaranteed: true,
+            outcome,
+            preprocessing: None,
+            note: None,
+        }
     };
     rows.push(row);
     let table = table.bypass_change_detection();
@@ -329,7 +358,10 @@ fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut table: ResMut<Ra
     };
     // Finished: `join` returns at once.
     match handle.join() {
-        Ok(graph) => subgoals.graph = Some((graph, version)),
+        Ok(graph) => {
+            subgoals.sped_up = graph.has_hierarchy() || graph.has_landmarks();
+            subgoals.graph = Some((graph, version));
+        }
         Err(_) => {
             let why = "the subgoal graph's build failed (a bug: please report the map)";
             error!("{why}");

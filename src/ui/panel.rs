@@ -628,7 +628,12 @@ fn race_line(row: &RaceRow) -> (String, Color) {
     };
     let name = if row.weight == 1.0 { label.to_owned() } else { format!("{label} x{:.1}", row.weight) };
     // The preprocessed search says what its preprocessing took.
-    let built = row.preprocessing.map(|took| format!(", built {:.0} ms", took.as_secs_f64() * 1e3));
+    let built = row
+        .preprocessing
+        .map(|took| format!(", built {:.0} ms", took.as_secs_f64() * 1e3))
+        .into_iter()
+        .chain(row.note.map(|note| format!(", {note}")))
+        .collect::<String>();
     match &row.outcome {
         RaceOutcome::Found { cost, expanded, micros, optimal, excess_percent, .. } => {
             let (note, color) = match (optimal, row.guaranteed) {
@@ -639,7 +644,6 @@ fn race_line(row: &RaceRow) -> (String, Color) {
                 (false, _) if *excess_percent < 0.0 => (format!("{excess_percent:+.1}%"), GOOD_COLOR),
                 (false, _) => (format!("{excess_percent:+.1}%"), REASON_COLOR),
             };
-            let built = built.unwrap_or_default();
             (format!("{name:<11}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}{built}"), color)
         }
         RaceOutcome::Unsupported(reason) => {

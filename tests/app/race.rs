@@ -84,10 +84,14 @@ fn t_shows_the_race_and_keeps_it_up_to_date() {
 }
 
 /// The subgoal graph's row of the race, for `app`'s table.
-fn subgoal_outcome(app: &App) -> RaceOutcome {
+fn subgoal_row_of(app: &App) -> tilepath::search::race::RaceRow {
     let table = app.world().resource::<RaceTable>();
-    let row = table.rows.iter().find(|r| r.method == RaceMethod::Subgoal).expect("a subgoal graph row");
-    row.outcome.clone()
+    table.rows.iter().find(|r| r.method == RaceMethod::Subgoal).expect("a subgoal graph row").clone()
+}
+
+/// The subgoal graph's outcome in the race, for `app`'s table.
+fn subgoal_outcome(app: &App) -> RaceOutcome {
+    subgoal_row_of(app).outcome
 }
 
 /// Updates `app` until the race's subgoal graph is built (it builds on a thread of its own).
@@ -130,9 +134,15 @@ fn the_subgoal_row_is_exact_says_what_its_preprocessing_took_and_refuses_what_it
 #[test]
 fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_edit() {
     let mut app = test_app(MapSource::Text { name: "race".into(), text: MAP.into() });
-    tap_key(&mut app, KeyCode::KeyT);
+    // The frame T is pressed races the searches and only starts the graph's build.
+    app.world_mut().write_message(key_message(KeyCode::KeyT, ButtonState::Pressed));
+    app.update();
+    assert_eq!(subgoal_outcome(&app), RaceOutcome::Preparing, "the graph is built off the frame");
+    app.world_mut().write_message(key_message(KeyCode::KeyT, ButtonState::Released));
     until_subgoals_built(&mut app);
     let optimum = app.world().resource::<RaceTable>().optimum.expect("a route");
+    let built = subgoal_row_of(&app).preprocessing;
+    assert!(built.is_some(), "the row says how long the build took");
     let RaceOutcome::Found { cost, optimal: true, .. } = subgoal_outcome(&app) else {
         panic!("once built, the subgoal graph answers exactly: {:?}", subgoal_outcome(&app));
     };
@@ -145,6 +155,7 @@ fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_e
         !app.world().resource::<RaceSubgoals>().is_building(),
         "one cell's edit is repaired, not rebuilt"
     );
+    assert_eq!(subgoal_row_of(&app).preprocessing, built, "the same graph, repaired: not built again");
     let after = app.world().resource::<RaceTable>().optimum.expect("a route round the other side");
     match subgoal_outcome(&app) {
         RaceOutcome::Found { cost, optimal: true, .. } => {
