@@ -69,13 +69,11 @@ impl RaceSubgoals {
     }
 }
 
-/// Edits to more cells than this share of the map build the graph anew on its thread, as a new
-/// map does, rather than repair it inside the frame (the graph itself rebuilds past an
-/// eighth: [`SubgoalGraph::repair`]).
-const REPAIR_SHARE: usize = 8;
-/// Edits to more cells than this are built anew on its thread too, however big the map: each
-/// repaired cell rescans the subgoals whose scans read it, so a bulk edit of a big map would
-/// take most of a build inside one frame.
+/// Edits to more cells than this build the graph anew on its thread, as a new map does, rather
+/// than repair it inside the frame: each repaired cell rescans the subgoals whose scans read it,
+/// so a bulk edit of a big map would take most of a build inside one frame. (Past an eighth of
+/// the cells the graph rebuilds itself in a repair, [`SubgoalGraph::repair`]: only on maps under
+/// 8,192 cells, which build in well under a millisecond.)
 const MAX_INLINE_REPAIR: usize = 1_024;
 
 /// The race table: whether it is shown, and its rows for the current map and settings.
@@ -114,6 +112,20 @@ pub struct RaceRow {
     pub preprocessing: Option<Duration>,
     /// A remark on how it ran, if any.
     pub note: Option<&'static str>,
+}
+
+impl RaceRow {
+    /// The subgoal graph's row with this outcome (it always runs at weight 1, exactly).
+    fn subgoal(outcome: RaceOutcome) -> Self {
+        Self {
+            method: RaceMethod::Subgoal,
+            weight: 1.0,
+            guaranteed: true,
+            outcome,
+            preprocessing: None,
+            note: None,
+        }
+    }
 }
 
 /// What one contestant found.
@@ -158,7 +170,7 @@ pub fn race(
         Algorithm::ALL.iter().map(|&algorithm| Settings { algorithm, ..base }).collect();
     contestants.insert(1, Settings { algorithm: Algorithm::AStar, weight: weighted, ..base });
     let results: Vec<(Settings, Result<(gridpath::Path, Duration), SearchError>)> =
-        contestants.into_iter().map(|s| (s, timed_search(searcher, grid, start, goal, &s))).collect();
+        contestants.into_iter().map(|s| (s, timed(|| searcher.find_path(grid, start, goal, &s)))).collect();
     let optimum = results.iter().find_map(|(s, result)| match result {
         Ok((path, _)) if s.algorithm == Algorithm::Dijkstra => Some(path.cost),
         _ => None,
@@ -215,44 +227,24 @@ pub fn subgoal_row(
     // Brought in step with the map first, untimed (a query whose endpoints are refused would
     // not repair it).
     graph.repair(grid);
-    let mut time = || {
-        let started = Instant::now();
-        let result = graph.find_path(grid, start, goal, &settings);
-        (result, started.elapsed())
-    };
-    // Errors need no timing; a found path is searched again for a steadier time.
-    let result = time().0.map(|path| {
-        let fastest = (0..RUNS).map(|_| time().1).min().unwrap_or_default();
-        (path, fastest)
-    });
-    RaceRow {
-        method: RaceMethod::Subgoal,
-        weight: 1.0,
-        guaranteed: true,
-        outcome: outcome(result, optimum),
-        preprocessing: Some(graph.build_time()),
-        note: None,
-    }
+    let result = timed(|| graph.find_path(grid, start, goal, &settings));
+    RaceRow { preprocessing: Some(graph.build_time()), ..RaceRow::subgoal(outcome(result, optimum)) }
 }
 
 /// One search, timed as the fastest of [`RUNS`] identical runs.
-fn timed_search(
-    searcher: &mut Searcher,
-    grid: &Grid,
-    start: Pos,
-    goal: Pos,
-    settings: &Settings,
+fn timed(
+    mut search: impl FnMut() -> Result<gridpath::Path, SearchError>,
 ) -> Result<(gridpath::Path, Duration), SearchError> {
-    let time = |searcher: &mut Searcher| {
+    let mut time = || {
         let started = Instant::now();
-        let result = searcher.find_path(grid, start, goal, settings);
+        let result = search();
         (result, started.elapsed())
     };
-    let (result, mut fastest) = time(searcher);
+    let (result, mut fastest) = time();
     // Errors need no timing; a found path is searched again for a steadier time.
     let path = result?;
     for _ in 1..RUNS {
-        fastest = fastest.min(time(searcher).1);
+        fastest = fastest.min(time().1);
     }
     Ok((path, fastest))
 }
@@ -286,22 +278,13 @@ fn run_race(
     // The graph answers for this map if it describes it, or a few edits from it.
     let current = subgoals.graph.as_mut().filter(|(_, seen)| {
         *seen == version
-            || nav.cells_edited_since(*seen).is_some_and(|cells| {
-                cells.len() <= MAX_INLINE_REPAIR && cells.len() * REPAIR_SHARE <= grid.len()
-            })
+            || nav.cells_edited_since(*seen).is_some_and(|cells| cells.len() <= MAX_INLINE_REPAIR)
     });
     // At weight 1, as its row runs (`subgoal_row`): the graph answers exactly or not at all.
     let exact = Settings { weight: 1.0, ..*settings };
     let row = if let Err(reason) = SubgoalGraph::check(grid, &exact) {
         // Nothing to build for settings it refuses; a build under way goes on.
-        RaceRow {
-            method: RaceMethod::Subgoal,
-            weight: 1.0,
-            guaranteed: true,
-            outcome: RaceOutcome::Unsupported(reason),
-            preprocessing: None,
-            note: None,
-        }
+        RaceRow::subgoal(RaceOutcome::Unsupported(reason))
     } else if let Some((graph, seen)) = current {
         *seen = version;
         let mut row = subgoal_row(graph, grid, (problem.start(), problem.goal()), settings, optimum);
@@ -330,14 +313,7 @@ fn run_race(
                 }
             }
         };
-        RaceRow {
-            method: RaceMethod::Subgoal,
-            weight: 1.0,
-            guaranteed: true,
-            outcome,
-            preprocessing: None,
-            note: None,
-        }
+        RaceRow::subgoal(outcome)
     };
     rows.push(row);
     let table = table.bypass_change_detection();

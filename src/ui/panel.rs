@@ -627,13 +627,14 @@ fn race_line(row: &RaceRow) -> (String, Color) {
         RaceMethod::Subgoal => "Subgoal",
     };
     let name = if row.weight == 1.0 { label.to_owned() } else { format!("{label} x{:.1}", row.weight) };
-    // The preprocessed search says what its preprocessing took.
-    let built = row
-        .preprocessing
-        .map(|took| format!(", built {:.0} ms", took.as_secs_f64() * 1e3))
-        .into_iter()
-        .chain(row.note.map(|note| format!(", {note}")))
-        .collect::<String>();
+    // The preprocessed search says what its preprocessing took, and any remark.
+    let mut remarks = String::new();
+    if let Some(took) = row.preprocessing {
+        remarks += &format!(", built {:.0} ms", took.as_secs_f64() * 1e3);
+    }
+    if let Some(note) = row.note {
+        remarks += &format!(", {note}");
+    }
     match &row.outcome {
         RaceOutcome::Found { cost, expanded, micros, optimal, excess_percent, .. } => {
             let (note, color) = match (optimal, row.guaranteed) {
@@ -644,7 +645,7 @@ fn race_line(row: &RaceRow) -> (String, Color) {
                 (false, _) if *excess_percent < 0.0 => (format!("{excess_percent:+.1}%"), GOOD_COLOR),
                 (false, _) => (format!("{excess_percent:+.1}%"), REASON_COLOR),
             };
-            (format!("{name:<11}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}{built}"), color)
+            (format!("{name:<11}{cost:>7.2}{expanded:>7}{micros:>7.0}  {note}{remarks}"), color)
         }
         RaceOutcome::Unsupported(reason) => {
             (format!("{name:<11}n/a: {}", clip(gist(reason), RACE_REASON_CHARS)), DIM_COLOR)
