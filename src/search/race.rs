@@ -5,6 +5,11 @@
 //! built once per map on a thread of its own (the row says so meanwhile: a 2048 x 2048 noise map
 //! takes half a minute), then repaired after each edit instead of built again, so it answers for
 //! the map as painted, never a stale one.
+//!
+//! The race itself runs on a thread of its own too, one race at a time: on a 2048 x 2048 map
+//! its searches take seconds, and painting with the table shown froze every frame that long.
+//! The table keeps the last race's rows, marked as racing, until the race for the map as it is
+//! now is done; edits made meanwhile are raced once it is.
 
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -22,11 +27,14 @@ pub const RACE_WEIGHT: f64 = 2.0;
 /// Runs per algorithm; the table shows the fastest, which is the least disturbed by the rest of
 /// the machine.
 const RUNS: usize = 3;
+/// A search slower than this runs once: its time varies little against itself, and three runs
+/// of every search on a 2048 x 2048 map would triple a race that already takes seconds.
+const RUN_ONCE_OVER: Duration = Duration::from_millis(20);
 /// Two costs closer than this count as equal.
 const COST_TOLERANCE: f64 = 1e-6;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<RaceTable>().init_resource::<RaceSubgoals>();
+    app.init_resource::<RaceTable>().init_resource::<RaceSubgoals>().init_resource::<RaceRunner>();
     app.add_systems(
         Update,
         toggle_race.run_if(on_message::<Control>).in_set(AppSystems::RecordInput).after(ControlSystems),
@@ -35,11 +43,77 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             finish_subgoal_build.run_if(subgoals_building),
-            run_race.run_if(race_shown.and_then(problem_changed.or_else(resource_changed::<RaceTable>))),
+            finish_race.run_if(racing),
+            start_race.run_if(race_shown.and_then(problem_changed.or_else(race_wanted))),
         )
             .chain()
             .in_set(AppSystems::Plan),
     );
+}
+
+/// The race under way on its thread, and whether the table wants another once it is done.
+#[derive(Resource, Default)]
+pub struct RaceRunner {
+    /// The race running, and what it lent it: the subgoal graph's version of the map, if it
+    /// took the graph along.
+    running: Option<(JoinHandle<RaceResult>, Option<NavVersion>)>,
+    /// Race again (the map, endpoints or settings changed, the table was shown, a graph was
+    /// built): at once if no race runs, else when the one running is done.
+    wanted: bool,
+    /// The searcher the races reuse (its buffers grow to the map), while no race has it.
+    searcher: Option<Searcher>,
+    /// The map version the last race started on.
+    raced: Option<NavVersion>,
+}
+
+impl RaceRunner {
+    /// `true` while a race runs, or another is due (the map changed during the last one).
+    pub fn is_racing(&self) -> bool {
+        self.running.is_some() || self.wanted
+    }
+}
+
+/// What a race's thread gives back: the rows, Dijkstra's cost, and what it borrowed.
+struct RaceResult {
+    rows: Vec<RaceRow>,
+    optimum: Option<f64>,
+    searcher: Searcher,
+    graph: Option<SubgoalGraph>,
+}
+
+/// What a race runs against: a copy of the map as it was when the race started.
+struct RaceJob {
+    grid: Grid,
+    start: Pos,
+    goal: Pos,
+    settings: Settings,
+    searcher: Searcher,
+    /// The subgoal graph's row: the graph to race (repaired first on the thread), or the row as
+    /// it stands (being built, failed, refused).
+    subgoal: Result<SubgoalGraph, RaceRow>,
+    /// The graph was built with a hierarchy or landmarks: its row says when a repair dropped them.
+    sped_up: bool,
+}
+
+impl RaceJob {
+    fn run(self) -> RaceResult {
+        let Self { grid, start, goal, settings, mut searcher, subgoal, sped_up } = self;
+        let (mut rows, optimum) = race(&mut searcher, &grid, start, goal, &settings);
+        let (row, graph) = match subgoal {
+            Ok(mut graph) => {
+                let mut row = subgoal_row(&mut graph, &grid, (start, goal), &settings, optimum);
+                if sped_up && !(graph.has_hierarchy() || graph.has_landmarks()) {
+                    // An edit's repair drops the hierarchy (or landmarks) built for the map as it
+                    // was: the time is the plain graph search's from then on.
+                    row.note = Some("repaired: no hierarchy");
+                }
+                (row, Some(graph))
+            }
+            Err(row) => (row, None),
+        };
+        rows.push(row);
+        RaceResult { rows, optimum, searcher, graph }
+    }
 }
 
 /// The race's subgoal graph, and the build of one under way. Kept while the race is hidden:
@@ -85,6 +159,9 @@ pub struct RaceTable {
     pub rows: Vec<RaceRow>,
     /// Dijkstra's cost, the optimum every row is compared with (`None` without a path).
     pub optimum: Option<f64>,
+    /// A race is under way: the rows are for the map as it was before the latest edits (or
+    /// none yet).
+    pub racing: bool,
 }
 
 /// What a row of the race ran.
@@ -231,7 +308,8 @@ pub fn subgoal_row(
     RaceRow { preprocessing: Some(graph.build_time()), ..RaceRow::subgoal(outcome(result, optimum)) }
 }
 
-/// One search, timed as the fastest of [`RUNS`] identical runs.
+/// One search, timed as the fastest of [`RUNS`] identical runs (one, when it takes longer than
+/// [`RUN_ONCE_OVER`]).
 fn timed(
     mut search: impl FnMut() -> Result<gridpath::Path, SearchError>,
 ) -> Result<(gridpath::Path, Duration), SearchError> {
@@ -243,8 +321,10 @@ fn timed(
     let (result, mut fastest) = time();
     // Errors need no timing; a found path is searched again for a steadier time.
     let path = result?;
-    for _ in 1..RUNS {
-        fastest = fastest.min(time().1);
+    if fastest <= RUN_ONCE_OVER {
+        for _ in 1..RUNS {
+            fastest = fastest.min(time().1);
+        }
     }
     Ok((path, fastest))
 }
@@ -254,46 +334,62 @@ fn race_shown(table: Res<RaceTable>) -> bool {
     table.shown
 }
 
-fn toggle_race(mut controls: MessageReader<Control>, mut table: ResMut<RaceTable>) {
+fn toggle_race(
+    mut controls: MessageReader<Control>,
+    mut table: ResMut<RaceTable>,
+    mut runner: ResMut<RaceRunner>,
+) {
     for control in controls.read() {
         if *control == Control::ToggleRace {
             table.shown = !table.shown;
+            // Shown again: the map may have changed while it was hidden.
+            runner.wanted |= table.shown;
         }
     }
 }
 
-/// Races every algorithm on the current problem (when the table is shown and the problem or the
-/// table's visibility changed), then the subgoal graph: repaired after small edits, else built
-/// anew on its own thread, its row saying so until [`finish_subgoal_build`] has it.
-fn run_race(
+/// Run condition: a race is due (see [`RaceRunner::wanted`]).
+fn race_wanted(runner: Res<RaceRunner>) -> bool {
+    runner.wanted
+}
+
+/// Run condition: a race runs on its thread.
+fn racing(runner: Res<RaceRunner>) -> bool {
+    runner.running.is_some()
+}
+
+/// Starts a race of every algorithm and the subgoal graph on the current problem, on a thread of
+/// its own, when none runs (else the next one is due when it ends). The subgoal graph goes
+/// along if it describes this map or a few edits from it (repaired there); otherwise its row
+/// says it is being built, and its build starts on its own thread.
+fn start_race(
     problem: SearchProblem,
     mut table: ResMut<RaceTable>,
     mut subgoals: ResMut<RaceSubgoals>,
-    mut searcher: Local<Searcher>,
+    mut runner: ResMut<RaceRunner>,
 ) {
+    if runner.running.is_some() {
+        runner.wanted = true;
+        return;
+    }
+    runner.wanted = false;
     let (grid, settings, nav) = (problem.grid(), problem.settings(), problem.nav());
-    let (mut rows, optimum) = race(&mut searcher, grid, problem.start(), problem.goal(), settings);
     let version = nav.version();
     let subgoals = &mut *subgoals;
-    // The graph answers for this map if it describes it, or a few edits from it.
-    let current = subgoals.graph.as_mut().filter(|(_, seen)| {
-        *seen == version
-            || nav.cells_edited_since(*seen).is_some_and(|cells| cells.len() <= MAX_INLINE_REPAIR)
-    });
     // At weight 1, as its row runs (`subgoal_row`): the graph answers exactly or not at all.
     let exact = Settings { weight: 1.0, ..*settings };
-    let row = if let Err(reason) = SubgoalGraph::check(grid, &exact) {
+    let refused = SubgoalGraph::check(grid, &exact).err();
+    // The graph goes along if it describes this map, or a few edits from it.
+    let current = subgoals.graph.take_if(|(_, seen)| {
+        refused.is_none()
+            && (*seen == version
+                || nav.cells_edited_since(*seen).is_some_and(|cells| cells.len() <= MAX_INLINE_REPAIR))
+    });
+    let subgoal = if let Some(reason) = refused {
         // Nothing to build for settings it refuses; a build under way goes on.
-        RaceRow::subgoal(RaceOutcome::Unsupported(reason))
-    } else if let Some((graph, seen)) = current {
-        *seen = version;
-        let mut row = subgoal_row(graph, grid, (problem.start(), problem.goal()), settings, optimum);
-        if subgoals.sped_up && !(graph.has_hierarchy() || graph.has_landmarks()) {
-            // An edit's repair drops the hierarchy (or landmarks) built for the map as it was:
-            // the time is the plain graph search's from then on.
-            row.note = Some("repaired: no hierarchy");
-        }
-        row
+        Err(RaceRow::subgoal(RaceOutcome::Unsupported(reason)))
+    } else if let Some((graph, _)) = current {
+        Ok(graph)
     } else {
         let outcome = match &subgoals.failed {
             Some((why, from)) if *from == version => RaceOutcome::Failed(why.clone()),
@@ -313,12 +409,74 @@ fn run_race(
                 }
             }
         };
-        RaceRow::subgoal(outcome)
+        Err(RaceRow::subgoal(outcome))
     };
-    rows.push(row);
-    let table = table.bypass_change_detection();
-    table.rows = rows;
-    table.optimum = optimum;
+    if runner.raced.is_some_and(|raced| raced.generation != version.generation) {
+        // Another map (or one changed whole): the last race's rows are not about it at all.
+        table.rows.clear();
+        table.optimum = None;
+    }
+    runner.raced = Some(version);
+    let lent = subgoal.is_ok().then_some(version);
+    let job = RaceJob {
+        grid: grid.clone(),
+        start: problem.start(),
+        goal: problem.goal(),
+        settings: *settings,
+        searcher: runner.searcher.take().unwrap_or_default(),
+        subgoal,
+        sped_up: subgoals.sped_up,
+    };
+    match std::thread::Builder::new().name("race".into()).spawn(move || job.run()) {
+        Ok(handle) => {
+            runner.running = Some((handle, lent));
+            table.racing = true;
+        }
+        Err(error) => {
+            // The graph went with the job that could not start: the next race builds it again.
+            let why = format!("no thread to race on: {error}");
+            error!("{why}");
+            table.rows = vec![RaceRow::subgoal(RaceOutcome::Failed(why))];
+            table.optimum = None;
+            table.racing = false;
+        }
+    }
+}
+
+/// Takes a race's rows once its thread is done, and what it borrowed back: the searcher, and
+/// the subgoal graph (repaired to the map it raced).
+fn finish_race(
+    mut runner: ResMut<RaceRunner>,
+    mut table: ResMut<RaceTable>,
+    mut subgoals: ResMut<RaceSubgoals>,
+) {
+    let Some((handle, lent)) = runner.running.take_if(|(handle, _)| handle.is_finished()) else {
+        return;
+    };
+    // Finished: `join` returns at once.
+    match handle.join() {
+        Ok(RaceResult { rows, optimum, searcher, graph }) => {
+            runner.searcher = Some(searcher);
+            // Back where it was taken from, for the version it raced; unless a build finished
+            // meanwhile (a build starts only for a map the lent graph no longer described).
+            if let (Some(graph), Some(version)) = (graph, lent)
+                && subgoals.graph.is_none()
+            {
+                subgoals.graph = Some((graph, version));
+            }
+            table.rows = rows;
+            table.optimum = optimum;
+        }
+        Err(_) => {
+            // The graph it borrowed is gone with it: the next race builds one again.
+            let why = "the race failed (a bug: please report the map)";
+            error!("{why}");
+            table.rows = vec![RaceRow::subgoal(RaceOutcome::Failed(why.to_owned()))];
+            table.optimum = None;
+        }
+    }
+    // Racing again, if due, from the next system on.
+    table.racing = false;
 }
 
 /// Run condition: a subgoal graph is being built.
@@ -328,7 +486,7 @@ fn subgoals_building(subgoals: Res<RaceSubgoals>) -> bool {
 
 /// Takes the subgoal graph once its build is done, and has the race run again for its row (for
 /// a map edited or changed meanwhile, that repairs the graph or starts the next build).
-fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut table: ResMut<RaceTable>) {
+fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut runner: ResMut<RaceRunner>) {
     let Some((handle, version)) = subgoals.building.take_if(|(handle, _)| handle.is_finished()) else {
         return;
     };
@@ -344,5 +502,5 @@ fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut table: ResMut<Ra
             subgoals.failed = Some((why.to_owned(), version));
         }
     }
-    table.set_changed();
+    runner.wanted = true;
 }

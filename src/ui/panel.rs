@@ -682,7 +682,13 @@ fn fill_race_table(
     let header = format!("{:<11}{:>7}{:>7}{:>7}  {}", "algorithm", "cost", "expand", "us", "result");
     let lines: Vec<(String, Color)> = if table.shown {
         let footer = ("^ optimal here, not guaranteed; -%: any-angle, shorter".to_owned(), DIM_COLOR);
+        // The race runs on a thread of its own: until it is done the rows are the last race's.
+        let racing = table.racing.then(|| {
+            let what = if table.rows.is_empty() { "racing..." } else { "racing the map as it is now..." };
+            (what.to_owned(), DIM_COLOR)
+        });
         std::iter::once((header, TITLE_COLOR))
+            .chain(racing)
             .chain(table.rows.iter().map(race_line))
             .chain(repair_line(&report))
             .chain([footer])

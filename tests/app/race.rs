@@ -1,7 +1,9 @@
 use super::*;
 use gridpath::SubgoalGraph;
 use gridpath::{Algorithm, Moves, Searcher, Settings, formats};
-use tilepath::search::race::{RaceMethod, RaceOutcome, RaceSubgoals, RaceTable, race, subgoal_row};
+use tilepath::search::race::{
+    RaceMethod, RaceOutcome, RaceRunner, RaceSubgoals, RaceTable, race, subgoal_row,
+};
 
 /// A small fixed map: a cup open toward the start lures greedy search in, so its path is
 /// dearer than the optimum (21.66 against 20.49).
@@ -64,6 +66,7 @@ fn t_shows_the_race_and_keeps_it_up_to_date() {
     let mut app = test_app(MapSource::Text { name: "race".into(), text: MAP.into() });
     assert!(app.world().resource::<RaceTable>().rows.is_empty(), "no race before T");
     tap_key(&mut app, KeyCode::KeyT);
+    until_raced(&mut app);
     let table = app.world().resource::<RaceTable>();
     assert!(
         table.shown && table.rows.len() == Algorithm::ALL.len() + 2,
@@ -73,6 +76,7 @@ fn t_shows_the_race_and_keeps_it_up_to_date() {
     // Wall off both ways around the cup: the table follows the edits.
     drag(&mut app, MouseButton::Left, &[Pos::new(12, 6)]);
     drag(&mut app, MouseButton::Left, &[Pos::new(12, 0)]);
+    until_raced(&mut app);
     let table = app.world().resource::<RaceTable>();
     assert_eq!(table.optimum, None, "the table must be re-run after an edit: {table:?}");
     assert!(
@@ -94,17 +98,31 @@ fn subgoal_outcome(app: &App) -> RaceOutcome {
     subgoal_row_of(app).outcome
 }
 
-/// Updates `app` until the race's subgoal graph is built (it builds on a thread of its own).
+/// Updates `app` until the race's subgoal graph is built (it builds on a thread of its own) and
+/// raced.
 fn until_subgoals_built(app: &mut App) {
     for _ in 0..1_000 {
         app.update();
         if !app.world().resource::<RaceSubgoals>().is_building() {
-            app.update();
+            until_raced(app);
             return;
         }
         std::thread::sleep(Duration::from_millis(2));
     }
     panic!("the subgoal graph of a 22 x 7 map must be built within seconds");
+}
+
+/// Updates `app` until no race runs or is due (a race runs on a thread of its own).
+fn until_raced(app: &mut App) {
+    for _ in 0..1_000 {
+        if !app.world().resource::<RaceRunner>().is_racing() {
+            assert!(!app.world().resource::<RaceTable>().racing, "the table says when the race is done");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        app.update();
+    }
+    panic!("the race of a 22 x 7 map must be done within seconds");
 }
 
 #[test]
@@ -134,10 +152,12 @@ fn the_subgoal_row_is_exact_says_what_its_preprocessing_took_and_refuses_what_it
 #[test]
 fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_edit() {
     let mut app = test_app(MapSource::Text { name: "race".into(), text: MAP.into() });
-    // The frame T is pressed races the searches and only starts the graph's build.
+    // The frame T is pressed only starts the race and the graph's build, each on its thread.
     app.world_mut().write_message(key_message(KeyCode::KeyT, ButtonState::Pressed));
     app.update();
-    assert_eq!(subgoal_outcome(&app), RaceOutcome::Preparing, "the graph is built off the frame");
+    let table = app.world().resource::<RaceTable>();
+    assert!(table.racing && table.rows.is_empty(), "the race runs off the frame: {table:?}");
+    assert!(app.world().resource::<RaceSubgoals>().is_building(), "the graph is built off the frame");
     app.world_mut().write_message(key_message(KeyCode::KeyT, ButtonState::Released));
     until_subgoals_built(&mut app);
     let optimum = app.world().resource::<RaceTable>().optimum.expect("a route");
@@ -151,6 +171,7 @@ fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_e
     // A wall across the way round the cup's top: the graph is repaired within the frame, not
     // built again, and answers exactly for the map as painted.
     drag(&mut app, MouseButton::Left, &[Pos::new(12, 0)]);
+    until_raced(&mut app);
     assert!(
         !app.world().resource::<RaceSubgoals>().is_building(),
         "one cell's edit is repaired, not rebuilt"
@@ -166,6 +187,7 @@ fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_e
 
     // A heuristic weight changes nothing: the graph runs at weight 1, as its row says.
     shift_tap_key(&mut app, KeyCode::BracketRight);
+    until_raced(&mut app);
     assert!(pathfinder(&app).settings().weight > 1.0, "Shift+] raised the heuristic weight");
     assert!(
         matches!(subgoal_outcome(&app), RaceOutcome::Found { optimal: true, .. }),
@@ -175,6 +197,7 @@ fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_e
 
     // Four moves: the row says why it does not apply.
     tap_key(&mut app, KeyCode::KeyM);
+    until_raced(&mut app);
     assert!(
         matches!(subgoal_outcome(&app), RaceOutcome::Unsupported(_)),
         "4 moves are refused: {:?}",
@@ -189,17 +212,32 @@ fn another_map_gets_a_graph_of_its_own_never_the_last_maps() {
     until_subgoals_built(&mut app);
     let size = |app: &App| (pathfinder(app).grid().width(), pathfinder(app).grid().height());
     let before = size(&app);
-    // `]`: the next built-in map, of another size and shape. In the frame it opens, the race
-    // starts that map's build (a tiny map's may be done by the next frame).
+    // `]`: the next built-in map, of another size and shape. The frame it opens starts its
+    // race, which must not take the last map's graph along: it races while that map's own graph
+    // is built (a tiny map's may be done by the next frame, and raced again then).
     app.world_mut().write_message(key_message(KeyCode::BracketRight, ButtonState::Pressed));
     app.update();
     assert_ne!(size(&app), before, "] opened another map");
+    assert!(app.world().resource::<RaceSubgoals>().is_building(), "the new map gets a graph of its own");
+    let table = app.world().resource::<RaceTable>();
+    assert!(
+        table.racing && table.rows.is_empty(),
+        "the last map's rows are not shown for this one: {table:?}"
+    );
+    app.world_mut().write_message(key_message(KeyCode::BracketRight, ButtonState::Released));
+    // The first race on the new map: its graph was not built when it started.
+    for _ in 0..1_000 {
+        if !app.world().resource::<RaceTable>().rows.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        app.update();
+    }
     assert!(
         matches!(subgoal_outcome(&app), RaceOutcome::Preparing),
         "the new map's graph is built in the background, the old one is not used: {:?}",
         subgoal_outcome(&app)
     );
-    app.world_mut().write_message(key_message(KeyCode::BracketRight, ButtonState::Released));
     until_subgoals_built(&mut app);
     let optimum = app.world().resource::<RaceTable>().optimum;
     match (subgoal_outcome(&app), optimum) {
@@ -213,6 +251,42 @@ fn another_map_gets_a_graph_of_its_own_never_the_last_maps() {
         (RaceOutcome::Failed(_), None) => {}
         (other, optimum) => {
             panic!("the new map's graph answers as Dijkstra does: {other:?} against {optimum:?}")
+        }
+    }
+}
+
+#[test]
+fn edits_made_while_the_race_runs_are_raced_once_it_is_done() {
+    // Big enough that the race is likely still running while the walls go in; the assertions
+    // hold whichever frame it ends in.
+    let side = 160;
+    let mut rows = vec![".".repeat(side); side];
+    rows[2].replace_range(2..3, "S");
+    rows[side - 3].replace_range(side - 3..side - 2, "G");
+    let mut app = test_app(MapSource::Text { name: "open".into(), text: rows.join("\n") });
+    tap_key(&mut app, KeyCode::KeyT);
+    // A wall across the diagonal, painted over several frames.
+    let wall: Vec<Pos> = (20..140).map(|x| Pos::new(x, 150 - x)).collect();
+    drag(&mut app, MouseButton::Left, &wall);
+    until_raced(&mut app);
+    let grid = pathfinder(&app).grid().clone();
+    assert!(!grid.is_passable(Pos::new(80, 70)), "the wall was painted");
+    let far = u32::try_from(side - 3).expect("a small map");
+    let (start, goal) = (Pos::new(2, 2), Pos::new(far, far));
+    let dijkstra = Settings::with_algorithm(Algorithm::Dijkstra);
+    let optimum =
+        Searcher::new().find_path(&grid, start, goal, &dijkstra).expect("a route round the wall").cost;
+    let table = app.world().resource::<RaceTable>();
+    assert_eq!(table.optimum, Some(optimum), "the table describes the map as painted: {table:?}");
+    assert!(!table.racing, "and says it is done");
+    for row in table.rows.iter().filter(|row| row.guaranteed) {
+        match row.outcome {
+            RaceOutcome::Found { cost, .. } => {
+                assert!((cost - optimum).abs() < 1e-6, "{:?}: {cost} against {optimum}", row.method);
+            }
+            // The graph may still be building.
+            RaceOutcome::Preparing => assert_eq!(row.method, RaceMethod::Subgoal),
+            ref other => panic!("{:?} found no route: {other:?}", row.method),
         }
     }
 }
