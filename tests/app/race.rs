@@ -290,3 +290,40 @@ fn edits_made_while_the_race_runs_are_raced_once_it_is_done() {
         }
     }
 }
+
+#[test]
+fn walls_painted_while_the_subgoal_graph_builds_are_in_its_answer() {
+    // A cave map big enough that its graph takes a while to build; the walls go in on the
+    // frames after T, most likely while it builds (the assertions hold whenever it ends).
+    let source = MapSource::Generated {
+        generator: gridpath::generate::Generator::Caves,
+        seed: 7,
+        width: 192,
+        height: 192,
+    };
+    let mut app = test_app(source);
+    let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
+    let dijkstra = Settings::with_algorithm(Algorithm::Dijkstra);
+    let route =
+        Searcher::new().find_path(pathfinder(&app).grid(), start, goal, &dijkstra).expect("a route").cells;
+    tap_key(&mut app, KeyCode::KeyT);
+    // Three cells of the middle of the optimal route walled, one stroke each.
+    let middle = route.len() / 2;
+    for &cell in &route[middle - 1..=middle + 1] {
+        drag(&mut app, MouseButton::Left, &[cell]);
+    }
+    until_subgoals_built(&mut app);
+    let grid = pathfinder(&app).grid().clone();
+    assert!(!grid.is_passable(route[middle]), "the route was walled");
+    let optimum = Searcher::new().find_path(&grid, start, goal, &dijkstra).map(|path| path.cost).ok();
+    assert_eq!(app.world().resource::<RaceTable>().optimum, optimum, "the race ran on the map as painted");
+    match (subgoal_outcome(&app), optimum) {
+        (RaceOutcome::Found { cost, optimal: true, .. }, Some(optimum)) => {
+            assert!((cost - optimum).abs() < 1e-6, "the graph's {cost} against Dijkstra's {optimum}");
+        }
+        (RaceOutcome::Failed(_), None) => {}
+        (other, optimum) => {
+            panic!("the graph answers for the walls painted during its build: {other:?}, {optimum:?}")
+        }
+    }
+}
