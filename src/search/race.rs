@@ -104,8 +104,9 @@ impl RaceJob {
                 let mut row = subgoal_row(&mut graph, &grid, (start, goal), &settings, optimum);
                 if sped_up && !(graph.has_hierarchy() || graph.has_landmarks()) {
                     // An edit's repair drops the hierarchy (or landmarks) built for the map as it
-                    // was: the time is the plain graph search's from then on.
-                    row.note = Some("repaired: no hierarchy");
+                    // was: the time is the plain graph search's until it is built again
+                    // (`rebuild_hierarchy_if_dropped`, once this race is done).
+                    row.note = Some("hierarchy rebuilding");
                 }
                 (row, Some(graph))
             }
@@ -124,22 +125,50 @@ impl RaceJob {
 /// ~32 s to build, caves ~9 s). One build at a time: a map changed during a build is built
 /// once that build ends (a build cannot be cancelled, and maps opened one after another must
 /// not leave a thread each).
+///
+/// A repair drops the contraction hierarchy (or landmarks) built for the map as it was; a copy of
+/// the repaired graph gets them built again on the same thread, meanwhile the race searches the
+/// repaired graph itself (exact, slower), so its row is fast again a moment after the edits.
 #[derive(Resource, Default)]
 pub struct RaceSubgoals {
     /// The graph, and the version of the map it last answered for (edits since are repaired).
     graph: Option<(SubgoalGraph, NavVersion)>,
-    /// A build under way, and the version of the map it is built from.
-    building: Option<(JoinHandle<SubgoalGraph>, NavVersion)>,
+    /// A build under way, the version of the map it is built from, and what it builds.
+    building: Option<(JoinHandle<SubgoalGraph>, NavVersion, Build)>,
+    /// A graph whose hierarchy was built again while a race had the graph: it takes the graph's
+    /// place if the race brings it back for the same version of the map (not edited since).
+    rebuilt: Option<(SubgoalGraph, NavVersion)>,
     /// Why the last build gave no graph, for the map version it was started for.
     failed: Option<(String, NavVersion)>,
-    /// The graph was built with a contraction hierarchy or landmarks, which speed its queries.
+    /// The graph was built with a contraction hierarchy or landmarks, which speed its queries
+    /// (and are built again after a repair drops them).
     sped_up: bool,
 }
 
+/// What a build on the subgoal graph's thread makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Build {
+    /// The whole graph, for a map it does not describe.
+    Map,
+    /// The hierarchy (or landmarks) of a repaired graph that lost them.
+    Hierarchy,
+}
+
 impl RaceSubgoals {
-    /// `true` while a graph is being built.
+    /// `true` while a graph is being built (or its hierarchy built again).
     pub fn is_building(&self) -> bool {
         self.building.is_some()
+    }
+
+    /// `true` when the map's graph was built with a contraction hierarchy or landmarks (kept
+    /// where they make its queries faster; built again after a repair drops them).
+    pub fn is_sped_up(&self) -> bool {
+        self.sped_up
+    }
+
+    /// `true` while a repaired graph's hierarchy is being built again.
+    pub fn is_rebuilding_hierarchy(&self) -> bool {
+        self.building.as_ref().is_some_and(|(_, _, build)| *build == Build::Hierarchy)
     }
 }
 
@@ -402,7 +431,7 @@ fn start_race(
                     .spawn(move || SubgoalGraph::build(&grid));
                 match build {
                     Ok(handle) => {
-                        subgoals.building = Some((handle, version));
+                        subgoals.building = Some((handle, version, Build::Map));
                         RaceOutcome::Preparing
                     }
                     Err(error) => RaceOutcome::Failed(format!("no thread to build on: {error}")),
@@ -462,8 +491,17 @@ fn finish_race(
             if let (Some(graph), Some(version)) = (graph, lent)
                 && subgoals.graph.is_none()
             {
+                let graph = match subgoals.rebuilt.take() {
+                    // Its hierarchy came back while it raced, for the same map: race that one.
+                    Some((rebuilt, at)) if at == version => {
+                        runner.wanted = true;
+                        rebuilt
+                    }
+                    _ => graph,
+                };
                 subgoals.graph = Some((graph, version));
             }
+            rebuild_hierarchy_if_dropped(&mut subgoals);
             table.rows = rows;
             table.optimum = optimum;
         }
@@ -487,20 +525,60 @@ fn subgoals_building(subgoals: Res<RaceSubgoals>) -> bool {
 /// Takes the subgoal graph once its build is done, and has the race run again for its row (for
 /// a map edited or changed meanwhile, that repairs the graph or starts the next build).
 fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut runner: ResMut<RaceRunner>) {
-    let Some((handle, version)) = subgoals.building.take_if(|(handle, _)| handle.is_finished()) else {
+    let Some((handle, version, build)) = subgoals.building.take_if(|(handle, ..)| handle.is_finished())
+    else {
         return;
     };
+    let subgoals = &mut *subgoals;
     // Finished: `join` returns at once.
-    match handle.join() {
-        Ok(graph) => {
+    match (handle.join(), build) {
+        (Ok(graph), Build::Map) => {
             subgoals.sped_up = graph.has_hierarchy() || graph.has_landmarks();
             subgoals.graph = Some((graph, version));
+            subgoals.rebuilt = None;
         }
-        Err(_) => {
+        (Ok(graph), Build::Hierarchy) => {
+            // Built again, the timing sample may find neither pays now: then the map is left
+            // without, not rebuilt after every edit.
+            subgoals.sped_up = graph.has_hierarchy() || graph.has_landmarks();
+            match &subgoals.graph {
+                Some((_, seen)) if *seen == version => subgoals.graph = Some((graph, version)),
+                // A race has the graph: it may bring it back unchanged.
+                None => subgoals.rebuilt = Some((graph, version)),
+                // Edited since: built again from the graph as repaired, below.
+                Some(_) => {}
+            }
+        }
+        (Err(_), Build::Map) => {
             let why = "the subgoal graph's build failed (a bug: please report the map)";
             error!("{why}");
             subgoals.failed = Some((why.to_owned(), version));
         }
+        (Err(_), Build::Hierarchy) => {
+            error!("the subgoal graph's hierarchy failed to build (a bug: please report the map)");
+            subgoals.sped_up = false;
+        }
     }
+    rebuild_hierarchy_if_dropped(subgoals);
     runner.wanted = true;
+}
+
+/// Builds the hierarchy (or landmarks) of the race's graph again on the graph's thread, on a
+/// copy, if a repair dropped them and the thread is free; the race searches the graph as
+/// repaired meanwhile.
+fn rebuild_hierarchy_if_dropped(subgoals: &mut RaceSubgoals) {
+    let Some((graph, version)) = &subgoals.graph else { return };
+    if subgoals.building.is_some() || !subgoals.sped_up || graph.has_hierarchy() || graph.has_landmarks() {
+        return;
+    }
+    let (mut copy, version) = (graph.clone(), *version);
+    let build = std::thread::Builder::new().name("race subgoal hierarchy".into()).spawn(move || {
+        copy.rebuild_hierarchy();
+        copy
+    });
+    match build {
+        Ok(handle) => subgoals.building = Some((handle, version, Build::Hierarchy)),
+        // The graph still answers exactly, without it.
+        Err(error) => warn!("no thread to build the subgoal graph's hierarchy again on: {error}"),
+    }
 }

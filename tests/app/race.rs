@@ -172,9 +172,10 @@ fn the_race_builds_the_subgoal_graph_in_the_background_and_repairs_it_after_an_e
     // built again, and answers exactly for the map as painted.
     drag(&mut app, MouseButton::Left, &[Pos::new(12, 0)]);
     until_raced(&mut app);
+    let subgoals = app.world().resource::<RaceSubgoals>();
     assert!(
-        !app.world().resource::<RaceSubgoals>().is_building(),
-        "one cell's edit is repaired, not rebuilt"
+        !subgoals.is_building() || subgoals.is_rebuilding_hierarchy(),
+        "one cell's edit is repaired, not rebuilt (only a hierarchy dropped by the repair is)"
     );
     assert_eq!(subgoal_row_of(&app).preprocessing, built, "the same graph, repaired: not built again");
     let after = app.world().resource::<RaceTable>().optimum.expect("a route round the other side");
@@ -325,5 +326,52 @@ fn walls_painted_while_the_subgoal_graph_builds_are_in_its_answer() {
         (other, optimum) => {
             panic!("the graph answers for the walls painted during its build: {other:?}, {optimum:?}")
         }
+    }
+}
+
+#[test]
+fn a_repaired_graph_gets_its_hierarchy_back_in_the_background() {
+    // A maze: its graph keeps a contraction hierarchy (the hierarchy pays most on mazes).
+    let source = MapSource::Generated {
+        generator: gridpath::generate::Generator::Maze { corridor: 1 },
+        seed: 3,
+        width: 128,
+        height: 128,
+    };
+    let mut app = test_app(source);
+    tap_key(&mut app, KeyCode::KeyT);
+    until_subgoals_built(&mut app);
+    assert!(app.world().resource::<RaceSubgoals>().is_sped_up(), "a maze's graph keeps its hierarchy");
+    assert_eq!(subgoal_row_of(&app).note, None, "built whole: nothing to say");
+    let built = subgoal_row_of(&app).preprocessing;
+
+    // A wall off the route (any edit changes the graph): the race's repair drops the hierarchy;
+    // its row says the hierarchy is being built again, and it is, on the graph's thread.
+    let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
+    let dijkstra = Settings::with_algorithm(Algorithm::Dijkstra);
+    let grid = pathfinder(&app).grid().clone();
+    let route = Searcher::new().find_path(&grid, start, goal, &dijkstra).expect("a route").cells;
+    let off_route =
+        grid.positions().find(|&p| grid.is_passable(p) && !route.contains(&p)).expect("a free cell");
+    drag(&mut app, MouseButton::Left, &[off_route]);
+    assert!(!pathfinder(&app).grid().is_passable(off_route), "the wall was painted");
+    until_raced(&mut app);
+    assert_eq!(subgoal_row_of(&app).note, Some("hierarchy rebuilding"), "{:?}", subgoal_row_of(&app));
+    assert!(app.world().resource::<RaceSubgoals>().is_rebuilding_hierarchy(), "and it is");
+
+    // Once built, the race runs again with it: no note, the same graph (not built whole again),
+    // exact for the map as painted.
+    until_subgoals_built(&mut app);
+    let row = subgoal_row_of(&app);
+    assert_eq!(row.note, None, "the hierarchy is back: {row:?}");
+    assert_eq!(row.preprocessing, built, "the graph was repaired and its hierarchy built, not the graph");
+    let optimum =
+        Searcher::new().find_path(pathfinder(&app).grid(), start, goal, &dijkstra).map(|p| p.cost).ok();
+    match (row.outcome, optimum) {
+        (RaceOutcome::Found { cost, optimal: true, .. }, Some(optimum)) => {
+            assert!((cost - optimum).abs() < 1e-6, "{cost} against Dijkstra's {optimum}");
+        }
+        (RaceOutcome::Failed(_), None) => {}
+        (other, optimum) => panic!("the graph answers as Dijkstra does: {other:?} against {optimum:?}"),
     }
 }

@@ -131,6 +131,44 @@ proptest! {
         }
     }
 
+    /// A copy answers as the graph does, with the hierarchy or landmarks it was copied with; a
+    /// copy of a repaired graph gets them back with `rebuild_hierarchy` (the race's background
+    /// rebuild) and stays exact, as does the graph it was copied from.
+    #[test]
+    fn copies_answer_as_the_graph_and_get_their_hierarchy_back(
+        grid in arb_grid(48),
+        wall in any::<[u64; 2]>(),
+        pairs in prop::collection::vec(any::<[u64; 4]>(), 1..10),
+    ) {
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_hierarchy();
+        let mut copy = graph.clone();
+        prop_assert!(copy.has_hierarchy() && copy.is_current(&grid), "the copy keeps the hierarchy and the grid");
+        prop_assert_eq!(copy.edge_list(), graph.edge_list());
+        let mut searcher = Searcher::new();
+        for (k, [a, b, c, d]) in pairs.iter().copied().enumerate() {
+            let (start, goal) = (cell(&grid, a, b), cell(&grid, c, d));
+            check_query(&mut copy, &mut searcher, &grid, start, goal, &format!("copy, query {k}"))?;
+        }
+        let mut edited = grid.clone();
+        let at = cell(&edited, wall[0], wall[1]);
+        let walled = !edited.is_passable(at);
+        edited.set_tile(at, if walled { Tile::FLOOR } else { Tile::Wall }).unwrap();
+        graph.repair(&edited);
+        if edited.len() >= 8 {
+            // (Below 8 cells one edit is more than an eighth of the map: built anew instead.)
+            prop_assert!(!graph.has_hierarchy(), "a repair that changed the graph drops the hierarchy");
+        }
+        let mut rebuilt = graph.clone();
+        rebuilt.force_hierarchy();
+        prop_assert!(rebuilt.has_hierarchy() && rebuilt.is_current(&edited));
+        for (k, [a, b, c, d]) in pairs.into_iter().enumerate() {
+            let (start, goal) = (cell(&edited, a, b), cell(&edited, c, d));
+            check_query(&mut rebuilt, &mut searcher, &edited, start, goal, &format!("rebuilt copy, query {k}"))?;
+            check_query(&mut graph, &mut searcher, &edited, start, goal, &format!("repaired, query {k}"))?;
+        }
+    }
+
     /// Random batches of edits between queries (walls added and removed, ground turned to water
     /// and back, now and then a terrain cost that the graph must refuse until it is gone): every
     /// answer stays exact, and the repaired graph has the subgoals and edges of a fresh build.

@@ -71,7 +71,7 @@ pub(super) struct UpEdge {
 
 /// The hierarchy: per slot its upward (or core) edges, all in one array (it never changes
 /// after the build).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Hierarchy {
     edges: Runs<UpEdge>,
     /// Per slot, whether it is in the core (never contracted).

@@ -19,7 +19,7 @@ use crate::search::{BucketQueue, Entry};
 pub(super) const LANDMARKS: usize = 8;
 
 /// The landmarks' exact distances to every subgoal slot.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Landmarks {
     /// How many landmarks (at most [`LANDMARKS`]).
     count: usize,

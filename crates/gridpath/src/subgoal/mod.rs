@@ -118,7 +118,7 @@ struct Edge {
 /// lookup into memory laid out as it walks, instead of a jump to the slot and another to its own
 /// list. The hierarchy's edges, and the subgoal graph's own for a search over it (those two cache
 /// misses were most of an expansion's time on the cluttered maps).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Runs<T> {
     /// Per slot, where its run begins in `items`; then where the last ends.
     first: Vec<u32>,
@@ -418,6 +418,32 @@ impl View<'_> {
             }
         }
         bb
+    }
+}
+
+/// A copy of the graph, its hierarchy and landmarks: one to work on elsewhere (build its
+/// hierarchy again on another thread, say) while this one answers. The copy's query buffers
+/// start empty; it describes the same grid and revision.
+impl Clone for SubgoalGraph {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id,
+            revision: self.revision,
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            cells: self.cells.clone(),
+            fences: self.fences.clone(),
+            slot_at: self.slot_at.clone(),
+            subgoals: self.subgoals.clone(),
+            free: self.free.clone(),
+            build_time: self.build_time,
+            hierarchy: self.hierarchy.clone(),
+            landmarks: self.landmarks.clone(),
+            flat: self.flat.clone(),
+            work: Workspace::default(),
+            fallback: Searcher::new(),
+        }
     }
 }
 
