@@ -405,6 +405,10 @@ fn start_race(
     let (grid, settings, nav) = (problem.grid(), problem.settings(), problem.nav());
     let version = nav.version();
     let subgoals = &mut *subgoals;
+    if subgoals.graph.as_ref().is_some_and(|(_, seen)| seen.generation != version.generation) {
+        // Another map (or one changed whole): its graph will never serve again, and may be big.
+        subgoals.graph = None;
+    }
     // At weight 1, as its row runs (`subgoal_row`): the graph answers exactly or not at all.
     let exact = Settings { weight: 1.0, ..*settings };
     let refused = SubgoalGraph::check(grid, &exact).err();
@@ -475,6 +479,7 @@ fn start_race(
 /// Takes a race's rows once its thread is done, and what it borrowed back: the searcher, and
 /// the subgoal graph (repaired to the map it raced).
 fn finish_race(
+    problem: SearchProblem,
     mut runner: ResMut<RaceRunner>,
     mut table: ResMut<RaceTable>,
     mut subgoals: ResMut<RaceSubgoals>,
@@ -501,7 +506,7 @@ fn finish_race(
                 };
                 subgoals.graph = Some((graph, version));
             }
-            rebuild_hierarchy_if_dropped(&mut subgoals);
+            rebuild_hierarchy_if_dropped(&mut subgoals, &problem);
             table.rows = rows;
             table.optimum = optimum;
         }
@@ -524,7 +529,11 @@ fn subgoals_building(subgoals: Res<RaceSubgoals>) -> bool {
 
 /// Takes the subgoal graph once its build is done, and has the race run again for its row (for
 /// a map edited or changed meanwhile, that repairs the graph or starts the next build).
-fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut runner: ResMut<RaceRunner>) {
+fn finish_subgoal_build(
+    problem: SearchProblem,
+    mut subgoals: ResMut<RaceSubgoals>,
+    mut runner: ResMut<RaceRunner>,
+) {
     let Some((handle, version, build)) = subgoals.building.take_if(|(handle, ..)| handle.is_finished())
     else {
         return;
@@ -544,7 +553,11 @@ fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut runner: ResMut<R
             match &subgoals.graph {
                 Some((_, seen)) if *seen == version => subgoals.graph = Some((graph, version)),
                 // A race has the graph: it may bring it back unchanged.
-                None => subgoals.rebuilt = Some((graph, version)),
+                None if runner.running.as_ref().is_some_and(|(_, lent)| lent.is_some()) => {
+                    subgoals.rebuilt = Some((graph, version));
+                }
+                // Nobody has it (a race that had it failed): this one serves, repaired as needed.
+                None => subgoals.graph = Some((graph, version)),
                 // Edited since: built again from the graph as repaired, below.
                 Some(_) => {}
             }
@@ -559,16 +572,24 @@ fn finish_subgoal_build(mut subgoals: ResMut<RaceSubgoals>, mut runner: ResMut<R
             subgoals.sped_up = false;
         }
     }
-    rebuild_hierarchy_if_dropped(subgoals);
+    rebuild_hierarchy_if_dropped(subgoals, &problem);
     runner.wanted = true;
 }
 
 /// Builds the hierarchy (or landmarks) of the race's graph again on the graph's thread, on a
-/// copy, if a repair dropped them and the thread is free; the race searches the graph as
-/// repaired meanwhile.
-fn rebuild_hierarchy_if_dropped(subgoals: &mut RaceSubgoals) {
+/// copy, if a repair dropped them, the thread is free and the graph describes the map as it is
+/// now (while the player paints on, each copy would be out of date before it is done: the
+/// race after the last edit starts it); the race searches the graph as repaired meanwhile.
+fn rebuild_hierarchy_if_dropped(subgoals: &mut RaceSubgoals, problem: &SearchProblem) {
     let Some((graph, version)) = &subgoals.graph else { return };
-    if subgoals.building.is_some() || !subgoals.sped_up || graph.has_hierarchy() || graph.has_landmarks() {
+    let exact = Settings { weight: 1.0, ..*problem.settings() };
+    let wanted = *version == problem.nav().version() && SubgoalGraph::check(problem.grid(), &exact).is_ok();
+    if !wanted
+        || subgoals.building.is_some()
+        || !subgoals.sped_up
+        || graph.has_hierarchy()
+        || graph.has_landmarks()
+    {
         return;
     }
     let (mut copy, version) = (graph.clone(), *version);

@@ -109,7 +109,7 @@ fn until_subgoals_built(app: &mut App) {
         }
         std::thread::sleep(Duration::from_millis(2));
     }
-    panic!("the subgoal graph of a 22 x 7 map must be built within seconds");
+    panic!("the subgoal graph of a test map must be built within seconds");
 }
 
 /// Updates `app` until no race runs or is due (a race runs on a thread of its own).
@@ -122,7 +122,7 @@ fn until_raced(app: &mut App) {
         std::thread::sleep(Duration::from_millis(2));
         app.update();
     }
-    panic!("the race of a 22 x 7 map must be done within seconds");
+    panic!("the race of a test map must be done within seconds");
 }
 
 #[test]
@@ -258,21 +258,34 @@ fn another_map_gets_a_graph_of_its_own_never_the_last_maps() {
 
 #[test]
 fn edits_made_while_the_race_runs_are_raced_once_it_is_done() {
-    // Big enough that the race is likely still running while the walls go in; the assertions
-    // hold whichever frame it ends in.
-    let side = 160;
+    // Big enough that the race is still running while the walls go in (a race of a 256 x 256
+    // map takes tens of milliseconds, a frame of the test app a few).
+    let side = 256;
     let mut rows = vec![".".repeat(side); side];
     rows[2].replace_range(2..3, "S");
     rows[side - 3].replace_range(side - 3..side - 2, "G");
     let mut app = test_app(MapSource::Text { name: "open".into(), text: rows.join("\n") });
     tap_key(&mut app, KeyCode::KeyT);
-    // A wall across the diagonal, painted over several frames.
+    // A wall across the diagonal, painted over several frames (a drag, as `drag` does), each
+    // frame noting whether a race was running then.
     let wall: Vec<Pos> = (20..140).map(|x| Pos::new(x, 150 - x)).collect();
-    drag(&mut app, MouseButton::Left, &wall);
+    let mut edits_during_a_race = 0;
+    hover(&mut app, Some(wall[0]));
+    mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+    for &cell in &wall {
+        hover(&mut app, Some(cell));
+        let racing = app.world().resource::<RaceRunner>().is_racing();
+        app.update();
+        edits_during_a_race += usize::from(racing);
+    }
+    mouse(&mut app, MouseButton::Left, ButtonState::Released);
+    app.update();
+    assert!(edits_during_a_race > 0, "the scene tests edits made while a race runs");
     until_raced(&mut app);
     let grid = pathfinder(&app).grid().clone();
     assert!(!grid.is_passable(Pos::new(80, 70)), "the wall was painted");
     let far = u32::try_from(side - 3).expect("a small map");
+    assert!(!grid.is_passable(Pos::new(20, 130)) && !grid.is_passable(Pos::new(139, 11)), "the whole wall");
     let (start, goal) = (Pos::new(2, 2), Pos::new(far, far));
     let dijkstra = Settings::with_algorithm(Algorithm::Dijkstra);
     let optimum =
@@ -294,13 +307,13 @@ fn edits_made_while_the_race_runs_are_raced_once_it_is_done() {
 
 #[test]
 fn walls_painted_while_the_subgoal_graph_builds_are_in_its_answer() {
-    // A cave map big enough that its graph takes a while to build; the walls go in on the
-    // frames after T, most likely while it builds (the assertions hold whenever it ends).
+    // A cave map big enough that its graph takes a while to build (~0.15 s): the walls go in on
+    // the frames after T, while it builds.
     let source = MapSource::Generated {
         generator: gridpath::generate::Generator::Caves,
         seed: 7,
-        width: 192,
-        height: 192,
+        width: 256,
+        height: 256,
     };
     let mut app = test_app(source);
     let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
@@ -308,6 +321,10 @@ fn walls_painted_while_the_subgoal_graph_builds_are_in_its_answer() {
     let route =
         Searcher::new().find_path(pathfinder(&app).grid(), start, goal, &dijkstra).expect("a route").cells;
     tap_key(&mut app, KeyCode::KeyT);
+    assert!(
+        app.world().resource::<RaceSubgoals>().is_building(),
+        "the scene tests walls painted while the graph for the map before them builds"
+    );
     // Three cells of the middle of the optimal route walled, one stroke each.
     let middle = route.len() / 2;
     for &cell in &route[middle - 1..=middle + 1] {

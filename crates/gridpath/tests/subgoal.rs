@@ -133,7 +133,8 @@ proptest! {
 
     /// A copy answers as the graph does, with the hierarchy or landmarks it was copied with; a
     /// copy of a repaired graph gets them back with `rebuild_hierarchy` (the race's background
-    /// rebuild) and stays exact, as does the graph it was copied from.
+    /// rebuild), `force_hierarchy` or `force_landmarks` and stays exact, as do copies of those
+    /// and the graph it was copied from.
     #[test]
     fn copies_answer_as_the_graph_and_get_their_hierarchy_back(
         grid in arb_grid(48),
@@ -159,12 +160,22 @@ proptest! {
             // (Below 8 cells one edit is more than an eighth of the map: built anew instead.)
             prop_assert!(!graph.has_hierarchy(), "a repair that changed the graph drops the hierarchy");
         }
+        // The race's way (the timed choice of hierarchy, landmarks or neither), forced
+        // hierarchy, and forced landmarks, each on a copy of the repaired graph.
         let mut rebuilt = graph.clone();
-        rebuilt.force_hierarchy();
-        prop_assert!(rebuilt.has_hierarchy() && rebuilt.is_current(&edited));
+        rebuilt.rebuild_hierarchy();
+        let mut forced = graph.clone();
+        forced.force_hierarchy();
+        prop_assert!(forced.has_hierarchy() && forced.is_current(&edited));
+        let mut marked = graph.clone();
+        marked.force_landmarks();
+        let mut marked_copy = marked.clone();
+        prop_assert_eq!(marked_copy.has_landmarks(), marked.has_landmarks(), "the copy keeps the landmarks");
         for (k, [a, b, c, d]) in pairs.into_iter().enumerate() {
             let (start, goal) = (cell(&edited, a, b), cell(&edited, c, d));
             check_query(&mut rebuilt, &mut searcher, &edited, start, goal, &format!("rebuilt copy, query {k}"))?;
+            check_query(&mut forced, &mut searcher, &edited, start, goal, &format!("forced copy, query {k}"))?;
+            check_query(&mut marked_copy, &mut searcher, &edited, start, goal, &format!("landmarks' copy, query {k}"))?;
             check_query(&mut graph, &mut searcher, &edited, start, goal, &format!("repaired, query {k}"))?;
         }
     }
