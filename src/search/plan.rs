@@ -7,11 +7,12 @@
 //! does not apply to the current choices ([`option_problem`]) is refused with its reason, never
 //! taken and silently ignored.
 
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
-use bevy_gridpath::{NavGrid, ReplanIncrementally};
+use bevy_gridpath::{NavGrid, NavVersion, ReplanIncrementally};
 use gridpath::{
     Algorithm, Corners, Grid, Heuristic, Moves, Path, Pos, Rules, SearchError, Searcher, Settings, TraceEvent,
 };
@@ -32,7 +33,7 @@ pub const MAX_WEIGHT: f64 = 5.0;
 pub const CORNERS: [Corners; 3] = [Corners::Forbid, Corners::AllowOne, Corners::Allow];
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<PlanReport>();
+    app.init_resource::<PlanReport>().init_resource::<PlanRunner>();
     app.add_systems(
         Update,
         (
@@ -46,10 +47,112 @@ pub(super) fn plugin(app: &mut App) {
     );
     app.add_systems(
         Update,
-        plan_main_route
-            .run_if(resource_exists::<Endpoints>.and_then(problem_changed))
+        (
+            finish_plan.run_if(planning_off_the_frame),
+            plan_main_route
+                .run_if(resource_exists::<Endpoints>.and_then(problem_changed.or_else(plan_wanted))),
+        )
+            .chain()
             .in_set(AppSystems::Plan),
     );
+}
+
+/// Maps with more cells than this are searched on a thread of their own: on a 2048 x 2048 map
+/// the main search, its trace and what it explored took ~250 ms, and painting there froze every
+/// frame that long. Smaller maps are searched within the frame, their result shown at once.
+pub const INLINE_PLAN_CELLS: usize = 512 * 512;
+
+/// The main search under way on its thread (big maps, [`INLINE_PLAN_CELLS`]), and whether
+/// another is due when it ends.
+#[derive(Resource, Default)]
+pub struct PlanRunner {
+    /// The search running and the problem it searches.
+    running: Option<(JoinHandle<PlanResult>, PlanStamp)>,
+    /// The problem changed while a search ran: search again once it is done.
+    wanted: bool,
+    /// The searcher the threads reuse, while none has it.
+    searcher: Option<Searcher>,
+}
+
+impl PlanRunner {
+    /// `true` while the main route is searched on its thread, or another search is due: the
+    /// [`PlanReport`] is the last search's, for the map as it was.
+    pub fn is_planning(&self) -> bool {
+        self.running.is_some() || self.wanted
+    }
+}
+
+/// Which problem a search was for: a result for another one is not shown.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PlanStamp {
+    version: NavVersion,
+    start: Pos,
+    goal: Pos,
+    settings: Settings,
+    incremental: bool,
+}
+
+impl PlanStamp {
+    fn of(problem: &SearchProblem, incremental: bool) -> Self {
+        Self {
+            version: problem.nav().version(),
+            start: problem.start(),
+            goal: problem.goal(),
+            settings: *problem.settings(),
+            incremental,
+        }
+    }
+}
+
+/// What a search on its thread found, and the searcher it borrowed.
+struct PlanResult {
+    outcome: PlanOutcome,
+    explored: Explored,
+    trace: Vec<TraceEvent>,
+    route: Vec<Pos>,
+    searcher: Searcher,
+}
+
+/// Run condition: a search runs on its thread.
+fn planning_off_the_frame(runner: Res<PlanRunner>) -> bool {
+    runner.running.is_some()
+}
+
+/// Run condition: a search is due (the problem changed during the last one).
+fn plan_wanted(runner: Res<PlanRunner>) -> bool {
+    runner.wanted
+}
+
+/// Shows a search's result once its thread is done, if it is for the problem as it is now (else
+/// the next search, due since the change, runs in [`plan_main_route`]).
+fn finish_plan(
+    problem: SearchProblem,
+    incremental: Res<IncrementalReplanning>,
+    mut runner: ResMut<PlanRunner>,
+    mut report: ResMut<PlanReport>,
+) {
+    let Some((handle, stamp)) = runner.running.take_if(|(handle, _)| handle.is_finished()) else {
+        return;
+    };
+    // Finished: `join` returns at once.
+    match handle.join() {
+        Ok(PlanResult { outcome, explored, trace, route, searcher }) => {
+            runner.searcher = Some(searcher);
+            if stamp == PlanStamp::of(&problem, incremental.0) {
+                report.plans += 1;
+                report.repair = None;
+                report.outcome = outcome;
+                report.explored = explored;
+                report.trace = trace;
+                report.route = route;
+            }
+        }
+        Err(_) => {
+            let why = "the search failed (a bug: please report the map)";
+            error!("{why}");
+            runner.wanted = true;
+        }
+    }
 }
 
 /// The cells a search looked at, as it left them.
@@ -140,39 +243,85 @@ impl PlanOutcome {
     }
 }
 
-/// Searches the main route, start to goal, recording every step for the replay. The HUD
-/// reports the time of an untraced run: the algorithm's speed, not the tracing's. With
-/// incremental re-planning on (and settings it applies to), D* Lite repairs its last search
-/// instead, and the replay shows what the repair touched.
+/// Searches the main route, start to goal, recording every step for the replay: within the
+/// frame, or on a thread of its own on a big map ([`INLINE_PLAN_CELLS`]; one search at a time,
+/// the next once it is done if the problem changed meanwhile). The HUD reports the time of an
+/// untraced run: the algorithm's speed, not the tracing's. With incremental re-planning on
+/// (and settings it applies to), D* Lite repairs its last search instead, within the frame
+/// (a repair is what it saves).
 pub(crate) fn plan_main_route(
     problem: SearchProblem,
     incremental: Res<IncrementalReplanning>,
     mut searcher: Local<Searcher>,
     mut replan: Local<ReplanIncrementally>,
     mut report: ResMut<PlanReport>,
+    mut runner: ResMut<PlanRunner>,
 ) {
-    let (start, goal, settings) = (problem.start(), problem.goal(), problem.settings());
-    report.plans += 1;
-    if incremental.0 && incremental_applies(settings) {
+    runner.wanted = false;
+    if incremental.0 && incremental_applies(problem.settings()) {
+        report.plans += 1;
         plan_incrementally(&problem, &mut searcher, &mut replan, &mut report);
         return;
     }
     *replan = ReplanIncrementally::default();
-    report.repair = None;
+    let (grid, start, goal, settings) =
+        (problem.grid(), problem.start(), problem.goal(), *problem.settings());
+    if grid.len() <= INLINE_PLAN_CELLS {
+        report.plans += 1;
+        report.repair = None;
+        let found = search_traced(&mut searcher, grid, start, goal, &settings);
+        (report.outcome, report.explored, report.trace, report.route) = found;
+        return;
+    }
+    if runner.running.is_some() {
+        runner.wanted = true;
+        return;
+    }
+    let stamp = PlanStamp::of(&problem, incremental.0);
+    let mut thread_searcher = runner.searcher.take().unwrap_or_default();
+    let grid = grid.clone();
+    let job = move || {
+        let (outcome, explored, trace, route) =
+            search_traced(&mut thread_searcher, &grid, start, goal, &settings);
+        PlanResult { outcome, explored, trace, route, searcher: thread_searcher }
+    };
+    match std::thread::Builder::new().name("main route".into()).spawn(job) {
+        Ok(handle) => {
+            runner.running = Some((handle, stamp));
+        }
+        Err(error) => {
+            // No thread: searched within the frame, as on a small map.
+            warn!("no thread to search the main route on ({error}): searched within the frame");
+            report.plans += 1;
+            report.repair = None;
+            let found = search_traced(&mut searcher, problem.grid(), start, goal, &settings);
+            (report.outcome, report.explored, report.trace, report.route) = found;
+        }
+    }
+}
+
+/// The main route's search: the outcome (timed on an untraced run), what it explored, its
+/// trace, and the cells the route passes through.
+fn search_traced(
+    searcher: &mut Searcher,
+    grid: &Grid,
+    start: Pos,
+    goal: Pos,
+    settings: &Settings,
+) -> (PlanOutcome, Explored, Vec<TraceEvent>, Vec<Pos>) {
     let started = Instant::now();
-    let result = searcher.find_path(problem.grid(), start, goal, settings);
+    let result = searcher.find_path(grid, start, goal, settings);
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     let mut trace: Vec<TraceEvent> = Vec::new();
-    let _ = searcher.find_path_traced(problem.grid(), start, goal, settings, &mut trace);
-    report.explored = Explored::from_trace(&trace);
-    report.trace = trace;
-    report.route = result
-        .as_ref()
-        .map_or_else(|_| Vec::new(), |path| gridpath::sight::path_cells(problem.grid(), &path.cells));
-    report.outcome = match result {
+    let _ = searcher.find_path_traced(grid, start, goal, settings, &mut trace);
+    let explored = Explored::from_trace(&trace);
+    let route =
+        result.as_ref().map_or_else(|_| Vec::new(), |path| gridpath::sight::path_cells(grid, &path.cells));
+    let outcome = match result {
         Ok(path) => PlanOutcome::Found { path, micros },
         Err(error) => PlanOutcome::Failed(error),
     };
+    (outcome, explored, trace, route)
 }
 
 /// Whether incremental re-planning serves `settings`: one-cell agents, complete routes (D* Lite

@@ -18,7 +18,7 @@ use crate::input::pointer::Selected;
 use crate::map::level::MapInfo;
 use crate::map::problem::{IncrementalReplanning, SearchProblem, SmoothRoutes};
 use crate::notice::{Notice, Severity};
-use crate::search::plan::{PlanOutcome, PlanReport};
+use crate::search::plan::{PlanOutcome, PlanReport, PlanRunner};
 use crate::search::replay::{AnimationSpeed, SearchAnimation};
 use crate::theme::{GOOD_COLOR, TEXT_COLOR};
 use crate::units::crowd::CrowdUnit;
@@ -381,7 +381,7 @@ fn set_text(target: &mut String, value: String) {
 
 fn update_search_line(
     problem: SearchProblem,
-    report: Res<PlanReport>,
+    (report, runner): (Res<PlanReport>, Res<PlanRunner>),
     incremental: Res<IncrementalReplanning>,
     smooth: Res<SmoothRoutes>,
     mut smoothed: Local<Option<f64>>,
@@ -452,6 +452,12 @@ fn update_search_line(
             GOOD_COLOR,
         ),
         PlanOutcome::Failed(error) => (error.to_string(), ERROR_COLOR),
+    };
+    // A big map's search runs on its own thread: until it is done the result is the last one's.
+    let (line, tint) = if runner.is_planning() && !matches!(report.outcome, PlanOutcome::Pending) {
+        (format!("planning the map as it is now... last: {line}"), DIM_COLOR)
+    } else {
+        (line, tint)
     };
     set_text(&mut result.0, line);
     color.set_if_neq(TextColor(tint));

@@ -1,5 +1,6 @@
 use super::*;
 use gridpath::{Algorithm, SearchError};
+use tilepath::search::plan::{INLINE_PLAN_CELLS, PlanRunner};
 
 #[test]
 fn the_first_frame_plans_the_builtin_route() {
@@ -151,4 +152,78 @@ fn incremental_replanning_repairs_the_last_search_after_an_edit() {
     app.update();
     assert_eq!(report(&app).repair, None, "off again: a fresh search");
     assert!(app.world().get::<ReplanIncrementally>(lab).is_none());
+}
+
+/// Updates `app` until the main route is no longer searched on its thread.
+fn until_planned(app: &mut App) {
+    for _ in 0..2_000 {
+        if !app.world().resource::<PlanRunner>().is_planning() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        app.update();
+    }
+    panic!("the main route of a test map must be searched within seconds");
+}
+
+#[test]
+fn a_big_maps_route_is_searched_off_the_frame_and_shown_for_the_map_as_painted() {
+    // Above INLINE_PLAN_CELLS: the main route is searched on a thread of its own.
+    let side = 600;
+    assert!(side * side > INLINE_PLAN_CELLS);
+    let source = MapSource::Generated {
+        generator: gridpath::generate::Generator::Caves,
+        seed: 5,
+        width: side as u32,
+        height: side as u32,
+    };
+    let mut app = test_app_with_hud(source);
+    until_planned(&mut app);
+    let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
+    let dijkstra = Settings::with_algorithm(Algorithm::Dijkstra);
+    let optimum = |app: &App| {
+        gridpath::Searcher::new()
+            .find_path(pathfinder(app).grid(), start, goal, &dijkstra)
+            .map(|p| p.cost)
+            .ok()
+    };
+    let cost = |app: &App| match &app.world().resource::<PlanReport>().outcome {
+        PlanOutcome::Found { path, .. } => Some(path.cost),
+        _ => None,
+    };
+    let same = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() < 1e-6,
+        (a, b) => a == b,
+    };
+    let first = cost(&app);
+    assert!(first.is_some() && same(first, optimum(&app)), "the first route is shown once searched");
+    let route = app.world().resource::<PlanReport>().outcome.cells().to_vec();
+
+    // Walls on the route, one a frame: each edit frame only starts a search (the HUD says the
+    // route shown is the last one's), and the route shown in the end is for the map as painted.
+    let plans = app.world().resource::<PlanReport>().plans;
+    let middle = route.len() / 2;
+    hover(&mut app, Some(route[middle]));
+    mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+    app.update();
+    assert!(!pathfinder(&app).grid().is_passable(route[middle]), "the wall was painted");
+    assert!(app.world().resource::<PlanRunner>().is_planning(), "the edit frame starts a search");
+    assert_eq!(app.world().resource::<PlanReport>().plans, plans, "and does not wait for it");
+    assert!(
+        ui_text(&mut app).contains("planning the map as it is now"),
+        "the HUD says so: {}",
+        ui_text(&mut app)
+    );
+    for &cell in &route[middle + 1..middle + 4] {
+        hover(&mut app, Some(cell));
+        app.update();
+    }
+    mouse(&mut app, MouseButton::Left, ButtonState::Released);
+    app.update();
+    until_planned(&mut app);
+    assert!(!pathfinder(&app).grid().is_passable(route[middle + 3]), "the whole stroke was painted");
+    assert!(same(cost(&app), optimum(&app)), "the route shown is for the map as painted");
+    assert!(!same(cost(&app), first), "a longer one: the old route is walled");
+    assert!(app.world().resource::<PlanReport>().plans > plans);
+    assert!(!ui_text(&mut app).contains("planning the map"), "and the HUD no longer says it is planning");
 }
