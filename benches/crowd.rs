@@ -32,6 +32,10 @@
 //!    `plugin-avoid` (run with `avoid` too): the same four scenarios with the plugin alone.
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
+//! 8. `paint`: one-cell walls painted on a 2048 x 2048 cave map, first with the race table
+//!    hidden, then shown: the edit frames' times (the main route and the race are searched on
+//!    threads of their own there), and how long after the last edit the route shown (and the
+//!    race) is for the map as painted.
 
 use std::time::{Duration, Instant};
 
@@ -55,6 +59,8 @@ use tilepath::input::pointer::HoverTile;
 use tilepath::map::geometry::Geometry;
 use tilepath::map::level::MapSource;
 use tilepath::map::problem::Endpoints;
+use tilepath::search::plan::PlanRunner;
+use tilepath::search::race::RaceRunner;
 use tilepath::search::replay::AnimationSpeed;
 use tilepath::units::crowd::{CrowdUnit, Target, crowd_unit};
 use tilepath::units::lab::DEFAULT_SPEED;
@@ -696,6 +702,53 @@ fn bigmap() {
     );
 }
 
+/// Updates `app` until `done`, at most `limit`; the time it took.
+fn until(app: &mut App, limit: Duration, done: impl Fn(&App) -> bool) -> Duration {
+    let started = Instant::now();
+    while !done(app) && started.elapsed() < limit {
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    started.elapsed()
+}
+
+fn paint() {
+    let side = tilepath::map::level::MAX_MAP_SIDE;
+    for race in [false, true] {
+        let source = MapSource::Generated { generator: Generator::Caves, seed: 3, width: side, height: side };
+        let mut app = bench_app_on(source);
+        let planned = |app: &App| !app.world().resource::<PlanRunner>().is_planning();
+        let raced = |app: &App| !app.world().resource::<RaceRunner>().is_racing();
+        until(&mut app, Duration::from_secs(60), planned);
+        if race {
+            app.world_mut().write_message(Control::ToggleRace);
+            app.update();
+            until(&mut app, Duration::from_secs(120), raced);
+        }
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut frames = Vec::new();
+        for _ in 0..20 {
+            let cell = Pos::new(rng.random_range(8..side - 8), rng.random_range(8..side - 8));
+            app.world_mut().resource_mut::<HoverTile>().0 = Some(cell);
+            mouse(&mut app, ButtonState::Pressed);
+            frames.push(timed_update(&mut app));
+            mouse(&mut app, ButtonState::Released);
+            app.update();
+        }
+        let shown = until(&mut app, Duration::from_secs(60), planned);
+        let race_shown = shown + until(&mut app, Duration::from_secs(120), raced);
+        println!(
+            "paint: {side}x{side} caves, race {}, 20 one-cell walls: edit frames median {:.1} ms, max {:.1} ms; \
+             route for the map as painted {:.0} ms after the last{}",
+            if race { "shown" } else { "hidden" },
+            ms(median(&mut frames)),
+            ms(*frames.iter().max().unwrap_or(&Duration::ZERO)),
+            ms(shown),
+            if race { format!(", race {:.0} ms after", ms(race_shown)) } else { String::new() },
+        );
+    }
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     // `=flow` runs `flow` alone; `flow` every benchmark whose name holds it.
@@ -736,5 +789,8 @@ fn main() {
     }
     if wanted("bigmap") {
         bigmap();
+    }
+    if wanted("paint") {
+        paint();
     }
 }

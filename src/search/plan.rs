@@ -72,13 +72,18 @@ pub struct PlanRunner {
     wanted: bool,
     /// The searcher the threads reuse, while none has it.
     searcher: Option<Searcher>,
+    /// A search within the frame (a small map's, D* Lite's) answered since the running one
+    /// started: its result will not be shown.
+    superseded: bool,
+    /// Which map (its [`NavVersion::generation`]) the report shown is about.
+    shown: Option<u64>,
 }
 
 impl PlanRunner {
     /// `true` while the main route is searched on its thread, or another search is due: the
     /// [`PlanReport`] is the last search's, for the map as it was.
     pub fn is_planning(&self) -> bool {
-        self.running.is_some() || self.wanted
+        (self.running.is_some() && !self.superseded) || self.wanted
     }
 }
 
@@ -130,15 +135,20 @@ fn finish_plan(
     incremental: Res<IncrementalReplanning>,
     mut runner: ResMut<PlanRunner>,
     mut report: ResMut<PlanReport>,
+    mut notices: MessageWriter<Notice>,
 ) {
     let Some((handle, stamp)) = runner.running.take_if(|(handle, _)| handle.is_finished()) else {
         return;
     };
+    let current = !std::mem::take(&mut runner.superseded) && stamp == PlanStamp::of(&problem, incremental.0);
     // Finished: `join` returns at once.
     match handle.join() {
         Ok(PlanResult { outcome, explored, trace, route, searcher }) => {
             runner.searcher = Some(searcher);
-            if stamp == PlanStamp::of(&problem, incremental.0) {
+            if current {
+                // The problem changed and changed back meanwhile: this answers it already.
+                runner.wanted = false;
+                runner.shown = Some(stamp.version.generation);
                 report.plans += 1;
                 report.repair = None;
                 report.outcome = outcome;
@@ -147,11 +157,16 @@ fn finish_plan(
                 report.route = route;
             }
         }
-        Err(_) => {
-            let why = "the search failed (a bug: please report the map)";
+        Err(_) if current => {
+            // Not searched again until the problem changes: it would fail the same way.
+            let why = "the search of the main route failed (a bug: please report the map)";
             error!("{why}");
-            runner.wanted = true;
+            notices.write(Notice::error(why));
+            runner.wanted = false;
+            *report = PlanReport { plans: report.plans, ..PlanReport::default() };
         }
+        // For a problem since changed: the search due for it runs next.
+        Err(_) => error!("a search of the main route failed (a bug: please report the map)"),
     }
 }
 
@@ -187,7 +202,9 @@ impl Explored {
 /// The outcome of the latest main search (start to goal), for the path display and the HUD.
 #[derive(Resource, Debug, Default)]
 pub struct PlanReport {
-    /// How many main searches ran since start-up.
+    /// How many main searches were shown since start-up (on a big map, edits made while one
+    /// runs are searched together once it is done, and a search for a problem since changed is
+    /// not shown).
     pub plans: u64,
     /// The latest outcome.
     pub outcome: PlanOutcome,
@@ -258,7 +275,10 @@ pub(crate) fn plan_main_route(
     mut runner: ResMut<PlanRunner>,
 ) {
     runner.wanted = false;
+    let generation = problem.nav().version().generation;
     if incremental.0 && incremental_applies(problem.settings()) {
+        runner.superseded |= runner.running.is_some();
+        runner.shown = Some(generation);
         report.plans += 1;
         plan_incrementally(&problem, &mut searcher, &mut replan, &mut report);
         return;
@@ -267,6 +287,8 @@ pub(crate) fn plan_main_route(
     let (grid, start, goal, settings) =
         (problem.grid(), problem.start(), problem.goal(), *problem.settings());
     if grid.len() <= INLINE_PLAN_CELLS {
+        runner.superseded |= runner.running.is_some();
+        runner.shown = Some(generation);
         report.plans += 1;
         report.repair = None;
         let found = search_traced(&mut searcher, grid, start, goal, &settings);
@@ -288,10 +310,17 @@ pub(crate) fn plan_main_route(
     match std::thread::Builder::new().name("main route".into()).spawn(job) {
         Ok(handle) => {
             runner.running = Some((handle, stamp));
+            runner.superseded = false;
+            if runner.shown != Some(generation) {
+                // Another map: the last one's route, search and replay are not about it.
+                runner.shown = Some(generation);
+                *report = PlanReport { plans: report.plans, ..PlanReport::default() };
+            }
         }
         Err(error) => {
             // No thread: searched within the frame, as on a small map.
             warn!("no thread to search the main route on ({error}): searched within the frame");
+            runner.shown = Some(generation);
             report.plans += 1;
             report.repair = None;
             let found = search_traced(&mut searcher, problem.grid(), start, goal, &settings);

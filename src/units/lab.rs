@@ -18,6 +18,7 @@ use crate::input::bindings::{Control, ControlSystems};
 use crate::map::level::MapLoaded;
 use crate::map::problem::{IncrementalReplanning, SearchProblem, SmoothRoutes};
 use crate::notice::Notice;
+use crate::search::plan::PlanRunner;
 use crate::search::replay::SearchAnimation;
 
 /// Walking speed of new units, in tiles per second.
@@ -228,13 +229,15 @@ fn notice_new_lab_routes(mut units: Query<(&mut LabUnit, Ref<Waypoints>)>, mut r
     }
 }
 
-/// The lab's unit waits while the search behind its new route is replayed.
+/// The lab's unit waits while the search behind its new route is replayed (on a big map, also
+/// while that search runs on its thread: its replay has not begun).
 fn hold_lab_unit_during_replay(
     animation: Res<SearchAnimation>,
+    planning: Res<PlanRunner>,
     mut units: Query<(&mut LabUnit, &mut Mover)>,
 ) {
     for (mut lab, mut mover) in &mut units {
-        if lab.waiting && animation.is_finished() {
+        if lab.waiting && animation.is_finished() && !planning.is_planning() {
             lab.waiting = false;
         }
         if mover.hold != lab.waiting {

@@ -84,6 +84,19 @@ fn test_app_with_hud(source: MapSource) -> App {
     app
 }
 
+/// Updates `app` until the main route is no longer searched on its thread (maps above
+/// `INLINE_PLAN_CELLS` are searched off the frame).
+fn until_planned(app: &mut App) {
+    for _ in 0..10_000 {
+        if !app.world().resource::<tilepath::search::plan::PlanRunner>().is_planning() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        app.update();
+    }
+    panic!("the main route of a test map must be searched within seconds");
+}
+
 fn animation(app: &App) -> &SearchAnimation {
     app.world().resource::<SearchAnimation>()
 }

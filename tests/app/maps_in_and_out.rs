@@ -388,6 +388,8 @@ fn a_1024_map_loads_and_edits_on_it_work() {
     let mut app = test_app(MapSource::BuiltIn);
     open(&mut app, MapSource::File(path));
     assert_eq!(pathfinder(&app).grid().width(), 1024, "the big map is open");
+    // Its route is searched on a thread of its own (a map above INLINE_PLAN_CELLS).
+    until_planned(&mut app);
     assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "and planned");
     let free = pathfinder(&app)
         .grid()
@@ -402,7 +404,16 @@ fn a_1024_map_loads_and_edits_on_it_work() {
     tap_key(&mut app, KeyCode::KeyC);
     let grid = pathfinder(&app).grid();
     assert_eq!(grid.positions().filter(|&p| !grid.is_passable(p)).count(), 0, "C clears every wall");
-    assert!(matches!(report(&app).outcome, PlanOutcome::Found { .. }), "and the route is planned again");
+    until_planned(&mut app);
+    let (start, goal) = (pathfinder(&app).start(), pathfinder(&app).goal());
+    let (dx, dy) = (f64::from(start.x.abs_diff(goal.x)), f64::from(start.y.abs_diff(goal.y)));
+    let straight_on = dx.max(dy) - dx.min(dy) + dx.min(dy) * std::f64::consts::SQRT_2;
+    match &report(&app).outcome {
+        PlanOutcome::Found { path, .. } => {
+            assert!((path.cost - straight_on).abs() < 1e-6, "the route is planned again, on open ground");
+        }
+        other => panic!("the route is planned again: {other:?}"),
+    }
 }
 
 /// Every file directly inside `dir`, by name.

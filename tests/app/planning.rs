@@ -154,18 +154,6 @@ fn incremental_replanning_repairs_the_last_search_after_an_edit() {
     assert!(app.world().get::<ReplanIncrementally>(lab).is_none());
 }
 
-/// Updates `app` until the main route is no longer searched on its thread.
-fn until_planned(app: &mut App) {
-    for _ in 0..2_000 {
-        if !app.world().resource::<PlanRunner>().is_planning() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-        app.update();
-    }
-    panic!("the main route of a test map must be searched within seconds");
-}
-
 #[test]
 fn a_big_maps_route_is_searched_off_the_frame_and_shown_for_the_map_as_painted() {
     // Above INLINE_PLAN_CELLS: the main route is searched on a thread of its own.
@@ -223,7 +211,50 @@ fn a_big_maps_route_is_searched_off_the_frame_and_shown_for_the_map_as_painted()
     until_planned(&mut app);
     assert!(!pathfinder(&app).grid().is_passable(route[middle + 3]), "the whole stroke was painted");
     assert!(same(cost(&app), optimum(&app)), "the route shown is for the map as painted");
+    let shown = app.world().resource::<PlanReport>().outcome.cells().to_vec();
+    assert!(
+        route[middle..middle + 4].iter().all(|cell| !shown.contains(cell)),
+        "and goes round every wall of the stroke"
+    );
     assert!(!same(cost(&app), first), "a longer one: the old route is walled");
     assert!(app.world().resource::<PlanReport>().plans > plans);
     assert!(!ui_text(&mut app).contains("planning the map"), "and the HUD no longer says it is planning");
+}
+
+#[test]
+fn a_big_map_opened_shows_no_route_of_the_last_map_while_its_own_is_searched() {
+    let mut app = test_app_with_hud(MapSource::BuiltIn);
+    assert!(matches!(app.world().resource::<PlanReport>().outcome, PlanOutcome::Found { .. }));
+    let side = 600;
+    let source = MapSource::Generated {
+        generator: gridpath::generate::Generator::Caves,
+        seed: 5,
+        width: side,
+        height: side,
+    };
+    app.world_mut().write_message(tilepath::edit::files::OpenMap(source));
+    app.update();
+    assert_eq!(pathfinder(&app).grid().width(), side, "the big map is open");
+    assert!(app.world().resource::<PlanRunner>().is_planning(), "its route is searched off the frame");
+    let report = app.world().resource::<PlanReport>();
+    assert!(
+        matches!(report.outcome, PlanOutcome::Pending) && report.trace.is_empty() && report.route.is_empty(),
+        "the built-in map's route, search and replay are gone meanwhile"
+    );
+    assert!(ui_text(&mut app).contains("planning..."), "the HUD says it is planning: {}", ui_text(&mut app));
+    for _ in 0..3 {
+        // Whenever its own route arrives, the lab's unit waits for the search behind it.
+        let waiting = {
+            let mut lab = app.world_mut().query::<&LabUnit>();
+            lab.single(app.world()).is_ok_and(LabUnit::is_waiting)
+        };
+        if app.world().resource::<PlanRunner>().is_planning() {
+            assert!(waiting, "the lab's unit waits while the search behind its route runs");
+        }
+        app.update();
+    }
+    until_planned(&mut app);
+    let cells = app.world().resource::<PlanReport>().outcome.cells().to_vec();
+    assert_eq!(cells.first(), Some(&pathfinder(&app).start()), "then the new map's route");
+    assert_eq!(cells.last(), Some(&pathfinder(&app).goal()));
 }
