@@ -19,6 +19,7 @@ pub mod edit;
 pub mod input;
 pub mod map;
 pub mod notice;
+pub mod off_frame;
 pub mod search;
 mod theme;
 pub mod ui;

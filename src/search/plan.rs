@@ -7,7 +7,6 @@
 //! does not apply to the current choices ([`option_problem`]) is refused with its reason, never
 //! taken and silently ignored.
 
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use bevy::platform::collections::HashSet;
@@ -24,6 +23,7 @@ use crate::map::problem::{
     problem_changed,
 };
 use crate::notice::Notice;
+use crate::off_frame::OffFrame;
 
 /// Heuristic weights the `[` / `]` keys step through.
 const WEIGHT_STEP: f64 = 0.5;
@@ -67,7 +67,7 @@ pub const INLINE_PLAN_CELLS: usize = 512 * 512;
 #[derive(Resource, Default)]
 pub struct PlanRunner {
     /// The search running and the problem it searches.
-    running: Option<(JoinHandle<PlanResult>, PlanStamp)>,
+    running: OffFrame<PlanStamp, PlanResult>,
     /// The problem changed while a search ran: search again once it is done.
     wanted: bool,
     /// The searcher the threads reuse, while none has it.
@@ -83,7 +83,7 @@ impl PlanRunner {
     /// `true` while the main route is searched on its thread, or another search is due: the
     /// [`PlanReport`] is the last search's, for the map as it was.
     pub fn is_planning(&self) -> bool {
-        (self.running.is_some() && !self.superseded) || self.wanted
+        (self.running.is_running() && !self.superseded) || self.wanted
     }
 }
 
@@ -120,7 +120,7 @@ struct PlanResult {
 
 /// Run condition: a search runs on its thread.
 fn planning_off_the_frame(runner: Res<PlanRunner>) -> bool {
-    runner.running.is_some()
+    runner.running.is_running()
 }
 
 /// Run condition: a search is due (the problem changed during the last one).
@@ -137,12 +137,11 @@ fn finish_plan(
     mut report: ResMut<PlanReport>,
     mut notices: MessageWriter<Notice>,
 ) {
-    let Some((handle, stamp)) = runner.running.take_if(|(handle, _)| handle.is_finished()) else {
+    let Some((result, stamp)) = runner.running.take_finished() else {
         return;
     };
     let current = !std::mem::take(&mut runner.superseded) && stamp == PlanStamp::of(&problem, incremental.0);
-    // Finished: `join` returns at once.
-    match handle.join() {
+    match result {
         Ok(PlanResult { outcome, explored, trace, route, searcher }) => {
             runner.searcher = Some(searcher);
             if current {
@@ -277,7 +276,7 @@ pub(crate) fn plan_main_route(
     runner.wanted = false;
     let generation = problem.nav().version().generation;
     if incremental.0 && incremental_applies(problem.settings()) {
-        runner.superseded |= runner.running.is_some();
+        runner.superseded |= runner.running.is_running();
         runner.shown = Some(generation);
         report.plans += 1;
         plan_incrementally(&problem, &mut searcher, &mut replan, &mut report);
@@ -287,7 +286,7 @@ pub(crate) fn plan_main_route(
     let (grid, start, goal, settings) =
         (problem.grid(), problem.start(), problem.goal(), *problem.settings());
     if grid.len() <= INLINE_PLAN_CELLS {
-        runner.superseded |= runner.running.is_some();
+        runner.superseded |= runner.running.is_running();
         runner.shown = Some(generation);
         report.plans += 1;
         report.repair = None;
@@ -295,7 +294,7 @@ pub(crate) fn plan_main_route(
         (report.outcome, report.explored, report.trace, report.route) = found;
         return;
     }
-    if runner.running.is_some() {
+    if runner.running.is_running() {
         runner.wanted = true;
         return;
     }
@@ -307,9 +306,8 @@ pub(crate) fn plan_main_route(
             search_traced(&mut thread_searcher, &grid, start, goal, &settings);
         PlanResult { outcome, explored, trace, route, searcher: thread_searcher }
     };
-    match std::thread::Builder::new().name("main route".into()).spawn(job) {
-        Ok(handle) => {
-            runner.running = Some((handle, stamp));
+    match runner.running.start("main route", stamp, job) {
+        Ok(()) => {
             runner.superseded = false;
             if runner.shown != Some(generation) {
                 // Another map: the last one's route, search and replay are not about it.

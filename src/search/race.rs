@@ -11,7 +11,6 @@
 //! The table keeps the last race's rows, marked as racing, until the race for the map as it is
 //! now is done; edits made meanwhile are raced once it is.
 
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
@@ -21,6 +20,7 @@ use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings, SubgoalGra
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::map::problem::{SearchProblem, problem_changed};
+use crate::off_frame::OffFrame;
 
 /// Heuristic weight of the race's weighted-A* row when the settings' weight is 1.
 pub const RACE_WEIGHT: f64 = 2.0;
@@ -56,7 +56,7 @@ pub(super) fn plugin(app: &mut App) {
 pub struct RaceRunner {
     /// The race running, and what it lent it: the subgoal graph's version of the map, if it
     /// took the graph along.
-    running: Option<(JoinHandle<RaceResult>, Option<NavVersion>)>,
+    running: OffFrame<Option<NavVersion>, RaceResult>,
     /// Race again (the map, endpoints or settings changed, the table was shown, a graph was
     /// built): at once if no race runs, else when the one running is done.
     wanted: bool,
@@ -69,7 +69,7 @@ pub struct RaceRunner {
 impl RaceRunner {
     /// `true` while a race runs, or another is due (the map changed during the last one).
     pub fn is_racing(&self) -> bool {
-        self.running.is_some() || self.wanted
+        self.running.is_running() || self.wanted
     }
 }
 
@@ -134,7 +134,7 @@ pub struct RaceSubgoals {
     /// The graph, and the version of the map it last answered for (edits since are repaired).
     graph: Option<(SubgoalGraph, NavVersion)>,
     /// A build under way, the version of the map it is built from, and what it builds.
-    building: Option<(JoinHandle<SubgoalGraph>, NavVersion, Build)>,
+    building: OffFrame<(NavVersion, Build), SubgoalGraph>,
     /// A graph whose hierarchy was built again while a race had the graph: it takes the graph's
     /// place if the race brings it back for the same version of the map (not edited since).
     rebuilt: Option<(SubgoalGraph, NavVersion)>,
@@ -157,7 +157,7 @@ enum Build {
 impl RaceSubgoals {
     /// `true` while a graph is being built (or its hierarchy built again).
     pub fn is_building(&self) -> bool {
-        self.building.is_some()
+        self.building.is_running()
     }
 
     /// `true` when the map's graph was built with a contraction hierarchy or landmarks (kept
@@ -168,7 +168,7 @@ impl RaceSubgoals {
 
     /// `true` while a repaired graph's hierarchy is being built again.
     pub fn is_rebuilding_hierarchy(&self) -> bool {
-        self.building.as_ref().is_some_and(|(_, _, build)| *build == Build::Hierarchy)
+        self.building.stamp().is_some_and(|(_, build)| *build == Build::Hierarchy)
     }
 }
 
@@ -384,7 +384,7 @@ fn race_wanted(runner: Res<RaceRunner>) -> bool {
 
 /// Run condition: a race runs on its thread.
 fn racing(runner: Res<RaceRunner>) -> bool {
-    runner.running.is_some()
+    runner.running.is_running()
 }
 
 /// Starts a race of every algorithm and the subgoal graph on the current problem, on a thread of
@@ -397,7 +397,7 @@ fn start_race(
     mut subgoals: ResMut<RaceSubgoals>,
     mut runner: ResMut<RaceRunner>,
 ) {
-    if runner.running.is_some() {
+    if runner.running.is_running() {
         runner.wanted = true;
         return;
     }
@@ -427,17 +427,12 @@ fn start_race(
         let outcome = match &subgoals.failed {
             Some((why, from)) if *from == version => RaceOutcome::Failed(why.clone()),
             // One build at a time: one for an older map finishes first, then this map's starts.
-            _ if subgoals.building.is_some() => RaceOutcome::Preparing,
+            _ if subgoals.building.is_running() => RaceOutcome::Preparing,
             _ => {
                 let grid = grid.clone();
-                let build = std::thread::Builder::new()
-                    .name("race subgoal graph".into())
-                    .spawn(move || SubgoalGraph::build(&grid));
-                match build {
-                    Ok(handle) => {
-                        subgoals.building = Some((handle, version, Build::Map));
-                        RaceOutcome::Preparing
-                    }
+                let build = move || SubgoalGraph::build(&grid);
+                match subgoals.building.start("race subgoal graph", (version, Build::Map), build) {
+                    Ok(()) => RaceOutcome::Preparing,
                     Err(error) => RaceOutcome::Failed(format!("no thread to build on: {error}")),
                 }
             }
@@ -460,11 +455,8 @@ fn start_race(
         subgoal,
         sped_up: subgoals.sped_up,
     };
-    match std::thread::Builder::new().name("race".into()).spawn(move || job.run()) {
-        Ok(handle) => {
-            runner.running = Some((handle, lent));
-            table.racing = true;
-        }
+    match runner.running.start("race", lent, move || job.run()) {
+        Ok(()) => table.racing = true,
         Err(error) => {
             // The graph went with the job that could not start: the next race builds it again.
             let why = format!("no thread to race on: {error}");
@@ -484,11 +476,10 @@ fn finish_race(
     mut table: ResMut<RaceTable>,
     mut subgoals: ResMut<RaceSubgoals>,
 ) {
-    let Some((handle, lent)) = runner.running.take_if(|(handle, _)| handle.is_finished()) else {
+    let Some((result, lent)) = runner.running.take_finished() else {
         return;
     };
-    // Finished: `join` returns at once.
-    match handle.join() {
+    match result {
         Ok(RaceResult { rows, optimum, searcher, graph }) => {
             runner.searcher = Some(searcher);
             // Back where it was taken from, for the version it raced; unless a build finished
@@ -534,13 +525,11 @@ fn finish_subgoal_build(
     mut subgoals: ResMut<RaceSubgoals>,
     mut runner: ResMut<RaceRunner>,
 ) {
-    let Some((handle, version, build)) = subgoals.building.take_if(|(handle, ..)| handle.is_finished())
-    else {
+    let Some((result, (version, build))) = subgoals.building.take_finished() else {
         return;
     };
     let subgoals = &mut *subgoals;
-    // Finished: `join` returns at once.
-    match (handle.join(), build) {
+    match (result, build) {
         (Ok(graph), Build::Map) => {
             subgoals.sped_up = graph.has_hierarchy() || graph.has_landmarks();
             subgoals.graph = Some((graph, version));
@@ -553,7 +542,7 @@ fn finish_subgoal_build(
             match &subgoals.graph {
                 Some((_, seen)) if *seen == version => subgoals.graph = Some((graph, version)),
                 // A race has the graph: it may bring it back unchanged.
-                None if runner.running.as_ref().is_some_and(|(_, lent)| lent.is_some()) => {
+                None if runner.running.stamp().is_some_and(Option::is_some) => {
                     subgoals.rebuilt = Some((graph, version));
                 }
                 // Nobody has it (a race that had it failed): this one serves, repaired as needed.
@@ -585,7 +574,7 @@ fn rebuild_hierarchy_if_dropped(subgoals: &mut RaceSubgoals, problem: &SearchPro
     let exact = Settings { weight: 1.0, ..*problem.settings() };
     let wanted = *version == problem.nav().version() && SubgoalGraph::check(problem.grid(), &exact).is_ok();
     if !wanted
-        || subgoals.building.is_some()
+        || subgoals.building.is_running()
         || !subgoals.sped_up
         || graph.has_hierarchy()
         || graph.has_landmarks()
@@ -593,13 +582,13 @@ fn rebuild_hierarchy_if_dropped(subgoals: &mut RaceSubgoals, problem: &SearchPro
         return;
     }
     let (mut copy, version) = (graph.clone(), *version);
-    let build = std::thread::Builder::new().name("race subgoal hierarchy".into()).spawn(move || {
+    let build = move || {
         copy.rebuild_hierarchy();
         copy
-    });
-    match build {
-        Ok(handle) => subgoals.building = Some((handle, version, Build::Hierarchy)),
+    };
+    if let Err(error) = subgoals.building.start("race subgoal hierarchy", (version, Build::Hierarchy), build)
+    {
         // The graph still answers exactly, without it.
-        Err(error) => warn!("no thread to build the subgoal graph's hierarchy again on: {error}"),
+        warn!("no thread to build the subgoal graph's hierarchy again on: {error}");
     }
 }
