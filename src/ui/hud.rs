@@ -394,7 +394,9 @@ fn update_search_line(
         gridpath::Moves::Four => String::new(),
         gridpath::Moves::Eight => format!(", {}", rules.corners),
     };
-    let algorithm = if report.repair.is_some() {
+    // (A big map's fresh search may still run after incremental was turned off: its report is
+    // D* Lite's until then, but the search now is the chosen algorithm.)
+    let algorithm = if report.repair.is_some() && incremental.0 {
         "D* Lite (incremental)".to_owned()
     } else if incremental.0 {
         format!("{} (incremental: not with partial routes)", settings.algorithm)
