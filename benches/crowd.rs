@@ -32,10 +32,11 @@
 //!    `plugin-avoid` (run with `avoid` too): the same four scenarios with the plugin alone.
 //! 5. `bigmap`: every generator at 2048 x 2048 with crowds and new random maps: memory against
 //!    a budget.
-//! 8. `paint`: one-cell walls painted on a 2048 x 2048 cave map, first with the race table
-//!    hidden, then shown: the edit frames' times (the main route and the race are searched on
-//!    threads of their own there), and how long after the last edit the route shown (and the
-//!    race) is for the map as painted.
+//! 8. `paint`: one-cell walls painted on a 2048 x 2048 cave map, first as it is, then with the
+//!    race table shown, then with the flow-field view (the app's view plugin for it, with an
+//!    asset store for its heat map): the edit frames' times (the main route, the race and the
+//!    flow field are worked out on threads of their own there), and how long after the last edit
+//!    the route shown (and the race, the flow field) is for the map as painted.
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,7 @@ use tilepath::map::problem::Endpoints;
 use tilepath::search::plan::PlanRunner;
 use tilepath::search::race::RaceRunner;
 use tilepath::search::replay::AnimationSpeed;
+use tilepath::view::flow::FlowJobs;
 use tilepath::units::crowd::{CrowdUnit, Target, crowd_unit};
 use tilepath::units::lab::DEFAULT_SPEED;
 
@@ -110,13 +112,19 @@ fn bench_app() -> App {
 }
 
 fn bench_app_on(map: MapSource) -> App {
+    let mut app = unstarted_bench_app(map);
+    app.update();
+    app
+}
+
+/// The benchmark app before its first frame (plugins added now still get their start-up).
+fn unstarted_bench_app(map: MapSource) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins.set(tilepath::task_pool_plugin()), InputPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(FRAME)))
         .insert_resource(map)
         .insert_resource(AnimationSpeed::Instant)
         .add_plugins(LogicPlugin);
-    app.update();
     app
 }
 
@@ -714,16 +722,29 @@ fn until(app: &mut App, limit: Duration, done: impl Fn(&App) -> bool) -> Duratio
 
 fn paint() {
     let side = tilepath::map::level::MAX_MAP_SIDE;
-    for race in [false, true] {
+    for shown in ["nothing more", "the race", "the flow field"] {
+        let (race, flow) = (shown == "the race", shown == "the flow field");
         let source = MapSource::Generated { generator: Generator::Caves, seed: 3, width: side, height: side };
-        let mut app = bench_app_on(source);
+        let mut app = unstarted_bench_app(source);
+        if flow {
+            app.add_plugins(bevy::asset::AssetPlugin::default())
+                .init_asset::<Image>()
+                .add_plugins(tilepath::view::flow::plugin);
+        }
+        app.update();
         let planned = |app: &App| !app.world().resource::<PlanRunner>().is_planning();
         let raced = |app: &App| !app.world().resource::<RaceRunner>().is_racing();
+        let flowed = |app: &App| !app.world().get_resource::<FlowJobs>().is_some_and(FlowJobs::is_updating);
         until(&mut app, Duration::from_secs(60), planned);
         if race {
             app.world_mut().write_message(Control::ToggleRace);
             app.update();
             until(&mut app, Duration::from_secs(120), raced);
+        }
+        if flow {
+            app.world_mut().write_message(Control::ToggleFlowField);
+            app.update();
+            until(&mut app, Duration::from_secs(60), flowed);
         }
         let mut rng = StdRng::seed_from_u64(5);
         let mut frames = Vec::new();
@@ -735,16 +756,18 @@ fn paint() {
             mouse(&mut app, ButtonState::Released);
             app.update();
         }
-        let shown = until(&mut app, Duration::from_secs(60), planned);
-        let race_shown = shown + until(&mut app, Duration::from_secs(120), raced);
+        let after = Instant::now();
+        until(&mut app, Duration::from_secs(60), planned);
+        let route = after.elapsed();
+        until(&mut app, Duration::from_secs(120), |app| raced(app) && flowed(app));
+        let rest = after.elapsed();
         println!(
-            "paint: {side}x{side} caves, race {}, 20 one-cell walls: edit frames median {:.1} ms, max {:.1} ms; \
-             route for the map as painted {:.0} ms after the last{}",
-            if race { "shown" } else { "hidden" },
+            "paint: {side}x{side} caves with {shown}, 20 one-cell walls: edit frames median {:.1} ms, max {:.1} ms; \
+             for the map as painted {:.0} ms after the last: the route{}",
             ms(median(&mut frames)),
             ms(*frames.iter().max().unwrap_or(&Duration::ZERO)),
-            ms(shown),
-            if race { format!(", race {:.0} ms after", ms(race_shown)) } else { String::new() },
+            ms(route),
+            if race || flow { format!(" ({}: {:.0} ms)", shown, ms(rest)) } else { String::new() },
         );
     }
 }

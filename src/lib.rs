@@ -24,7 +24,7 @@ pub mod search;
 mod theme;
 pub mod ui;
 pub mod units;
-mod view;
+pub mod view;
 
 /// The stages of a frame, in order. Feature plugins put their `Update` systems in one of these.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,14 +3,20 @@
 //! small arrow per cell toward its next step, and — on small maps — each cell's contour step
 //! number (`FlowField::wavefront`: the goal is 1, each step away one more), as the classic
 //! wavefront tutorial prints them. The search tint is hidden meanwhile; the path stays.
+//!
+//! On maps above [`INLINE_FLOW_CELLS`] the field and its heat map are worked out on a thread of
+//! their own, one at a time: a Dijkstra over a 2048 x 2048 map and its 4 million texels froze
+//! every edit frame for a fifth of a second. The last heat map stays until the new one is done.
 
 use bevy::prelude::*;
-use gridpath::{FlowField, Grid};
+use bevy_gridpath::NavVersion;
+use gridpath::{FlowField, Grid, Pos, Rules};
 
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
-use crate::map::geometry::{Geometry, TILE_SIZE};
+use crate::map::geometry::TILE_SIZE;
 use crate::map::problem::{SearchProblem, problem_changed};
+use crate::off_frame::OffFrame;
 use crate::view::assets::cell_image;
 
 /// Depth of the heat map: over the terrain (0), under the path overlay (1).
@@ -36,9 +42,15 @@ const HEAT_STOPS: [(f32, [f32; 3]); 4] = [
     (1.0, [0.23, 0.32, 0.55]),
 ];
 
-pub(super) fn plugin(app: &mut App) {
+/// Maps with more cells than this get their field and heat map on a thread of their own.
+pub const INLINE_FLOW_CELLS: usize = 512 * 512;
+
+/// The flow-field view's plugin (part of the game's view; a headless app with an asset server
+/// for images can run it alone).
+pub fn plugin(app: &mut App) {
     app.init_resource::<FlowView>();
     app.init_resource::<Fields>();
+    app.init_resource::<FlowJobs>();
     app.add_systems(Startup, spawn_heat_map);
     app.add_systems(
         Update,
@@ -47,8 +59,11 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
         (
-            show_flow_field
-                .run_if(flow_shown.and_then(problem_changed.or_else(resource_changed::<FlowView>))),
+            finish_flow_field.run_if(flow_building),
+            show_flow_field.run_if(
+                flow_shown
+                    .and_then(problem_changed.or_else(resource_changed::<FlowView>).or_else(flow_wanted)),
+            ),
             hide_flow_field.run_if(not(flow_shown).and_then(resource_changed::<FlowView>)),
             // Past the arrow limit, not even a pass over the cells every frame.
             draw_flow_arrows.run_if(flow_shown.and_then(arrows_fit)),
@@ -69,6 +84,70 @@ pub struct FlowView {
 #[derive(Resource, Default)]
 struct Fields {
     cost: Option<FlowField>,
+}
+
+/// A big map's field and heat map under way on their thread, and whether another is due.
+#[derive(Resource, Default)]
+pub struct FlowJobs {
+    running: OffFrame<FlowStamp, FlowHeat>,
+    /// The map or goal changed while one was worked out: again once it is done.
+    wanted: bool,
+    /// Which map (its [`NavVersion::generation`]) the heat map shown is of.
+    shown: Option<u64>,
+}
+
+impl FlowJobs {
+    /// `true` while a big map's field is worked out, or another is due: the heat map shown is
+    /// the last one.
+    pub fn is_updating(&self) -> bool {
+        self.running.is_running() || self.wanted
+    }
+}
+
+/// What a field was worked out for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FlowStamp {
+    version: NavVersion,
+    goal: Pos,
+    rules: Rules,
+}
+
+impl FlowStamp {
+    fn of(problem: &SearchProblem) -> Self {
+        Self { version: problem.nav().version(), goal: problem.goal(), rules: problem.settings().rules }
+    }
+}
+
+/// A field and its heat map's texels.
+struct FlowHeat {
+    cost: Option<FlowField>,
+    texels: Vec<u8>,
+}
+
+impl FlowHeat {
+    /// The distance field to `goal` and its heat map (the farthest reached cell at the far end
+    /// of the scale).
+    fn of(grid: &Grid, goal: Pos, rules: Rules) -> Self {
+        // The goal is always on a free cell (the editor sees to it); a failure shows an empty field.
+        let cost = FlowField::dijkstra(grid, goal, rules).ok();
+        let farthest = grid
+            .positions()
+            .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
+            .fold(0.0_f64, f64::max)
+            .max(1.0);
+        let texels = heat_texels(grid, cost.as_ref(), farthest);
+        Self { cost, texels }
+    }
+}
+
+/// Run condition: a big map's field is worked out on its thread.
+fn flow_building(jobs: Res<FlowJobs>) -> bool {
+    jobs.running.is_running()
+}
+
+/// Run condition: another field is due.
+fn flow_wanted(jobs: Res<FlowJobs>) -> bool {
+    jobs.wanted
 }
 
 /// The heat map sprite: one texel per cell, stretched over the map.
@@ -117,11 +196,12 @@ pub fn heat_color(t: f32) -> [u8; 3] {
     std::array::from_fn(|i| ((from[i] + (to[i] - from[i]) * mix) * 255.0).round() as u8)
 }
 
-/// Rebuilds the fields, the heat map and the step numbers for the current map and goal.
+/// Rebuilds the fields, the heat map and the step numbers for the current map and goal: within
+/// the frame, or on a big map on a thread of its own ([`finish_flow_field`] shows it).
 fn show_flow_field(
     mut commands: Commands,
     problem: SearchProblem,
-    mut fields: ResMut<Fields>,
+    (mut fields, mut jobs): (ResMut<Fields>, ResMut<FlowJobs>),
     mut images: ResMut<Assets<Image>>,
     heat_map: Single<(&mut Sprite, &mut Visibility), With<HeatMap>>,
     numbers: Query<Entity, With<StepNumber>>,
@@ -129,24 +209,46 @@ fn show_flow_field(
     for entity in &numbers {
         commands.entity(entity).despawn();
     }
+    jobs.wanted = false;
     let grid = problem.grid();
     let rules = problem.settings().rules;
     let geometry = problem.geometry();
-    // The goal is always on a free cell (the editor sees to it); a failure shows an empty field.
-    let cost = FlowField::dijkstra(grid, problem.goal(), rules).ok();
-    let farthest = grid
-        .positions()
-        .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
-        .fold(0.0_f64, f64::max)
-        .max(1.0);
-    let image = heat_image(grid, cost.as_ref(), farthest);
+    let generation = problem.nav().version().generation;
     let (mut sprite, mut visibility) = heat_map.into_inner();
-    *sprite = Sprite { image: images.add(image), custom_size: Some(geometry.world_size()), ..default() };
+    if grid.len() > INLINE_FLOW_CELLS {
+        if jobs.running.is_running() {
+            jobs.wanted = true;
+            return;
+        }
+        if jobs.shown != Some(generation) {
+            // Another map: the last one's heat map is not about it.
+            *visibility = Visibility::Hidden;
+            fields.cost = None;
+        }
+        let (grid, goal) = (grid.clone(), problem.goal());
+        let job = move || FlowHeat::of(&grid, goal, rules);
+        match jobs.running.start("flow field", FlowStamp::of(&problem), job) {
+            Ok(()) => return,
+            // No thread: worked out within the frame, as on a small map.
+            Err(error) => warn!("no thread to work out the flow field on ({error}): within the frame"),
+        }
+    }
+    let FlowHeat { cost, texels } = FlowHeat::of(grid, problem.goal(), rules);
+    *sprite = Sprite {
+        image: images.add(cell_image(geometry, texels)),
+        custom_size: Some(geometry.world_size()),
+        ..default()
+    };
     *visibility = Visibility::Inherited;
-
+    jobs.shown = Some(generation);
     if grid.len() <= MAX_NUMBERED_CELLS
         && let Ok(steps) = FlowField::wavefront(grid, problem.goal(), rules)
     {
+        let farthest = grid
+            .positions()
+            .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
+            .fold(0.0_f64, f64::max)
+            .max(1.0);
         for cell in grid.positions() {
             let Some(number) = steps.step_number(cell) else { continue };
             let t = cost.as_ref().and_then(|f| f.distance(cell)).map_or(0.0, |d| d / farthest);
@@ -164,9 +266,41 @@ fn show_flow_field(
     fields.cost = cost;
 }
 
+/// Shows a big map's field and heat map once their thread is done, if the view is still shown
+/// and they are for the map and goal as they are now (else the next, due since the change, is
+/// started by [`show_flow_field`]).
+fn finish_flow_field(
+    problem: SearchProblem,
+    view: Res<FlowView>,
+    (mut fields, mut jobs): (ResMut<Fields>, ResMut<FlowJobs>),
+    mut images: ResMut<Assets<Image>>,
+    heat_map: Single<(&mut Sprite, &mut Visibility), With<HeatMap>>,
+) {
+    let Some((result, stamp)) = jobs.running.take_finished() else { return };
+    let Ok(FlowHeat { cost, texels }) = result else {
+        error!("the flow field's thread failed (a bug: please report the map)");
+        return;
+    };
+    if !view.shown || stamp != FlowStamp::of(&problem) {
+        return;
+    }
+    let geometry = problem.geometry();
+    let (mut sprite, mut visibility) = heat_map.into_inner();
+    *sprite = Sprite {
+        image: images.add(cell_image(geometry, texels)),
+        custom_size: Some(geometry.world_size()),
+        ..default()
+    };
+    *visibility = Visibility::Inherited;
+    jobs.shown = Some(stamp.version.generation);
+    // Changed back meanwhile: this is the field due.
+    jobs.wanted = false;
+    fields.cost = cost;
+}
+
 /// One texel per cell: its distance to the goal on the heat scale; clear where the goal cannot
 /// be reached.
-fn heat_image(grid: &Grid, cost: Option<&FlowField>, farthest: f64) -> Image {
+fn heat_texels(grid: &Grid, cost: Option<&FlowField>, farthest: f64) -> Vec<u8> {
     let mut texels = Vec::with_capacity(grid.len() * 4);
     for cell in grid.positions() {
         match cost.and_then(|f| f.distance(cell)) {
@@ -178,7 +312,7 @@ fn heat_image(grid: &Grid, cost: Option<&FlowField>, farthest: f64) -> Image {
             None => texels.extend([0, 0, 0, 0]),
         }
     }
-    cell_image(Geometry::of(grid), texels)
+    texels
 }
 
 /// Hides the heat map and removes the step numbers.

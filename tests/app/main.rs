@@ -286,6 +286,7 @@ mod animation;
 mod controls;
 mod crowd;
 mod editing;
+mod flow_view;
 mod frame;
 mod hud;
 mod layout;
