@@ -63,9 +63,9 @@ use tilepath::map::problem::Endpoints;
 use tilepath::search::plan::PlanRunner;
 use tilepath::search::race::RaceRunner;
 use tilepath::search::replay::AnimationSpeed;
-use tilepath::view::flow::FlowJobs;
 use tilepath::units::crowd::{CrowdUnit, Target, crowd_unit};
 use tilepath::units::lab::DEFAULT_SPEED;
+use tilepath::view::flow::FlowJobs;
 
 /// Side of the benchmark map, in cells.
 const SIDE: u32 = 256;
