@@ -94,6 +94,8 @@ pub struct FlowJobs {
     wanted: bool,
     /// Which map (its [`NavVersion::generation`]) the heat map shown is of.
     shown: Option<u64>,
+    /// What the heat map shown was worked out for.
+    built: Option<FlowStamp>,
 }
 
 impl FlowJobs {
@@ -216,18 +218,25 @@ fn show_flow_field(
     let generation = problem.nav().version().generation;
     let (mut sprite, mut visibility) = heat_map.into_inner();
     if grid.len() > INLINE_FLOW_CELLS {
+        if jobs.shown != Some(generation) {
+            // Another map: the last one's heat map is not about it, even while a job runs.
+            *visibility = Visibility::Hidden;
+            fields.cost = None;
+        }
+        let stamp = FlowStamp::of(&problem);
+        let on_screen = jobs.built == Some(stamp) && *visibility != Visibility::Hidden;
+        if jobs.running.stamp() == Some(&stamp) || on_screen {
+            // The field running or shown is this one (the start moved, a setting the field
+            // ignores changed): no second Dijkstra over the map.
+            return;
+        }
         if jobs.running.is_running() {
             jobs.wanted = true;
             return;
         }
-        if jobs.shown != Some(generation) {
-            // Another map: the last one's heat map is not about it.
-            *visibility = Visibility::Hidden;
-            fields.cost = None;
-        }
         let (grid, goal) = (grid.clone(), problem.goal());
         let job = move || FlowHeat::of(&grid, goal, rules);
-        match jobs.running.start("flow field", FlowStamp::of(&problem), job) {
+        match jobs.running.start("flow field", stamp, job) {
             Ok(()) => return,
             // No thread: worked out within the frame, as on a small map.
             Err(error) => warn!("no thread to work out the flow field on ({error}): within the frame"),
@@ -241,6 +250,7 @@ fn show_flow_field(
     };
     *visibility = Visibility::Inherited;
     jobs.shown = Some(generation);
+    jobs.built = Some(FlowStamp::of(&problem));
     if grid.len() <= MAX_NUMBERED_CELLS
         && let Ok(steps) = FlowField::wavefront(grid, problem.goal(), rules)
     {
@@ -277,15 +287,19 @@ fn finish_flow_field(
     heat_map: Single<(&mut Sprite, &mut Visibility), With<HeatMap>>,
 ) {
     let Some((result, stamp)) = jobs.running.take_finished() else { return };
+    let (mut sprite, mut visibility) = heat_map.into_inner();
     let Ok(FlowHeat { cost, texels }) = result else {
+        // Not worked out again until the map or goal changes: it would fail the same way. The
+        // heat map shown is not the map's any more.
         error!("the flow field's thread failed (a bug: please report the map)");
+        *visibility = Visibility::Hidden;
+        (fields.cost, jobs.shown, jobs.built, jobs.wanted) = (None, None, None, false);
         return;
     };
     if !view.shown || stamp != FlowStamp::of(&problem) {
         return;
     }
     let geometry = problem.geometry();
-    let (mut sprite, mut visibility) = heat_map.into_inner();
     *sprite = Sprite {
         image: images.add(cell_image(geometry, texels)),
         custom_size: Some(geometry.world_size()),
@@ -293,6 +307,7 @@ fn finish_flow_field(
     };
     *visibility = Visibility::Inherited;
     jobs.shown = Some(stamp.version.generation);
+    jobs.built = Some(stamp);
     // Changed back meanwhile: this is the field due.
     jobs.wanted = false;
     fields.cost = cost;
@@ -318,7 +333,7 @@ fn heat_texels(grid: &Grid, cost: Option<&FlowField>, farthest: f64) -> Vec<u8> 
 /// Hides the heat map and removes the step numbers.
 fn hide_flow_field(
     mut commands: Commands,
-    mut fields: ResMut<Fields>,
+    (mut fields, mut jobs): (ResMut<Fields>, ResMut<FlowJobs>),
     mut heat_map: Single<&mut Visibility, With<HeatMap>>,
     numbers: Query<Entity, With<StepNumber>>,
 ) {
@@ -327,6 +342,8 @@ fn hide_flow_field(
     }
     **heat_map = Visibility::Hidden;
     fields.cost = None;
+    // Hidden, nothing is due: shown again, the view works its field out anew.
+    jobs.wanted = false;
 }
 
 /// A small arrow in every reached cell toward its next step; beside the number on small maps.

@@ -66,4 +66,25 @@ fn a_big_maps_flow_field_is_worked_out_off_the_frame_and_follows_the_edits() {
     until_flow_built(&mut app);
     let texel = heat_texel(&mut app, near).expect("the heat map is shown");
     assert_eq!(texel[3], 0, "the painted wall is off the heat scale: {texel:?}");
+
+    // Another big map opened while a field is worked out: the last map's heat map goes at once.
+    let free =
+        grid.positions().find(|&p| p != goal && p != near && grid.is_passable(p)).expect("a free cell");
+    hover(&mut app, Some(free));
+    mouse(&mut app, MouseButton::Left, ButtonState::Pressed);
+    app.update();
+    assert!(app.world().resource::<FlowJobs>().is_updating(), "the wall's frame starts a field");
+    mouse(&mut app, MouseButton::Left, ButtonState::Released);
+    let other = MapSource::Generated {
+        generator: gridpath::generate::Generator::Caves,
+        seed: 6,
+        width: side,
+        height: side,
+    };
+    app.world_mut().write_message(tilepath::edit::files::OpenMap(other));
+    app.update();
+    assert_eq!(heat_texel(&mut app, near), None, "no heat map of the last map over the new one");
+    until_flow_built(&mut app);
+    let new_goal = pathfinder(&app).goal();
+    assert!(heat_texel(&mut app, new_goal).is_some(), "then the new map's own");
 }
