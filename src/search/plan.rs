@@ -285,46 +285,39 @@ pub(crate) fn plan_main_route(
     *replan = ReplanIncrementally::default();
     let (grid, start, goal, settings) =
         (problem.grid(), problem.start(), problem.goal(), *problem.settings());
-    if grid.len() <= INLINE_PLAN_CELLS {
-        runner.superseded |= runner.running.is_running();
-        runner.shown = Some(generation);
-        report.plans += 1;
-        report.repair = None;
-        let found = search_traced(&mut searcher, grid, start, goal, &settings);
-        (report.outcome, report.explored, report.trace, report.route) = found;
-        return;
-    }
-    if runner.running.is_running() {
-        runner.wanted = true;
-        return;
-    }
-    let stamp = PlanStamp::of(&problem, incremental.0);
-    let mut thread_searcher = runner.searcher.take().unwrap_or_default();
-    let grid = grid.clone();
-    let job = move || {
-        let (outcome, explored, trace, route) =
-            search_traced(&mut thread_searcher, &grid, start, goal, &settings);
-        PlanResult { outcome, explored, trace, route, searcher: thread_searcher }
-    };
-    match runner.running.start("main route", stamp, job) {
-        Ok(()) => {
-            runner.superseded = false;
-            if runner.shown != Some(generation) {
-                // Another map: the last one's route, search and replay are not about it.
-                runner.shown = Some(generation);
-                *report = PlanReport { plans: report.plans, ..PlanReport::default() };
+    if grid.len() > INLINE_PLAN_CELLS {
+        if runner.running.is_running() {
+            runner.wanted = true;
+            return;
+        }
+        let stamp = PlanStamp::of(&problem, incremental.0);
+        let mut thread_searcher = runner.searcher.take().unwrap_or_default();
+        let grid = grid.clone();
+        let job = move || {
+            let (outcome, explored, trace, route) =
+                search_traced(&mut thread_searcher, &grid, start, goal, &settings);
+            PlanResult { outcome, explored, trace, route, searcher: thread_searcher }
+        };
+        match runner.running.start("main route", stamp, job) {
+            Ok(()) => {
+                runner.superseded = false;
+                if runner.shown != Some(generation) {
+                    // Another map: the last one's route, search and replay are not about it.
+                    runner.shown = Some(generation);
+                    *report = PlanReport { plans: report.plans, ..PlanReport::default() };
+                }
+                return;
             }
-        }
-        Err(error) => {
             // No thread: searched within the frame, as on a small map.
-            warn!("no thread to search the main route on ({error}): searched within the frame");
-            runner.shown = Some(generation);
-            report.plans += 1;
-            report.repair = None;
-            let found = search_traced(&mut searcher, problem.grid(), start, goal, &settings);
-            (report.outcome, report.explored, report.trace, report.route) = found;
+            Err(error) => warn!("no thread to search the main route on ({error}): searched within the frame"),
         }
     }
+    runner.superseded |= runner.running.is_running();
+    runner.shown = Some(generation);
+    report.plans += 1;
+    report.repair = None;
+    let found = search_traced(&mut searcher, grid, start, goal, &settings);
+    (report.outcome, report.explored, report.trace, report.route) = found;
 }
 
 /// The main route's search: the outcome (timed on an untraced run), what it explored, its

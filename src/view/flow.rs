@@ -123,6 +123,8 @@ impl FlowStamp {
 /// A field and its heat map's texels.
 struct FlowHeat {
     cost: Option<FlowField>,
+    /// The farthest reached cell's distance (at least 1): the far end of the heat scale.
+    farthest: f64,
     texels: Vec<u8>,
 }
 
@@ -138,7 +140,7 @@ impl FlowHeat {
             .fold(0.0_f64, f64::max)
             .max(1.0);
         let texels = heat_texels(grid, cost.as_ref(), farthest);
-        Self { cost, texels }
+        Self { cost, farthest, texels }
     }
 }
 
@@ -242,7 +244,7 @@ fn show_flow_field(
             Err(error) => warn!("no thread to work out the flow field on ({error}): within the frame"),
         }
     }
-    let FlowHeat { cost, texels } = FlowHeat::of(grid, problem.goal(), rules);
+    let FlowHeat { cost, farthest, texels } = FlowHeat::of(grid, problem.goal(), rules);
     *sprite = Sprite {
         image: images.add(cell_image(geometry, texels)),
         custom_size: Some(geometry.world_size()),
@@ -254,11 +256,6 @@ fn show_flow_field(
     if grid.len() <= MAX_NUMBERED_CELLS
         && let Ok(steps) = FlowField::wavefront(grid, problem.goal(), rules)
     {
-        let farthest = grid
-            .positions()
-            .filter_map(|p| cost.as_ref().and_then(|f| f.distance(p)))
-            .fold(0.0_f64, f64::max)
-            .max(1.0);
         for cell in grid.positions() {
             let Some(number) = steps.step_number(cell) else { continue };
             let t = cost.as_ref().and_then(|f| f.distance(cell)).map_or(0.0, |d| d / farthest);
@@ -288,7 +285,7 @@ fn finish_flow_field(
 ) {
     let Some((result, stamp)) = jobs.running.take_finished() else { return };
     let (mut sprite, mut visibility) = heat_map.into_inner();
-    let Ok(FlowHeat { cost, texels }) = result else {
+    let Ok(FlowHeat { cost, texels, .. }) = result else {
         // Not worked out again until the map or goal changes: it would fail the same way. The
         // heat map shown is not the map's any more.
         error!("the flow field's thread failed (a bug: please report the map)");
