@@ -65,5 +65,5 @@ pub use heuristic::Heuristic;
 pub use names::ParseNameError;
 pub use search::{Algorithm, Endpoint, Incremental, Outcome, Path, SearchError, Searcher, Settings, Stats};
 pub use sight::smooth;
-pub use subgoal::SubgoalGraph;
+pub use subgoal::{SubgoalGraph, SubgoalQuery};
 pub use trace::{NoTrace, Observer, TraceEvent};

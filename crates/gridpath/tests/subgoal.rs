@@ -6,7 +6,9 @@ mod common;
 
 use common::reference_cost;
 use gridpath::formats::{map_path_for_scen, parse_map_bytes, parse_scen};
-use gridpath::{Corners, Grid, Pos, Rules, SearchError, Searcher, Settings, SubgoalGraph, Tile};
+use gridpath::{
+    Corners, Grid, Pos, Rules, SearchError, Searcher, Settings, SubgoalGraph, SubgoalQuery, Tile,
+};
 use proptest::prelude::*;
 
 const EPS: f64 = 1e-9;
@@ -56,12 +58,24 @@ fn check_query(
     goal: Pos,
     what: &str,
 ) -> Result<(), TestCaseError> {
-    let settings = Settings::default();
-    let got = graph.find_path(grid, start, goal, &settings);
+    let got = graph.find_path(grid, start, goal, &Settings::default());
     prop_assert!(
         got.is_err() || graph.is_current(grid),
         "{what}: an answer must come from a graph in step with the grid"
     );
+    check_answer(&got, searcher, grid, (start, goal), what)
+}
+
+/// An answer for `start` → `goal` on `grid` against a reference Dijkstra, the grid's step rule
+/// and `Searcher` (see [`check_query`]).
+fn check_answer(
+    got: &Result<gridpath::Path, SearchError>,
+    searcher: &mut Searcher,
+    grid: &Grid,
+    (start, goal): (Pos, Pos),
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let settings = Settings::default();
     if !grid.has_uniform_cost() {
         // The endpoints are checked first, as `Searcher` does.
         let walled = !grid.is_passable(start) || !grid.is_passable(goal);
@@ -73,7 +87,7 @@ fn check_query(
         return Ok(());
     }
     let want = reference_cost(grid, start, goal, Rules::OCTILE);
-    match (&got, want) {
+    match (got, want) {
         (Ok(path), Some(want)) => {
             let legal = grid.path_cost(&path.cells, Rules::OCTILE);
             prop_assert!(legal.is_ok(), "{what}: illegal path {legal:?} for {start} -> {goal}");
@@ -103,6 +117,69 @@ fn check_query(
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A graph shared between threads (`find_path_with`: the graph only read, each thread with
+    /// its own `SubgoalQuery`) answers exactly, as the graph itself does; on a grid edited
+    /// since, it answers by the exact search instead (never a stale route); repaired, with or
+    /// without its edges laid out for the search over it, it answers exactly again.
+    #[test]
+    fn shared_graphs_answer_exactly_and_never_stale(
+        grid in arb_grid(48),
+        walls in prop::collection::vec(any::<[u64; 2]>(), 1..4),
+        pairs in prop::collection::vec(any::<[u64; 4]>(), 1..8),
+    ) {
+        let mut owned = SubgoalGraph::build(&grid);
+        let shared = std::sync::Arc::new(owned.clone());
+        let settings = Settings::default();
+        let ends: Vec<(Pos, Pos)> =
+            pairs.iter().map(|&[a, b, c, d]| (cell(&grid, a, b), cell(&grid, c, d))).collect();
+        // Two threads at once on the one graph.
+        let answers: Vec<Vec<Result<gridpath::Path, SearchError>>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..2)
+                .map(|_| {
+                    let (shared, grid, ends) = (&shared, &grid, &ends);
+                    scope.spawn(move || {
+                        let mut query = SubgoalQuery::default();
+                        ends.iter().map(|&(s, g)| shared.find_path_with(grid, s, g, &settings, &mut query)).collect()
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let mut searcher = Searcher::new();
+        for (k, &(start, goal)) in ends.iter().enumerate() {
+            let own = owned.find_path(&grid, start, goal, &settings).map(|p| p.cost);
+            for (t, thread) in answers.iter().enumerate() {
+                check_answer(&thread[k], &mut searcher, &grid, (start, goal), &format!("thread {t}, query {k}"))?;
+                prop_assert_eq!(thread[k].as_ref().map(|p| p.cost).ok(), own.as_ref().ok().copied(), "query {}", k);
+            }
+        }
+        let mut edited = grid.clone();
+        for &[a, b] in &walls {
+            let at = cell(&edited, a, b);
+            let walled = !edited.is_passable(at);
+            edited.set_tile(at, if walled { Tile::FLOOR } else { Tile::Wall }).unwrap();
+        }
+        prop_assert!(!shared.is_current(&edited));
+        let mut repaired = (*shared).clone();
+        repaired.repair(&edited);
+        prop_assert!(repaired.is_current(&edited));
+        let mut query = SubgoalQuery::default();
+        for (k, &(start, goal)) in ends.iter().enumerate() {
+            let (start, goal) = (cell(&edited, u64::from(start.x), u64::from(start.y)), cell(&edited, u64::from(goal.x), u64::from(goal.y)));
+            let stale = shared.find_path_with(&edited, start, goal, &settings, &mut query);
+            check_answer(&stale, &mut searcher, &edited, (start, goal), &format!("graph of the grid before the edits, query {k}"))?;
+            let unlaid = repaired.find_path_with(&edited, start, goal, &settings, &mut query);
+            check_answer(&unlaid, &mut searcher, &edited, (start, goal), &format!("repaired, edges unlaid, query {k}"))?;
+        }
+        repaired.lay_out_edges();
+        for (k, &(start, goal)) in ends.iter().enumerate() {
+            let laid = repaired.find_path_with(&edited, start, goal, &settings, &mut query);
+            check_answer(&laid, &mut searcher, &edited, (start, goal), &format!("repaired, edges laid out, query {k}"))?;
+        }
+    }
+
+
 
     /// Random pairs (walls and water cells among them, start == goal now and then) on random
     /// grids: the graph finds the optimum, a legal path, or the error A* gives.

@@ -185,6 +185,17 @@ struct Workspace {
     route: Vec<u32>,
 }
 
+/// The buffers of one query at a time over a shared graph ([`SubgoalGraph::find_path_with`]):
+/// one per thread, so that threads answer from one graph (behind an `Arc`, say) at once. It
+/// suits any graph; nothing in it outlives a query but its capacity.
+#[derive(Default, Debug)]
+pub struct SubgoalQuery {
+    work: Workspace,
+    /// The exact search for a grid the graph does not describe, and the rare route it cannot
+    /// refine.
+    fallback: Searcher,
+}
+
 /// A simple subgoal graph of a [`Grid`]: build it once, then answer exact shortest-route
 /// queries faster than a search over cells; edits to the grid are repaired on the next query.
 ///
@@ -934,21 +945,82 @@ impl SubgoalGraph {
         check_endpoint(grid, goal, Endpoint::Goal)?;
         Self::check(grid, settings).map_err(|reason| SearchError::SubgoalUnsupported { reason })?;
         self.repair(grid);
+        self.lay_out_edges();
+        let mut query = SubgoalQuery {
+            work: std::mem::take(&mut self.work),
+            fallback: std::mem::take(&mut self.fallback),
+        };
+        let answer = self.answer(grid, (start, goal), &mut query, out);
+        (self.work, self.fallback) = (query.work, query.fallback);
+        answer
+    }
+
+    /// [`SubgoalGraph::find_path`] on a graph shared between threads: the query's buffers are
+    /// `query`'s, and the graph is only read. A graph that does not describe `grid` as it is
+    /// ([`SubgoalGraph::is_current`]; it is not repaired here) answers by an exact search over
+    /// the cells instead (JPS): the same cost, never a stale route. So is a graph whose repair
+    /// left its edges unlaid for the search over the graph itself, at no loss of exactness
+    /// (see [`SubgoalGraph::lay_out_edges`]).
+    ///
+    /// # Errors
+    /// As [`SubgoalGraph::find_path`].
+    pub fn find_path_with(
+        &self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        query: &mut SubgoalQuery,
+    ) -> Result<Path, SearchError> {
+        let mut cells = Vec::new();
+        check_endpoint(grid, start, Endpoint::Start)?;
+        check_endpoint(grid, goal, Endpoint::Goal)?;
+        Self::check(grid, settings).map_err(|reason| SearchError::SubgoalUnsupported { reason })?;
+        let (cost, stats) = if self.is_current(grid) {
+            self.answer(grid, (start, goal), query, &mut cells)?
+        } else {
+            let exact = Settings::with_algorithm(crate::Algorithm::Jps);
+            let (cost, stats, _) = query.fallback.find_path_into(grid, start, goal, &exact, &mut cells)?;
+            (cost, stats)
+        };
+        Ok(Path { cells, cost, stats, outcome: Outcome::Complete })
+    }
+
+    /// Lays out the subgoals' edges for the search over the graph itself, where no hierarchy
+    /// answers and a repair changed them (a query does it first on its own; before sharing a
+    /// repaired graph between threads, do it once, or each query reads the edges where the
+    /// graph keeps them, a little slower).
+    pub fn lay_out_edges(&mut self) {
+        if self.hierarchy.is_none() && self.flat.is_none() {
+            self.flat = Some(Runs::of(self.subgoals.iter().map(|s| s.adj.as_slice())));
+        }
+    }
+
+    /// The route from `start` to `goal` (open, of one class, on the grid the graph describes,
+    /// under rules it answers) into `out`, cleared first.
+    fn answer(
+        &self,
+        grid: &Grid,
+        (start, goal): (Pos, Pos),
+        query: &mut SubgoalQuery,
+        out: &mut Vec<Pos>,
+    ) -> Result<(f64, Stats), SearchError> {
+        out.clear();
         if start == goal {
             out.push(start);
             return Ok((0.0, Stats::default()));
         }
         check_same_class(grid, start, goal)?;
         let (s, g) = (grid.index(start), grid.index(goal));
-        match self.search(s, g) {
+        match self.search_in(&mut query.work, s, g) {
             Ok((pair, stats)) => {
-                if self.refine(self.xy(s), out) {
+                if self.refine(&mut query.work, self.xy(s), out) {
                     return Ok((value(pair), stats));
                 }
                 // Never seen: an edge neither of whose two shapes is free. Stay exact.
                 debug_assert!(false, "a subgoal edge could not be refined");
                 let exact = Settings::with_algorithm(crate::Algorithm::Jps);
-                let (cost, stats, _) = self.fallback.find_path_into(grid, start, goal, &exact, out)?;
+                let (cost, stats, _) = query.fallback.find_path_into(grid, start, goal, &exact, out)?;
                 Ok((cost, stats))
             }
             Err(stats) => Err(SearchError::NoPath { start, goal, stats }),
@@ -963,15 +1035,23 @@ impl SubgoalGraph {
     /// A* over the subgoals, the start and the goal (padded cells `s` and `g`, both open, of
     /// one class, distinct). Leaves the route's vertices, goal first, in `work.chain`; returns
     /// its cost and stats, or the stats when the goal is unreachable.
+    fn search(&mut self, s: usize, g: usize) -> Result<([u32; 2], Stats), Stats> {
+        self.lay_out_edges();
+        let mut work = std::mem::take(&mut self.work);
+        let result = self.search_in(&mut work, s, g);
+        self.work = work;
+        result
+    }
+
+    /// [`SubgoalGraph::search`] in the buffers `w`, the graph only read.
     #[expect(
         clippy::cast_possible_truncation,
         clippy::too_many_lines,
         reason = "slots and padded coordinates fit their types; one A* loop reads best whole"
     )]
-    fn search(&mut self, s: usize, g: usize) -> Result<([u32; 2], Stats), Stats> {
+    fn search_in(&self, w: &mut Workspace, s: usize, g: usize) -> Result<([u32; 2], Stats), Stats> {
         let n = self.subgoals.len();
         let (start_slot, goal_slot) = (n, n + 1);
-        let w = &mut self.work;
         if w.nodes.len() < n + 2 {
             w.nodes.resize(n + 2, Node::default());
             w.to_goal.resize(n + 2, 0);
@@ -1051,7 +1131,9 @@ impl SubgoalGraph {
             };
             (l, goal)
         });
-        let flat = self.flat.get_or_insert_with(|| Runs::of(self.subgoals.iter().map(|s| s.adj.as_slice())));
+        // The edges laid out for this search, or (a repaired graph shared unlaid) where the
+        // graph keeps them: the same edges.
+        let edges = |v: usize| self.flat.as_ref().map_or(self.subgoals[v].adj.as_slice(), |flat| flat.get(v));
         let mut stats = Stats::default();
         // An edge costs at most the octile distance across the map, as JPS's jumps.
         w.open.reset_for_long_edges(f64::from(self.width.max(self.height)));
@@ -1111,7 +1193,7 @@ impl SubgoalGraph {
                     relax(w, &mut stats, v, node.g, here, slot_of(c), xy(c));
                 }
             } else if v < n {
-                for e in flat.get(v) {
+                for e in edges(v) {
                     relax(w, &mut stats, v, node.g, here, (e.to & TARGET) as usize, (e.x, e.y));
                 }
             }
@@ -1139,10 +1221,10 @@ impl SubgoalGraph {
 
     /// Writes the cells of the route in `work.chain` (goal first) into `out`, start first;
     /// `false` when an edge has no free shape.
-    fn refine(&mut self, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
-        let nodes = &self.work.nodes;
+    fn refine(&self, work: &mut Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
+        let chain = std::mem::take(&mut work.chain);
+        let nodes = &work.nodes;
         let pos_of = |v: u32| (nodes[v as usize].x, nodes[v as usize].y);
-        let chain = std::mem::take(&mut self.work.chain);
         let class = self.cells[usize::from(s.1) * self.stride + usize::from(s.0)] >> 6;
         // A route has its start and its goal at least (`search` found them distinct).
         let mut ok = chain.len() >= 2;
@@ -1154,7 +1236,7 @@ impl SubgoalGraph {
                 break;
             }
         }
-        self.work.chain = chain;
+        work.chain = chain;
         ok
     }
 
