@@ -19,7 +19,6 @@ pub mod edit;
 pub mod input;
 pub mod map;
 pub mod notice;
-pub mod off_frame;
 pub mod search;
 mod theme;
 pub mod ui;

@@ -23,7 +23,7 @@ use crate::map::problem::{
     problem_changed,
 };
 use crate::notice::Notice;
-use crate::off_frame::OffFrame;
+use bevy_gridpath::OffFrame;
 
 /// Heuristic weights the `[` / `]` keys step through.
 const WEIGHT_STEP: f64 = 0.5;

@@ -20,7 +20,7 @@ use gridpath::{Algorithm, Grid, Pos, SearchError, Searcher, Settings, SubgoalGra
 use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::map::problem::{SearchProblem, problem_changed};
-use crate::off_frame::OffFrame;
+use bevy_gridpath::OffFrame;
 
 /// Heuristic weight of the race's weighted-A* row when the settings' weight is 1.
 pub const RACE_WEIGHT: f64 = 2.0;

@@ -16,8 +16,8 @@ use crate::AppSystems;
 use crate::input::bindings::{Control, ControlSystems};
 use crate::map::geometry::TILE_SIZE;
 use crate::map::problem::{SearchProblem, problem_changed};
-use crate::off_frame::OffFrame;
 use crate::view::assets::cell_image;
+use bevy_gridpath::OffFrame;
 
 /// Depth of the heat map: over the terrain (0), under the path overlay (1).
 const HEAT_Z: f32 = 0.5;

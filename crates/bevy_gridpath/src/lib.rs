@@ -49,7 +49,9 @@ mod debug;
 mod flow;
 mod mover;
 mod nav;
+mod off_frame;
 mod plan;
+mod subgoal;
 
 pub use avoid::{Avoid, AvoidFrame, GoalCounts, LocalAvoidance, UNIT_RADIUS};
 pub use chunks::map_chunks;
@@ -63,17 +65,19 @@ pub use flow::{
 pub use gridpath;
 pub use mover::Mover;
 pub use nav::{GridChanged, GridLayout, NavGrid, NavVersion};
+pub use off_frame::OffFrame;
 pub use plan::{
     PathFailure, PathRequest, PathStatus, PlanBudget, PlanCounts, PlanQueue, ReplanIncrementally, Waypoint,
     Waypoints,
 };
+pub use subgoal::{HIERARCHY_AFTER, SubgoalCounts, SubgoalRoutes};
 
 /// What a game needs in one `use`.
 pub mod prelude {
     pub use crate::{
         Avoid, FlowFields, FollowFlowField, GridChanged, GridPathPlugin, GridPathSystems, LocalAvoidance,
-        Mover, NavGrid, PathFailure, PathRequest, PathStatus, PlanBudget, ReplanIncrementally, Waypoint,
-        Waypoints,
+        Mover, NavGrid, PathFailure, PathRequest, PathStatus, PlanBudget, ReplanIncrementally, SubgoalRoutes,
+        Waypoint, Waypoints,
     };
     #[cfg(feature = "debug")]
     pub use crate::{GridPathDebug, GridPathDebugPlugin};
@@ -110,6 +114,13 @@ impl Plugin for GridPathPlugin {
                 .chain()
                 .run_if(resource_exists::<NavGrid>),
         );
-        app.add_plugins((nav::plugin, plan::plugin, flow::plugin, mover::plugin, avoid::plugin));
+        app.add_plugins((
+            nav::plugin,
+            plan::plugin,
+            subgoal::plugin,
+            flow::plugin,
+            mover::plugin,
+            avoid::plugin,
+        ));
     }
 }

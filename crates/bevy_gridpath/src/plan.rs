@@ -11,12 +11,13 @@ use std::sync::Arc;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, TaskPool, block_on};
-use gridpath::{Grid, Incremental, Pos, Rules, SearchError, Searcher, Settings, Stats};
+use gridpath::{Grid, Incremental, Pos, Rules, SearchError, Searcher, Settings, Stats, SubgoalQuery};
 
 use crate::GridPathSystems;
 use crate::flow::FollowFlowField;
 use crate::mover::Mover;
 use crate::nav::{GridChanged, NavGrid, NavVersion};
+use crate::subgoal::{GraphOf, SubgoalRoutes};
 
 pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<PlanBudget>();
@@ -162,7 +163,7 @@ impl ReplanIncrementally {
         let rules = job.request.settings.rules;
         let path = self.plan_path(grid, job.from, job.request.goal, rules)?;
         let cells = if job.request.smooth { gridpath::smooth(grid, &path.cells, rules) } else { path.cells };
-        Ok(Route { cells, partial: false })
+        Ok(Route { cells, partial: false, by_graph: false })
     }
 }
 
@@ -249,6 +250,8 @@ pub struct PlanCounts {
     pub discarded: u64,
     /// Routes planned again because an edit crossed them, or freed an entity that had none.
     pub replans: u64,
+    /// Answers given that the subgoal graph found ([`SubgoalRoutes`]).
+    pub by_subgoal_graph: u64,
 }
 
 /// A search to run: for whom, from where, to where, how.
@@ -262,8 +265,15 @@ struct Job {
 /// What a finished task hands back.
 struct Batch {
     version: NavVersion,
-    searcher: Searcher,
+    workspace: Workspace,
     results: Vec<(Job, Result<Route, SearchError>)>,
+}
+
+/// One search at a time's buffers: the searcher's, and a subgoal graph query's.
+#[derive(Default)]
+struct Workspace {
+    searcher: Searcher,
+    subgoal: SubgoalQuery,
 }
 
 /// The requests waiting to be planned and the batches being searched.
@@ -273,7 +283,7 @@ pub struct PlanQueue {
     queued: HashSet<Entity>,
     in_flight: Vec<Task<Batch>>,
     /// Workspaces not in use by a task.
-    searchers: Vec<Searcher>,
+    workspaces: Vec<Workspace>,
     /// The grid the next batches search, shared by every task of this version.
     snapshot: Option<(NavVersion, Arc<Grid>)>,
     counts: PlanCounts,
@@ -298,6 +308,16 @@ impl PlanQueue {
     /// Counters since start-up.
     pub fn counts(&self) -> PlanCounts {
         self.counts
+    }
+
+    /// The grid at `nav`'s version, shared: by the batches of that version, and the subgoal
+    /// graph's job (one copy of the grid per version).
+    pub(crate) fn snapshot(&mut self, nav: &NavGrid) -> Arc<Grid> {
+        let version = nav.version();
+        match &self.snapshot {
+            Some((seen, grid)) if *seen == version => Arc::clone(grid),
+            _ => Arc::clone(&self.snapshot.insert((version, Arc::new(nav.grid().clone()))).1),
+        }
     }
 
     /// Queues `entity` once, however often it is asked for.
@@ -546,7 +566,7 @@ fn collect_finished_batches(
         }
         // Finished: `block_on` returns at once.
         let batch = block_on(queue.in_flight.swap_remove(index));
-        queue.searchers.push(batch.searcher);
+        queue.workspaces.push(batch.workspace);
         for (job, result) in batch.results {
             if batch.version == current {
                 deliver(&nav, queue, &mut units, job, result);
@@ -564,11 +584,14 @@ fn plan_waiting_requests(
     nav: Res<NavGrid>,
     budget: Res<PlanBudget>,
     mut queue: ResMut<PlanQueue>,
-    mut sync_searcher: Local<Searcher>,
+    mut sync_workspace: Local<Workspace>,
     mut units: Query<Planned, Without<FollowFlowField>>,
     mut incremental: Query<&mut ReplanIncrementally>,
+    routes: Option<Res<SubgoalRoutes>>,
 ) {
     let queue = &mut *queue;
+    // The subgoal graph, when one describes the grid as it is.
+    let graph = routes.as_ref().and_then(|routes| routes.ready(nav.version())).cloned();
     let at_once = queue.in_flight.is_empty() && queue.waiting.len() <= budget.sync_max;
     let batch_size = budget.batch_size.max(1);
     let room = if at_once {
@@ -605,24 +628,49 @@ fn plan_waiting_requests(
     }
     if at_once {
         for job in jobs {
-            let result = search(&mut sync_searcher, nav.grid(), &job);
+            let result = search(&mut sync_workspace, nav.grid(), graph.as_ref(), &job);
             deliver(&nav, queue, &mut units, job, result);
         }
     } else {
-        dispatch(&nav, queue, jobs, batch_size);
+        dispatch(&nav, queue, (jobs, graph), batch_size);
     }
 }
 
-/// A route found for a job: its cells, and whether it stops short of an unreachable goal.
+/// A route found for a job: its cells, whether it stops short of an unreachable goal, and
+/// whether the subgoal graph found it.
 #[derive(Clone, Debug)]
 struct Route {
     cells: Vec<Pos>,
     partial: bool,
+    by_graph: bool,
 }
 
-/// The route `job` asks for: the search's cells, pulled taut when the request says so.
-fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Route, SearchError> {
+/// The route `job` asks for: the search's cells (the subgoal graph's, when `graph` describes
+/// `grid` and answers the request), pulled taut when the request says so.
+fn search(
+    workspace: &mut Workspace,
+    grid: &Grid,
+    graph: Option<&GraphOf>,
+    job: &Job,
+) -> Result<Route, SearchError> {
     let request = &job.request;
+    if let Some(of) = graph.filter(|of| of.answers(&request.settings)) {
+        // The graph's own snapshot of the grid: the same cells, the id the graph knows.
+        let path = of.graph.find_path_with(
+            &of.grid,
+            job.from,
+            request.goal,
+            &request.settings,
+            &mut workspace.subgoal,
+        )?;
+        let cells = if request.smooth {
+            gridpath::smooth(&of.grid, &path.cells, request.settings.rules)
+        } else {
+            path.cells
+        };
+        return Ok(Route { cells, partial: false, by_graph: true });
+    }
+    let searcher = &mut workspace.searcher;
     let path = searcher.find_path(grid, job.from, request.goal, &request.settings)?;
     let partial = path.outcome.is_partial();
     let size = request.settings.agent_size;
@@ -633,31 +681,33 @@ fn search(searcher: &mut Searcher, grid: &Grid, job: &Job) -> Result<Route, Sear
     } else {
         path.cells
     };
-    Ok(Route { cells, partial })
+    Ok(Route { cells, partial, by_graph: false })
 }
 
 /// Hands `jobs` to the task pool in batches of `batch_size`, all searching one shared snapshot
-/// of the grid.
-fn dispatch(nav: &NavGrid, queue: &mut PlanQueue, jobs: Vec<Job>, batch_size: usize) {
+/// of the grid (and `graph`, the subgoal graph of it, when there is one).
+fn dispatch(
+    nav: &NavGrid,
+    queue: &mut PlanQueue,
+    (jobs, graph): (Vec<Job>, Option<GraphOf>),
+    batch_size: usize,
+) {
     let version = nav.version();
-    if queue.snapshot.as_ref().is_none_or(|(v, _)| *v != version) {
-        queue.snapshot = Some((version, Arc::new(nav.grid().clone())));
-    }
-    let Some((_, grid)) = &queue.snapshot else { return };
+    let grid = queue.snapshot(nav);
     let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
     for batch in jobs.chunks(batch_size) {
         let batch = batch.to_vec();
-        let mut searcher = queue.searchers.pop().unwrap_or_default();
-        let grid = Arc::clone(grid);
+        let mut workspace = queue.workspaces.pop().unwrap_or_default();
+        let (grid, graph) = (Arc::clone(&grid), graph.clone());
         queue.in_flight.push(pool.spawn(async move {
             let results = batch
                 .into_iter()
                 .map(|job| {
-                    let result = search(&mut searcher, &grid, &job);
+                    let result = search(&mut workspace, &grid, graph.as_ref(), &job);
                     (job, result)
                 })
                 .collect();
-            Batch { version, searcher, results }
+            Batch { version, workspace, results }
         }));
     }
 }
@@ -704,6 +754,9 @@ fn deliver(
     waypoints.0 = cells[after.min(cells.len())..].iter().map(|&cell| waypoint(cell)).collect();
     if mid_step {
         waypoints.0.push_front(waypoint(now));
+    }
+    if route.by_graph {
+        queue.counts.by_subgoal_graph += 1;
     }
     let next = if route.partial {
         PathStatus::Partial

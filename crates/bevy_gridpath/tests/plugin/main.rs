@@ -13,7 +13,9 @@ mod chunks;
 mod flow;
 mod minimal;
 mod mover;
+mod off_frame;
 mod plan;
+mod subgoal;
 
 /// Side of a cell in the tests' worlds.
 const TILE: f32 = 10.0;

@@ -1,12 +1,26 @@
-//! Work too long for a frame — a big map's searches, its subgoal graph, its flow field — run on
-//! a thread of its own, one job at a time per [`OffFrame`], with what it was started for (its
-//! stamp: the map version, the problem), so that a result for a map since changed is recognised
-//! and not shown. Not Bevy's async pool: on two cores that pool has one thread, and the units'
-//! path planning waits for whatever runs there.
+//! Work too long for a frame — a big map's subgoal graph ([`crate::SubgoalRoutes`]), a game's
+//! own long searches or fields — run on a thread of its own, one job at a time per [`OffFrame`],
+//! with what it was started for (its stamp: the map version, the problem), so that a result for
+//! a map since changed is recognised and not used. Not Bevy's async pool: on two cores that pool
+//! has one thread, and the units' path planning waits for whatever runs there.
 
 use std::thread::JoinHandle;
 
 /// One job at a time on a thread of its own: its handle and its stamp.
+///
+/// ```
+/// use bevy_gridpath::OffFrame;
+///
+/// let mut jobs = OffFrame::default();
+/// jobs.start("answer", "for version 7", || 6 * 7).expect("a thread");
+/// let (answer, stamp) = loop {
+///     // A system would look once a frame.
+///     if let Some(done) = jobs.take_finished() {
+///         break done;
+///     }
+/// };
+/// assert_eq!((answer.ok(), stamp), (Some(42), "for version 7"));
+/// ```
 pub struct OffFrame<S, T> {
     running: Option<(JoinHandle<T>, S)>,
 }
@@ -51,40 +65,5 @@ impl<S, T: Send + 'static> OffFrame<S, T> {
         let (handle, stamp) = self.running.take_if(|(handle, _)| handle.is_finished())?;
         // Finished: `join` returns at once.
         Some((handle.join(), stamp))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn finished<S, T: Send + 'static>(jobs: &mut OffFrame<S, T>) -> (std::thread::Result<T>, S) {
-        loop {
-            if let Some(done) = jobs.take_finished() {
-                return done;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-    }
-
-    #[test]
-    fn a_job_gives_its_result_with_its_stamp_once() {
-        let mut jobs = OffFrame::default();
-        assert!(!jobs.is_running() && jobs.take_finished().is_none());
-        jobs.start("test job", 7, || 6 * 7).expect("a thread");
-        assert!(jobs.is_running());
-        assert_eq!(jobs.stamp(), Some(&7));
-        let (result, stamp) = finished(&mut jobs);
-        assert_eq!((result.ok(), stamp), (Some(42), 7));
-        assert!(!jobs.is_running() && jobs.take_finished().is_none(), "taken once");
-    }
-
-    #[test]
-    fn a_job_that_panics_says_so() {
-        let mut jobs: OffFrame<(), u32> = OffFrame::default();
-        jobs.start("test job", (), || panic!("on purpose")).expect("a thread");
-        let (result, ()) = finished(&mut jobs);
-        assert!(result.is_err());
-        assert!(!jobs.is_running(), "and the next may start");
     }
 }

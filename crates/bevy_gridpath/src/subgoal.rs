@@ -1,0 +1,233 @@
+//! Preprocessed routes, opt-in: with a [`SubgoalRoutes`] resource, the plugin keeps a subgoal
+//! graph of the grid ([`gridpath::SubgoalGraph`]: the corners routes bend round, joined where
+//! they see each other along an octile route, with a contraction hierarchy or landmarks where
+//! they pay) and answers the [`PathRequest`](crate::PathRequest)s it can from it: the same least
+//! cost as A*, on mazes and cluttered maps often many times faster (the benchmarks are in
+//! `docs/BENCHMARKS.md`).
+//!
+//! The graph is built, repaired after edits, and given its hierarchy back on a thread of its
+//! own ([`OffFrame`]), one job at a time, never in the frame. A request is answered by the graph
+//! only while the graph describes the grid as it is: from an edit until its repair is done
+//! (a few milliseconds on a 512 × 512 map), requests are searched as without it — an answer is
+//! never stale. The graph is shared by the planning tasks, each with buffers of its own.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bevy::prelude::*;
+use gridpath::{Algorithm, Grid, Settings, SubgoalGraph};
+
+use crate::GridPathSystems;
+use crate::nav::{NavGrid, NavVersion};
+use crate::off_frame::OffFrame;
+use crate::plan::PlanQueue;
+
+pub(crate) fn plugin(app: &mut App) {
+    app.add_systems(
+        Update,
+        keep_subgoal_graph_current
+            .run_if(resource_exists::<SubgoalRoutes>)
+            .in_set(GridPathSystems::Request)
+            .after(crate::nav::publish_grid_changes),
+    );
+}
+
+/// How long the grid stays unedited before the hierarchy a repair dropped is built again: a
+/// build takes from a few milliseconds to a second or two, and an edit made meanwhile waits for
+/// it (one job at a time), so it waits for a pause in the painting.
+pub const HIERARCHY_AFTER: Duration = Duration::from_millis(500);
+
+/// Opt-in: insert it (`app.init_resource::<SubgoalRoutes>()`) and the plugin answers the
+/// requests a subgoal graph can from one it keeps in step with the [`NavGrid`] (see the module
+/// notes of `subgoal.rs`): requests for 1 × 1 agents under 8 moves without corner cutting
+/// ([`gridpath::Rules::OCTILE`]), on a grid of uniform cost, with an exact algorithm (A*,
+/// Dijkstra, JPS, bidirectional) and no partial route. Other requests, and every request while
+/// the graph is built or repaired, are searched as without it. Remove the resource to stop.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_gridpath::prelude::*;
+/// use bevy_gridpath::SubgoalRoutes;
+///
+/// let mut app = App::new();
+/// app.add_plugins((MinimalPlugins, GridPathPlugin)).init_resource::<SubgoalRoutes>();
+/// let grid = bevy_gridpath::gridpath::formats::parse_map("....\n.##.\n....").unwrap().grid;
+/// app.insert_resource(NavGrid::centered(grid, 16.0));
+/// // The graph is built on a thread of its own: requests made meanwhile are searched.
+/// while !app.world().resource::<SubgoalRoutes>().is_ready(app.world().resource::<NavGrid>()) {
+///     app.update();
+/// }
+/// assert_eq!(app.world().resource::<SubgoalRoutes>().counts().builds, 1);
+/// ```
+#[derive(Resource, Default)]
+pub struct SubgoalRoutes {
+    /// The last graph done, with the grid it describes (it may be for an older version).
+    done: Option<GraphOf>,
+    /// The job running: what it is, for which version.
+    job: OffFrame<(Job, NavVersion), GraphOf>,
+    /// The version a job failed on (not tried again until the grid changes).
+    failed: Option<NavVersion>,
+    /// Since when (the app's elapsed time) the grid has had this version.
+    since: Option<(NavVersion, Duration)>,
+    counts: SubgoalCounts,
+}
+
+/// What [`SubgoalRoutes`] has done since it was inserted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SubgoalCounts {
+    /// Graphs built from scratch (the first, and after a job failed).
+    pub builds: u64,
+    /// Repairs after edits (a grid of another size or with most cells changed is built anew
+    /// inside its repair, `SubgoalGraph::repair`).
+    pub repairs: u64,
+    /// Hierarchies (or landmarks) built again after a repair dropped them.
+    pub speed_ups: u64,
+    /// Jobs that panicked.
+    pub failures: u64,
+}
+
+/// The kinds of job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Job {
+    Build,
+    Repair,
+    SpeedUp,
+}
+
+/// A graph and the snapshot of the grid it describes, at a version of the [`NavGrid`]: queries
+/// read that snapshot (the graph knows a grid by its id, which a copy does not share).
+#[derive(Clone)]
+pub(crate) struct GraphOf {
+    pub(crate) version: NavVersion,
+    pub(crate) grid: Arc<Grid>,
+    pub(crate) graph: Arc<SubgoalGraph>,
+    /// A repair dropped the hierarchy or the landmarks since the last build of them.
+    slowed: bool,
+}
+
+impl GraphOf {
+    /// Whether the graph answers `settings` (see [`SubgoalRoutes`]).
+    pub(crate) fn answers(&self, settings: &Settings) -> bool {
+        matches!(
+            settings.algorithm,
+            Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Jps | Algorithm::Bidirectional
+        ) && SubgoalGraph::check(&self.grid, settings).is_ok()
+    }
+}
+
+impl SubgoalRoutes {
+    /// Whether a graph describes `nav`'s grid as it is now (requests are answered by it).
+    pub fn is_ready(&self, nav: &NavGrid) -> bool {
+        self.ready(nav.version()).is_some()
+    }
+
+    /// Whether a build, repair or hierarchy build is running.
+    pub fn is_working(&self) -> bool {
+        self.job.is_running()
+    }
+
+    /// The last graph done (for its size and build time, say), which may describe the grid
+    /// before the latest edits; `None` until the first build is done.
+    pub fn graph(&self) -> Option<&SubgoalGraph> {
+        self.done.as_ref().map(|done| &*done.graph)
+    }
+
+    /// What it has done since it was inserted.
+    pub fn counts(&self) -> SubgoalCounts {
+        self.counts
+    }
+
+    /// The graph for `version`, if the last one done describes it.
+    pub(crate) fn ready(&self, version: NavVersion) -> Option<&GraphOf> {
+        self.done.as_ref().filter(|done| done.version == version)
+    }
+
+    /// Takes the finished job's graph.
+    fn collect(&mut self) {
+        let Some((result, (job, version))) = self.job.take_finished() else { return };
+        match result {
+            Ok(done) => self.done = Some(done),
+            Err(_) => {
+                // A build or repair took the graph with it; a speed-up left it here.
+                error!("bevy_gridpath: the subgoal graph's {job:?} failed; requests are searched without it");
+                self.counts.failures += 1;
+                self.failed = Some(version);
+                if let Some(done) = &mut self.done {
+                    done.slowed = false;
+                }
+            }
+        }
+    }
+
+    /// Starts `job` for `version`; a thread refused counts as a failure.
+    fn start(&mut self, job: Job, version: NavVersion, work: impl FnOnce() -> GraphOf + Send + 'static) {
+        if let Err(error) = self.job.start("subgoal graph", (job, version), work) {
+            error!(
+                "bevy_gridpath: no thread for the subgoal graph ({error}); requests are searched without it"
+            );
+            self.counts.failures += 1;
+            self.failed = Some(version);
+            return;
+        }
+        match job {
+            Job::Build => self.counts.builds += 1,
+            Job::Repair => self.counts.repairs += 1,
+            Job::SpeedUp => self.counts.speed_ups += 1,
+        }
+    }
+}
+
+/// Keeps the graph in step with the grid, off the frame: collects a finished job, then starts
+/// the next one due — a build, a repair of the last graph for the grid as it is now, or, once
+/// the grid has rested, the hierarchy a repair dropped.
+fn keep_subgoal_graph_current(
+    nav: Res<NavGrid>,
+    time: Res<Time>,
+    mut routes: ResMut<SubgoalRoutes>,
+    mut queue: ResMut<PlanQueue>,
+) {
+    let routes = &mut *routes;
+    routes.collect();
+    let version = nav.version();
+    if routes.since.is_none_or(|(seen, _)| seen != version) {
+        routes.since = Some((version, time.elapsed()));
+    }
+    // Terrain costs: no request is answered by the graph, so none is kept up to date.
+    if routes.job.is_running() || routes.failed == Some(version) || !nav.grid().has_uniform_cost() {
+        return;
+    }
+    if let Some(done) = routes.ready(version) {
+        let rested =
+            routes.since.is_some_and(|(_, since)| time.elapsed().saturating_sub(since) >= HIERARCHY_AFTER);
+        if done.slowed && rested {
+            let done = done.clone();
+            routes.start(Job::SpeedUp, version, move || {
+                let mut graph = (*done.graph).clone();
+                graph.rebuild_hierarchy();
+                graph.lay_out_edges();
+                GraphOf { graph: Arc::new(graph), slowed: false, ..done }
+            });
+        }
+        return;
+    }
+    let grid = queue.snapshot(&nav);
+    match routes.done.take() {
+        Some(before) => {
+            let slowed = before.slowed;
+            routes.start(Job::Repair, version, move || {
+                // Planning tasks may still hold the old graph (their results are for an older
+                // version, thrown away): then a copy is repaired.
+                let mut graph = Arc::try_unwrap(before.graph).unwrap_or_else(|shared| (*shared).clone());
+                let fast = graph.has_hierarchy() || graph.has_landmarks();
+                graph.repair(&grid);
+                let dropped = fast && !(graph.has_hierarchy() || graph.has_landmarks());
+                graph.lay_out_edges();
+                GraphOf { version, grid, graph: Arc::new(graph), slowed: slowed || dropped }
+            });
+        }
+        None => routes.start(Job::Build, version, move || {
+            let graph = SubgoalGraph::build(&grid);
+            GraphOf { version, grid, graph: Arc::new(graph), slowed: false }
+        }),
+    }
+}
