@@ -37,6 +37,10 @@
 //!    asset store for its heat map): the edit frames' times (the main route, the race and the
 //!    flow field are worked out on threads of their own there), and how long after the last edit
 //!    the route shown (and the race, the flow field) is for the map as painted.
+//! 9. `plugin-routes`: 1,000 JPS requests with `bevy_gridpath` alone on 512 x 512 generated maps
+//!    (maze, rooms, caves, 25 % noise), searched as they are and answered by `SubgoalRoutes`'
+//!    graph: the time until every request is answered, the graph's build, and how long after a
+//!    one-cell edit the graph describes the grid again (meanwhile requests are searched).
 
 use std::time::{Duration, Instant};
 
@@ -47,11 +51,11 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_gridpath::{
     Avoid, FlowFields, FollowFlowField, GridPathPlugin, LocalAvoidance, Mover, NavGrid, PathRequest,
-    PathStatus, PlanQueue,
+    PathStatus, PlanQueue, SubgoalRoutes,
 };
 use gridpath::avoid::{Body, Quality};
 use gridpath::generate::Generator;
-use gridpath::{Algorithm, FlowField, Pos, Rules};
+use gridpath::{Algorithm, FlowField, Grid, Pos, Rules, Settings};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tilepath::LogicPlugin;
@@ -816,4 +820,127 @@ fn main() {
     if wanted("paint") {
         paint();
     }
+    if wanted("plugin-routes") {
+        plugin_routes();
+    }
+}
+
+/// Requests in the `plugin-routes` benchmark.
+const ROUTES: usize = 1000;
+
+/// `plugin-routes`: see the module notes.
+fn plugin_routes() {
+    let maps = [
+        ("maze", Generator::Maze { corridor: 1 }),
+        ("rooms", Generator::Rooms),
+        ("caves", Generator::Caves),
+        ("noise 25 %", Generator::Noise { density: 0.25 }),
+    ];
+    for (name, generator) in maps {
+        let grid = gridpath::generate::generate(generator, 512, 512, 1).expect("a 512 x 512 map");
+        // Pairs within the region of the open cell nearest the middle (a noise map has islands;
+        // the middle is in its great one): every request has a route.
+        let anchor = grid
+            .positions()
+            .filter(|&p| grid.is_passable(p))
+            .min_by_key(|p| p.x.abs_diff(256) + p.y.abs_diff(256))
+            .expect("an open cell");
+        let field = FlowField::dijkstra(&grid, anchor, Rules::OCTILE).expect("an open cell");
+        let cells: Vec<Pos> = grid.positions().filter(|&p| field.distance(p).is_some()).collect();
+        let mut rng = StdRng::seed_from_u64(9);
+        let pairs: Vec<(Pos, Pos)> = (0..ROUTES)
+            .map(|_| (cells[rng.random_range(0..cells.len())], cells[rng.random_range(0..cells.len())]))
+            .collect();
+        let searched = answer_routes(&grid, &pairs, false);
+        let by_graph = answer_routes(&grid, &pairs, true);
+        println!(
+            "plugin-routes {name}: {ROUTES} JPS requests answered in {:.1} ms searched, {:.1} ms by the subgoal graph \
+             ({:.1}x; {} of {ROUTES} by the graph); graph built in {:.0} ms off the frame; after a one-cell \
+             edit it describes the grid again in {:.1} ms (median of 20; max {:.1})",
+            ms(searched.answered),
+            ms(by_graph.answered),
+            searched.answered.as_secs_f64() / by_graph.answered.as_secs_f64(),
+            by_graph.by_graph,
+            ms(by_graph.build),
+            ms(by_graph.repair_median),
+            ms(by_graph.repair_max),
+        );
+    }
+}
+
+/// What [`answer_routes`] measured.
+#[derive(Default)]
+struct RoutesRun {
+    /// From the requests' frame until every one is answered.
+    answered: Duration,
+    /// Answers found by the graph.
+    by_graph: u64,
+    /// The graph's first build, and its repairs after one-cell edits.
+    build: Duration,
+    repair_median: Duration,
+    repair_max: Duration,
+}
+
+/// One request per pair on `grid` with the plugin alone (JPS), with or without `SubgoalRoutes`
+/// (its graph built first); frames back to back until all are answered.
+fn answer_routes(grid: &Grid, pairs: &[(Pos, Pos)], graph: bool) -> RoutesRun {
+    let mut app = App::new();
+    // Real time: the graph's hierarchy comes back after the grid rests half a second of it,
+    // and the edits below come faster than that, as a painting player's.
+    app.add_plugins((MinimalPlugins.set(tilepath::task_pool_plugin()), GridPathPlugin))
+        .insert_resource(NavGrid::centered(grid.clone(), 16.0));
+    let mut run = RoutesRun::default();
+    // Until the graph describes the grid as it is: the time, to a tenth of a millisecond.
+    let wait_for_graph = |app: &mut App| {
+        let began = Instant::now();
+        loop {
+            app.update();
+            let routes = app.world().resource::<SubgoalRoutes>();
+            if routes.is_ready(app.world().resource::<NavGrid>()) {
+                return began.elapsed();
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    };
+    if graph {
+        app.init_resource::<SubgoalRoutes>();
+        run.build = wait_for_graph(&mut app);
+    }
+    app.update();
+    let nav = app.world().resource::<NavGrid>().clone();
+    let jps = Settings::with_algorithm(Algorithm::Jps);
+    let units: Vec<Entity> = pairs
+        .iter()
+        .map(|&(from, to)| {
+            let at = Transform::from_translation(nav.cell_center(from).extend(1.0));
+            app.world_mut().spawn((at, PathRequest::new(to).with_settings(jps))).id()
+        })
+        .collect();
+    let began = Instant::now();
+    loop {
+        app.update();
+        let answered = units.iter().all(|&u| app.world().get::<PathStatus>(u) != Some(&PathStatus::Planning));
+        if answered && app.world().resource::<PlanQueue>().is_idle() {
+            break;
+        }
+    }
+    run.answered = began.elapsed();
+    run.by_graph = app.world().resource::<PlanQueue>().counts().by_subgoal_graph;
+    if graph {
+        // Without the requests, whose re-planning after an edit would share the cores.
+        for unit in units {
+            app.world_mut().despawn(unit);
+        }
+        // One-cell edits, each toggling an open cell of a pair to wall and back on the next.
+        let mut repairs: Vec<Duration> = (0..20)
+            .map(|k| {
+                let at = pairs[k / 2].0;
+                app.world_mut().resource_mut::<NavGrid>().set_wall(at, k % 2 == 0).expect("in bounds");
+                wait_for_graph(&mut app)
+            })
+            .collect();
+        run.repair_median = median(&mut repairs);
+        run.repair_max = repairs.iter().copied().max().unwrap_or_default();
+    }
+    run
 }

@@ -32,9 +32,10 @@ pub(crate) fn plugin(app: &mut App) {
     );
 }
 
-/// How long the grid stays unedited before the hierarchy a repair dropped is built again: a
-/// build takes from a few milliseconds to a second or two, and an edit made meanwhile waits for
-/// it (one job at a time), so it waits for a pause in the painting.
+/// How long the grid stays unedited (in real time: a paused game's too) before the hierarchy a
+/// repair dropped is built again: a build takes from a few milliseconds to a second or two,
+/// and an edit made meanwhile waits for it (one job at a time), so it waits for a pause in the
+/// painting.
 pub const HIERARCHY_AFTER: Duration = Duration::from_millis(500);
 
 /// Opt-in: insert it (`app.init_resource::<SubgoalRoutes>()`) and the plugin answers the
@@ -182,7 +183,7 @@ impl SubgoalRoutes {
 /// the grid has rested, the hierarchy a repair dropped.
 fn keep_subgoal_graph_current(
     nav: Res<NavGrid>,
-    time: Res<Time>,
+    time: Res<Time<Real>>,
     mut routes: ResMut<SubgoalRoutes>,
     mut queue: ResMut<PlanQueue>,
 ) {
