@@ -66,8 +66,9 @@ pub struct SubgoalRoutes {
     done: Option<GraphOf>,
     /// The job running: what it is, for which version.
     job: OffFrame<(Job, NavVersion), GraphOf>,
-    /// The version a job failed on (not tried again until the grid changes).
+    /// The version a job failed on (not tried again until the grid changes), and why.
     failed: Option<NavVersion>,
+    failure: Option<String>,
     /// Since when (the app's elapsed time) the grid has had this version.
     since: Option<(NavVersion, Duration)>,
     counts: SubgoalCounts,
@@ -147,12 +148,19 @@ impl SubgoalRoutes {
     fn collect(&mut self) {
         let Some((result, (job, version))) = self.job.take_finished() else { return };
         match result {
-            Ok(done) => self.done = Some(done),
-            Err(_) => {
-                // A build or repair took the graph with it; a speed-up left it here.
-                error!("bevy_gridpath: the subgoal graph's {job:?} failed; requests are searched without it");
-                self.counts.failures += 1;
-                self.failed = Some(version);
+            Ok(done) => {
+                self.done = Some(done);
+                self.failure = None;
+            }
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                self.fail(version, format!("the subgoal graph's {job:?} failed ({why})"));
+                // A build or repair took the graph with it; a speed-up left it here, not to be
+                // sped up again.
                 if let Some(done) = &mut self.done {
                     done.slowed = false;
                 }
@@ -160,14 +168,26 @@ impl SubgoalRoutes {
         }
     }
 
+    /// Records a failed job for `version`: said on stderr and by [`SubgoalRoutes::failure`],
+    /// not tried again until the grid changes.
+    fn fail(&mut self, version: NavVersion, why: String) {
+        // The plugin does not depend on Bevy's logging (a game may leave it out): stderr.
+        eprintln!("bevy_gridpath: {why}; requests are searched without the graph");
+        self.counts.failures += 1;
+        self.failed = Some(version);
+        self.failure = Some(why);
+    }
+
+    /// Why the last job failed (a panic, no thread), until one succeeds: requests are searched
+    /// without the graph meanwhile, and the next edit of the grid tries again.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
     /// Starts `job` for `version`; a thread refused counts as a failure.
     fn start(&mut self, job: Job, version: NavVersion, work: impl FnOnce() -> GraphOf + Send + 'static) {
         if let Err(error) = self.job.start("subgoal graph", (job, version), work) {
-            error!(
-                "bevy_gridpath: no thread for the subgoal graph ({error}); requests are searched without it"
-            );
-            self.counts.failures += 1;
-            self.failed = Some(version);
+            self.fail(version, format!("no thread for the subgoal graph ({error})"));
             return;
         }
         match job {
