@@ -23,8 +23,8 @@
 //! Insert [`SubgoalRoutes`] and the requests a subgoal graph answers (1×1, 8 moves without corner
 //! cutting, uniform cost, an exact algorithm) are answered from one the plugin keeps in step with
 //! the grid on a thread of its own ([`OffFrame`]): the same least cost, many times sooner on
-//! mazes and cluttered maps. Between an edit and its repair they are searched as without it, so
-//! no route is ever stale.
+//! mazes and cluttered maps (JPS requests only where the graph timed itself faster than JPS).
+//! Between an edit and its repair they are searched as without it, so no route is ever stale.
 //!
 //! ```
 //! use bevy::prelude::*;

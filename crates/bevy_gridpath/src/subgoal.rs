@@ -42,8 +42,11 @@ pub const HIERARCHY_AFTER: Duration = Duration::from_millis(500);
 /// requests a subgoal graph can from one it keeps in step with the [`NavGrid`] (see the module
 /// notes of `subgoal.rs`): requests for 1 × 1 agents under 8 moves without corner cutting
 /// ([`gridpath::Rules::OCTILE`]), on a grid of uniform cost, with an exact algorithm (A*,
-/// Dijkstra, JPS, bidirectional) and no partial route. Other requests, and every request while
-/// the graph is built or repaired, are searched as without it. Remove the resource to stop.
+/// Dijkstra, JPS, bidirectional) and no partial route. JPS requests only where the graph is the
+/// faster: on open maps (most game and city maps) JPS jumps far and the graph is dense, so the
+/// graph times both when it is built ([`gridpath::SubgoalGraph::jps_is_faster`]) and, where
+/// JPS won, leaves JPS requests to JPS. Other requests, and every request while the graph is
+/// built or repaired, are searched as without it. Remove the resource to stop.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -108,12 +111,16 @@ pub(crate) struct GraphOf {
 }
 
 impl GraphOf {
-    /// Whether the graph answers `settings` (see [`SubgoalRoutes`]).
+    /// Whether the graph answers `settings` (see [`SubgoalRoutes`]): a request of A*,
+    /// Dijkstra or bidirectional search it can answer exactly, and one of JPS unless JPS was
+    /// timed faster than the graph on this map ([`SubgoalGraph::jps_is_faster`]: open maps).
     pub(crate) fn answers(&self, settings: &Settings) -> bool {
-        matches!(
-            settings.algorithm,
-            Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Jps | Algorithm::Bidirectional
-        ) && SubgoalGraph::check(&self.grid, settings).is_ok()
+        let faster = match settings.algorithm {
+            Algorithm::AStar | Algorithm::Dijkstra | Algorithm::Bidirectional => true,
+            Algorithm::Jps => !self.graph.jps_is_faster(),
+            _ => false,
+        };
+        faster && SubgoalGraph::check(&self.grid, settings).is_ok()
     }
 }
 
@@ -225,6 +232,7 @@ fn keep_subgoal_graph_current(
             routes.start(Job::SpeedUp, version, move || {
                 let mut graph = (*done.graph).clone();
                 graph.rebuild_hierarchy();
+                graph.time_against_jps(&done.grid);
                 graph.lay_out_edges();
                 GraphOf { graph: Arc::new(graph), slowed: false, ..done }
             });

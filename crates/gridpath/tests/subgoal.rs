@@ -338,6 +338,42 @@ fn refuses_what_it_was_not_built_for() {
     assert!((path.cost - (2.0 + 5.0 * gridpath::SQRT2)).abs() < EPS, "the octile distance on an open grid");
 }
 
+/// The graph's timing against JPS: measured on the grid it describes (the verdict it keeps is
+/// the one it returns, and copies keep it), kept through repairs and on a grid it does not
+/// describe (nothing is timed there), and it changes no answer.
+#[test]
+fn the_verdict_against_jps_is_kept_where_it_cannot_be_timed() {
+    let mut state = 0x5eed_u64;
+    let mut grid = Grid::new(40, 30).unwrap();
+    for p in grid.positions() {
+        if next(&mut state) % 100 < 20 {
+            grid.set_wall(p, true).unwrap();
+        }
+    }
+    let mut graph = SubgoalGraph::build(&grid);
+    let verdict = graph.time_against_jps(&grid);
+    assert_eq!(graph.jps_is_faster(), verdict, "the verdict returned is the one kept");
+    assert_eq!(graph.clone().jps_is_faster(), verdict, "a copy keeps it");
+    let (start, goal) = (Pos::new(0, 0), Pos::new(39, 29));
+    for p in [start, goal] {
+        grid.set_wall(p, false).unwrap();
+    }
+    let mut searcher = Searcher::new();
+    for forced in [true, false] {
+        graph.set_jps_is_faster(forced);
+        // An edit: the graph no longer describes the grid, so nothing is timed.
+        let at = Pos::new(20, 15);
+        let wall = grid.is_passable(at);
+        grid.set_wall(at, wall).unwrap();
+        assert!(!graph.is_current(&grid));
+        assert_eq!(graph.time_against_jps(&grid), forced, "not timed on a grid it does not describe");
+        // The repair keeps it, and the answer is exact either way.
+        check_query(&mut graph, &mut searcher, &grid, start, goal, "after an edit").unwrap();
+        assert!(graph.is_current(&grid));
+        assert_eq!(graph.jps_is_faster(), forced, "kept through a repair");
+    }
+}
+
 /// A hierarchy with a core (den520d's: subgoals with more than 24 edges stay uncontracted)
 /// answers the published optimal lengths: the core is searched by the forward side alone, and
 /// the backward side stops where the goal's routes enter it (`subgoal/hierarchy.rs`).

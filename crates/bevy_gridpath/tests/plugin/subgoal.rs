@@ -161,6 +161,38 @@ fn after_edits_answers_are_never_stale_and_the_repaired_graph_answers_again() {
     assert_eq!(queue(&app).counts().by_subgoal_graph - before, routed);
 }
 
+/// JPS requests follow the graph's own timing against JPS (`SubgoalGraph::jps_is_faster`):
+/// answered by the graph where it was the faster, else searched by JPS; A* requests are
+/// answered by the graph either way. Both exact. On a one-wide maze the graph wins by far, on
+/// an open map sprinkled with walls JPS does, so the two maps take the two ways (which one a
+/// map takes is the machine's timing: only the rule is asserted).
+#[test]
+fn jps_requests_go_to_the_graph_only_where_it_outpaced_jps() {
+    let maze = generate(Generator::Maze { corridor: 1 }, 63, 63, 5).expect("a map");
+    let open = generate(Generator::Noise { density: 0.02 }, 96, 96, 9).expect("a map");
+    let jps = Settings::with_algorithm(gridpath::Algorithm::Jps);
+    for grid in [maze, open] {
+        let mut app = app_with_graph(grid);
+        let jps_faster = routes(&app).graph().expect("built").jps_is_faster();
+        // Two cells far apart with a route between them.
+        let cells = open_cells(nav(&app).grid(), 20);
+        let (from, to) = (0..10)
+            .map(|k| (cells[k], cells[k + 10]))
+            .find(|&(a, b)| gridpath::Searcher::new().find_path(nav(&app).grid(), a, b, &jps).is_ok())
+            .expect("a connected pair");
+        let unit = spawn_at(&mut app, from, PathRequest::new(to).with_settings(jps));
+        plan_all(&mut app);
+        assert_exact(&app, &[(unit, from, to)]);
+        assert_eq!(status(&app, unit), PathStatus::Following, "{from} -> {to} is connected");
+        let by_graph = queue(&app).counts().by_subgoal_graph;
+        assert_eq!(by_graph, u64::from(!jps_faster), "JPS timed faster: {jps_faster}");
+        let unit = spawn_at(&mut app, from, PathRequest::new(to));
+        plan_all(&mut app);
+        assert_exact(&app, &[(unit, from, to)]);
+        assert_eq!(queue(&app).counts().by_subgoal_graph, by_graph + 1, "A* requests go to the graph");
+    }
+}
+
 #[test]
 fn requests_the_graph_does_not_answer_are_searched_as_without_it() {
     let map = "\

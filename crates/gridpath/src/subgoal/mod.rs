@@ -75,6 +75,13 @@ const SAMPLE_QUERIES: usize = 64;
 /// are still kept (see [`SubgoalGraph::rebuild_hierarchy`]).
 const LANDMARK_SLACK: f64 = 1.1;
 
+/// How a timing sample's spans run (see `SubgoalGraph::sample`).
+#[derive(Clone, Copy)]
+enum Spans {
+    Halving,
+    Even,
+}
+
 /// Past this share of changed cells, [`SubgoalGraph::repair`] rebuilds instead (1 in 8).
 const REBUILD_SHARE: usize = 8;
 
@@ -252,6 +259,9 @@ pub struct SubgoalGraph {
     /// The subgoals' edges laid out for a search over the graph itself (see [`Runs`]), when
     /// one has run since a repair changed them and no hierarchy answers the queries.
     flat: Option<Runs<Edge>>,
+    /// JPS over the cells answered the timing sample faster than the graph did (see
+    /// [`SubgoalGraph::jps_is_faster`]); kept through repairs.
+    jps_faster: bool,
     work: Workspace,
     /// The exact search for the rare query the graph cannot refine (never seen in the tests:
     /// a safety net that keeps the answer exact).
@@ -452,6 +462,7 @@ impl Clone for SubgoalGraph {
             hierarchy: self.hierarchy.clone(),
             landmarks: self.landmarks.clone(),
             flat: self.flat.clone(),
+            jps_faster: self.jps_faster,
             work: Workspace::default(),
             fallback: Searcher::new(),
         }
@@ -480,6 +491,7 @@ impl SubgoalGraph {
             hierarchy: None,
             landmarks: None,
             flat: None,
+            jps_faster: false,
             work: Workspace::default(),
             fallback: Searcher::new(),
         };
@@ -496,6 +508,7 @@ impl SubgoalGraph {
             graph.rescan(slot);
         }
         graph.rebuild_hierarchy();
+        graph.time_against_jps(grid);
         graph.build_time = began.elapsed();
         graph
     }
@@ -523,24 +536,11 @@ impl SubgoalGraph {
         self.hierarchy = None;
         self.landmarks = None;
         let built = hierarchy::Hierarchy::build(&self.subgoals);
-        // The sample: pairs of open cells of one class, the first at evenly spaced indices,
-        // the second an index span further that halves every query down to 1/128 of the open
-        // cells (rows, roughly) and then starts again: a game's queries, like a benchmark's,
-        // are of every length, and short ones favour the graph without the hierarchy.
-        let open: Vec<usize> = (0..self.cells.len()).filter(|&i| self.cells[i] >> 6 != 0).collect();
-        if open.len() < 2 {
+        let pairs = self.sample(Spans::Halving);
+        if pairs.is_empty() {
             self.hierarchy = Some(built);
             return;
         }
-        let step = (open.len() / SAMPLE_QUERIES).max(1);
-        let pairs: Vec<(usize, usize)> = (0..SAMPLE_QUERIES)
-            .map(|k| {
-                let from = (k * step) % open.len();
-                let span = (open.len() >> (k % 8)) / 2 + 1;
-                (open[from], open[(from + span) % open.len()])
-            })
-            .filter(|&(a, b)| a != b && self.cells[a] >> 6 == self.cells[b] >> 6)
-            .collect();
         // The time of the sample, the fastest of three passes (a shared machine's preemptions
         // last longer than the sample): the core is searched without a heuristic, so fewer
         // nodes alone can hide more edges, and no count weighs heap operations against edges
@@ -578,6 +578,95 @@ impl SubgoalGraph {
             // The hierarchy answers: the flat edges would only take room.
             self.flat = None;
         }
+    }
+
+    /// A timing sample: pairs of open padded cells of one class, the first at evenly spaced
+    /// indices, the second an index span further (rows, roughly). `Spans::Halving`: a span that
+    /// halves every query down to 1/128 of the open cells and then starts again, many short
+    /// queries, which favour the graph without the hierarchy; `Spans::Even`: spans evenly
+    /// spread up to half the open cells, lengths as even as a benchmark's. Empty on a grid of
+    /// fewer than two open cells.
+    fn sample(&self, spans: Spans) -> Vec<(usize, usize)> {
+        let open: Vec<usize> = (0..self.cells.len()).filter(|&i| self.cells[i] >> 6 != 0).collect();
+        if open.len() < 2 {
+            return Vec::new();
+        }
+        let step = (open.len() / SAMPLE_QUERIES).max(1);
+        (0..SAMPLE_QUERIES)
+            .map(|k| {
+                let from = (k * step) % open.len();
+                let span = match spans {
+                    Spans::Halving => (open.len() >> (k % 8)) / 2 + 1,
+                    Spans::Even => open.len() * (k + 1) / (2 * SAMPLE_QUERIES) + 1,
+                };
+                (open[from], open[(from + span) % open.len()])
+            })
+            .filter(|&(a, b)| a != b && self.cells[a] >> 6 == self.cells[b] >> 6)
+            .collect()
+    }
+
+    /// Times the graph's answers against JPS's over `grid` on 64 queries of lengths spread
+    /// evenly (a short query is quick by either, a long one is where the time goes) and keeps
+    /// the verdict ([`SubgoalGraph::jps_is_faster`], returned too). Each is
+    /// the fastest of three passes, every answer written out in cells (the graph's scans,
+    /// search and refinement; JPS's search and its cells); a pass stops once it is slower than
+    /// the other's best, so the slower costs about the faster's time. [`SubgoalGraph::build`]
+    /// does this after the hierarchy; after [`SubgoalGraph::rebuild_hierarchy`] a caller who
+    /// reads the verdict does it again. On a grid the graph does not describe
+    /// ([`SubgoalGraph::is_current`]) nothing is timed and the verdict stays.
+    pub fn time_against_jps(&mut self, grid: &Grid) -> bool {
+        if !self.is_current(grid) {
+            return self.jps_faster;
+        }
+        let pairs = self.sample(Spans::Even);
+        self.lay_out_edges();
+        let mut query = SubgoalQuery {
+            work: std::mem::take(&mut self.work),
+            fallback: std::mem::take(&mut self.fallback),
+        };
+        let exact = Settings::with_algorithm(crate::Algorithm::Jps);
+        let mut cells = Vec::new();
+        // [graph, JPS]
+        let mut best = [Duration::MAX; 2];
+        for _ in 0..3 {
+            for (k, by_jps) in [false, true].into_iter().enumerate() {
+                let bound = best[0].min(best[1]);
+                let began = Instant::now();
+                for &(a, b) in &pairs {
+                    let ends = (grid.pos_of(a), grid.pos_of(b));
+                    if by_jps {
+                        let _ = query.fallback.find_path_into(grid, ends.0, ends.1, &exact, &mut cells);
+                    } else {
+                        let _ = self.answer(grid, ends, &mut query, &mut cells);
+                    }
+                    std::hint::black_box(&cells);
+                    if began.elapsed() >= bound {
+                        break;
+                    }
+                }
+                best[k] = best[k].min(began.elapsed());
+            }
+        }
+        (self.work, self.fallback) = (query.work, query.fallback);
+        self.jps_faster = !pairs.is_empty() && best[1] < best[0];
+        self.jps_faster
+    }
+
+    /// Whether JPS over the cells answered faster than this graph when last timed
+    /// ([`SubgoalGraph::build`], [`SubgoalGraph::time_against_jps`]): both on the same 64
+    /// queries of every length, each answer written out in cells. It is so on open maps
+    /// (the city maps and the open game maps of the Moving AI set), where the graph is dense
+    /// and JPS jumps far, and not on mazes, rooms and cluttered maps. A caller after the fastest exact
+    /// route searches by JPS where it is; both are exact. A choice of this machine: where the
+    /// two are close it may differ between runs. Kept through repairs.
+    #[must_use]
+    pub fn jps_is_faster(&self) -> bool {
+        self.jps_faster
+    }
+
+    /// Sets [`SubgoalGraph::jps_is_faster`]'s verdict (for comparisons and tests).
+    pub fn set_jps_is_faster(&mut self, faster: bool) {
+        self.jps_faster = faster;
     }
 
     /// Builds the contraction hierarchy and keeps it whether or not it saves work (see

@@ -45,6 +45,8 @@ struct Row {
     bytes_per_cell: f64,
     repair_us: f64,
     side_512: bool,
+    /// The graph's own timing at its build found JPS faster ([`SubgoalGraph::jps_is_faster`]).
+    jps_faster: bool,
 }
 
 /// The `--subgoal` bench: per map, the mean time of A*, JPS and the subgoal graph over the same
@@ -53,7 +55,7 @@ struct Row {
 /// repair after a one-cell edit. Then the medians over the maps against issue 24's targets.
 pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
     println!(
-        "{:<20} {:>5} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>13} {:>9} {:>6}",
+        "{:<20} {:>5} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>13} {:>9} {:>6} {:>6}",
         "map",
         "n",
         "A* µs",
@@ -69,6 +71,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
         "edges",
         "core/short",
         "repair µs",
+        "faster",
         "wrong"
     );
     let (mut rows, mut total) = (Vec::new(), 0);
@@ -166,9 +169,10 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             bytes_per_cell,
             repair_us,
             side_512: grid.width() == 512 && grid.height() == 512,
+            jps_faster: graph.jps_is_faster(),
         };
         println!(
-            "{:<20} {:>5} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7.2} {:>8.0} {:>8.0} {:>8.1} {:>7.1} {:>8} {:>8} {:>13} {:>9.1} {:>6}",
+            "{:<20} {:>5} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7.2} {:>8.0} {:>8.0} {:>8.1} {:>7.1} {:>8} {:>8} {:>13} {:>9.1} {:>6} {:>6}",
             name,
             picked.len(),
             row.micros[0],
@@ -184,6 +188,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             graph.edges(),
             hierarchy,
             row.repair_us,
+            if row.jps_faster { "JPS" } else { "SG" },
             row.wrong
         );
         rows.push((name, row));
@@ -245,6 +250,21 @@ fn summary(rows: &[(String, Row)], total: usize) {
         rows.len(),
         mark(jps >= 3.0),
         median(&mut over_astar)
+    );
+    // What a caller after the fastest exact route gets by the graph's own verdict (the rule of
+    // bevy_gridpath's SubgoalRoutes for JPS requests): JPS where the graph timed JPS faster.
+    let mut chosen: Vec<f64> =
+        rows.iter().map(|(_, r)| if r.jps_faster { 1.0 } else { r.micros[1] / r.micros[2] }).collect();
+    let picked_jps = rows.iter().filter(|(_, r)| r.jps_faster).count();
+    let misjudged: Vec<&str> = rows
+        .iter()
+        .filter(|(_, r)| r.jps_faster != (r.micros[1] < r.micros[2]))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    println!(
+        "  by the graph's verdict (JPS on the {picked_jps} maps where it timed JPS faster, else the graph): median JPS/chosen {:.2}x; verdicts this run's means contradict: {}",
+        median(&mut chosen),
+        if misjudged.is_empty() { "none".to_owned() } else { misjudged.join(", ") }
     );
     if !weak.is_empty() {
         let list: Vec<String> = weak.iter().map(|(n, r)| format!("{n} {r:.2}x")).collect();
