@@ -120,7 +120,11 @@ impl GraphOf {
             Algorithm::Jps => !self.graph.jps_is_faster(),
             _ => false,
         };
-        faster && SubgoalGraph::check(&self.grid, settings).is_ok()
+        // An inadmissible heuristic (Manhattan under 8 moves) gives a costlier route without
+        // the graph: such a request is searched as asked, not answered with the optimum.
+        faster
+            && settings.algorithm.is_optimal(&self.grid, settings)
+            && SubgoalGraph::check(&self.grid, settings).is_ok()
     }
 }
 

@@ -213,6 +213,8 @@ fn requests_the_graph_does_not_answer_are_searched_as_without_it() {
         PathRequest::new(to).with_settings(Settings { agent_size: 2, ..Settings::default() }),
         PathRequest::new(to).with_settings(Settings::with_algorithm(gridpath::Algorithm::Theta)),
         PathRequest::new(to).with_settings(Settings::with_algorithm(gridpath::Algorithm::Greedy)),
+        PathRequest::new(to)
+            .with_settings(Settings { heuristic: gridpath::Heuristic::Manhattan, ..Settings::default() }),
     ];
     for request in requests {
         let unit = spawn_at(&mut app, from, request);
