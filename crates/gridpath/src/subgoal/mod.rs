@@ -203,6 +203,21 @@ pub struct SubgoalQuery {
     fallback: Searcher,
 }
 
+impl SubgoalQuery {
+    /// The route by JPS over the cells into `out`: for a grid the graph does not describe, the
+    /// rare route it cannot refine, and the timing against JPS.
+    fn by_jps(
+        &mut self,
+        grid: &Grid,
+        (start, goal): (Pos, Pos),
+        out: &mut Vec<Pos>,
+    ) -> Result<(f64, Stats), SearchError> {
+        let exact = Settings::with_algorithm(crate::Algorithm::Jps);
+        let (cost, stats, _) = self.fallback.find_path_into(grid, start, goal, &exact, out)?;
+        Ok((cost, stats))
+    }
+}
+
 /// A simple subgoal graph of a [`Grid`]: build it once, then answer exact shortest-route
 /// queries faster than a search over cells; edits to the grid are repaired on the next query.
 ///
@@ -624,7 +639,6 @@ impl SubgoalGraph {
             work: std::mem::take(&mut self.work),
             fallback: std::mem::take(&mut self.fallback),
         };
-        let exact = Settings::with_algorithm(crate::Algorithm::Jps);
         let mut cells = Vec::new();
         // [graph, JPS]
         let mut best = [Duration::MAX; 2];
@@ -635,7 +649,7 @@ impl SubgoalGraph {
                 for &(a, b) in &pairs {
                     let ends = (grid.pos_of(a), grid.pos_of(b));
                     if by_jps {
-                        let _ = query.fallback.find_path_into(grid, ends.0, ends.1, &exact, &mut cells);
+                        let _ = query.by_jps(grid, ends, &mut cells);
                     } else {
                         let _ = self.answer(grid, ends, &mut query, &mut cells);
                     }
@@ -1068,9 +1082,7 @@ impl SubgoalGraph {
         let (cost, stats) = if self.is_current(grid) {
             self.answer(grid, (start, goal), query, &mut cells)?
         } else {
-            let exact = Settings::with_algorithm(crate::Algorithm::Jps);
-            let (cost, stats, _) = query.fallback.find_path_into(grid, start, goal, &exact, &mut cells)?;
-            (cost, stats)
+            query.by_jps(grid, (start, goal), &mut cells)?
         };
         Ok(Path { cells, cost, stats, outcome: Outcome::Complete })
     }
@@ -1108,9 +1120,7 @@ impl SubgoalGraph {
                 }
                 // Never seen: an edge neither of whose two shapes is free. Stay exact.
                 debug_assert!(false, "a subgoal edge could not be refined");
-                let exact = Settings::with_algorithm(crate::Algorithm::Jps);
-                let (cost, stats, _) = query.fallback.find_path_into(grid, start, goal, &exact, out)?;
-                Ok((cost, stats))
+                query.by_jps(grid, (start, goal), out)
             }
             Err(stats) => Err(SearchError::NoPath { start, goal, stats }),
         }
