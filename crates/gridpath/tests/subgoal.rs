@@ -119,9 +119,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// A graph shared between threads (`find_path_with`: the graph only read, each thread with
-    /// its own `SubgoalQuery`) answers exactly, as the graph itself does; on a grid edited
-    /// since, it answers by the exact search instead (never a stale route); repaired, with or
-    /// without its edges laid out for the search over it, it answers exactly again.
+    /// its own `SubgoalQuery`) answers exactly, as the graph itself does (the same search: the
+    /// same stats); on a grid edited since, it answers by the exact search over the cells
+    /// instead (never a stale route, and said so); repaired, with or without its edges laid
+    /// out for the search over it, the graph answers exactly again.
     #[test]
     fn shared_graphs_answer_exactly_and_never_stale(
         grid in arb_grid(48),
@@ -134,13 +135,18 @@ proptest! {
         let ends: Vec<(Pos, Pos)> =
             pairs.iter().map(|&[a, b, c, d]| (cell(&grid, a, b), cell(&grid, c, d))).collect();
         // Two threads at once on the one graph.
-        let answers: Vec<Vec<Result<gridpath::Path, SearchError>>> = std::thread::scope(|scope| {
+        let answers: Vec<Vec<(Result<gridpath::Path, SearchError>, bool)>> = std::thread::scope(|scope| {
             let threads: Vec<_> = (0..2)
                 .map(|_| {
                     let (shared, grid, ends) = (&shared, &grid, &ends);
                     scope.spawn(move || {
                         let mut query = SubgoalQuery::default();
-                        ends.iter().map(|&(s, g)| shared.find_path_with(grid, s, g, &settings, &mut query)).collect()
+                        ends.iter()
+                            .map(|&(s, g)| {
+                                let answer = shared.find_path_with(grid, s, g, &settings, &mut query);
+                                (answer, query.answered_by_graph())
+                            })
+                            .collect()
                     })
                 })
                 .collect();
@@ -148,10 +154,12 @@ proptest! {
         });
         let mut searcher = Searcher::new();
         for (k, &(start, goal)) in ends.iter().enumerate() {
-            let own = owned.find_path(&grid, start, goal, &settings).map(|p| p.cost);
-            for (t, thread) in answers.iter().enumerate() {
-                check_answer(&thread[k], &mut searcher, &grid, (start, goal), &format!("thread {t}, query {k}"))?;
-                prop_assert_eq!(thread[k].as_ref().map(|p| p.cost).ok(), own.as_ref().ok().copied(), "query {}", k);
+            let own = owned.find_path(&grid, start, goal, &settings).map(|p| (p.cost, p.stats));
+            let refused = !grid.is_passable(start) || !grid.is_passable(goal);
+            for (t, (answer, by_graph)) in answers.iter().map(|thread| &thread[k]).enumerate() {
+                check_answer(answer, &mut searcher, &grid, (start, goal), &format!("thread {t}, query {k}"))?;
+                prop_assert_eq!(answer.as_ref().map(|p| (p.cost, p.stats)).ok(), own.as_ref().ok().copied(), "query {}", k);
+                prop_assert_eq!(*by_graph, !refused, "thread {}, query {}: the graph answers what it does not refuse", t, k);
             }
         }
         let mut edited = grid.clone();
@@ -167,15 +175,21 @@ proptest! {
         let mut query = SubgoalQuery::default();
         for (k, &(start, goal)) in ends.iter().enumerate() {
             let (start, goal) = (cell(&edited, u64::from(start.x), u64::from(start.y)), cell(&edited, u64::from(goal.x), u64::from(goal.y)));
+            let refused = !edited.is_passable(start) || !edited.is_passable(goal);
             let stale = shared.find_path_with(&edited, start, goal, &settings, &mut query);
             check_answer(&stale, &mut searcher, &edited, (start, goal), &format!("graph of the grid before the edits, query {k}"))?;
+            prop_assert!(!query.answered_by_graph(), "query {}: a graph of the grid before the edits must not answer", k);
             let unlaid = repaired.find_path_with(&edited, start, goal, &settings, &mut query);
             check_answer(&unlaid, &mut searcher, &edited, (start, goal), &format!("repaired, edges unlaid, query {k}"))?;
+            prop_assert_eq!(query.answered_by_graph(), !refused, "query {}: the repaired graph answers", k);
         }
         repaired.lay_out_edges();
         for (k, &(start, goal)) in ends.iter().enumerate() {
+            let (start, goal) = (cell(&edited, u64::from(start.x), u64::from(start.y)), cell(&edited, u64::from(goal.x), u64::from(goal.y)));
+            let refused = !edited.is_passable(start) || !edited.is_passable(goal);
             let laid = repaired.find_path_with(&edited, start, goal, &settings, &mut query);
             check_answer(&laid, &mut searcher, &edited, (start, goal), &format!("repaired, edges laid out, query {k}"))?;
+            prop_assert_eq!(query.answered_by_graph(), !refused, "query {}: the repaired graph answers", k);
         }
     }
 
@@ -372,6 +386,39 @@ fn the_verdict_against_jps_is_kept_where_it_cannot_be_timed() {
         assert!(graph.is_current(&grid));
         assert_eq!(graph.jps_is_faster(), forced, "kept through a repair");
     }
+}
+
+/// `speed_up_dropped`: set by a repair that drops the hierarchy or landmarks the build kept,
+/// cleared by `rebuild_hierarchy` and by a repair that rebuilds the graph (the choice made
+/// anew), kept by copies.
+#[test]
+fn a_dropped_speed_up_is_said_until_it_is_built_again() {
+    let mut grid =
+        gridpath::generate::generate(gridpath::generate::Generator::Maze { corridor: 1 }, 63, 63, 11)
+            .unwrap();
+    let mut graph = SubgoalGraph::build(&grid);
+    // Built by a timed choice: a maze's long corridors make its hierarchy or landmarks pay.
+    assert!(graph.has_hierarchy() || graph.has_landmarks(), "a maze keeps a hierarchy or landmarks");
+    assert!(!graph.speed_up_dropped(), "as built");
+    let open: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+    grid.set_wall(open[open.len() / 2], true).unwrap();
+    graph.repair(&grid);
+    assert!(!graph.has_hierarchy() && !graph.has_landmarks(), "a repair drops them");
+    assert!(graph.speed_up_dropped() && graph.clone().speed_up_dropped(), "said, and by a copy");
+    grid.set_wall(open[open.len() / 3], true).unwrap();
+    graph.repair(&grid);
+    assert!(graph.speed_up_dropped(), "still, after a second repair with nothing to drop");
+    graph.rebuild_hierarchy();
+    assert!(!graph.speed_up_dropped(), "built again");
+    grid.set_wall(open[open.len() / 4], true).unwrap();
+    graph.repair(&grid);
+    assert!(graph.speed_up_dropped());
+    // Most of the cells walled: the repair builds the graph anew, choosing again.
+    for &p in &open[..open.len() / 2] {
+        grid.set_wall(p, true).unwrap();
+    }
+    graph.repair(&grid);
+    assert!(!graph.speed_up_dropped(), "a rebuild makes the choice anew");
 }
 
 /// A hierarchy with a core (den520d's: subgoals with more than 24 edges stay uncontracted)

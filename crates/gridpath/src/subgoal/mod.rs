@@ -201,9 +201,22 @@ pub struct SubgoalQuery {
     /// The exact search for a grid the graph does not describe, and the rare route it cannot
     /// refine.
     fallback: Searcher,
+    /// The last query's answer came from the graph's search (see
+    /// [`SubgoalQuery::answered_by_graph`]).
+    by_graph: bool,
 }
 
 impl SubgoalQuery {
+    /// Whether the last [`SubgoalGraph::find_path_with`] was answered by the graph (its route,
+    /// or its finding that the goal cannot be reached), `false` when it was answered by JPS
+    /// over the cells (a graph that does not describe the grid; the rare edge it cannot
+    /// refine) or refused before any search (a wall, a bad endpoint, settings it does not
+    /// answer).
+    #[must_use]
+    pub fn answered_by_graph(&self) -> bool {
+        self.by_graph
+    }
+
     /// The route by JPS over the cells into `out`: for a grid the graph does not describe, the
     /// rare route it cannot refine, and the timing against JPS.
     fn by_jps(
@@ -212,6 +225,7 @@ impl SubgoalQuery {
         (start, goal): (Pos, Pos),
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats), SearchError> {
+        self.by_graph = false;
         let exact = Settings::with_algorithm(crate::Algorithm::Jps);
         let (cost, stats, _) = self.fallback.find_path_into(grid, start, goal, &exact, out)?;
         Ok((cost, stats))
@@ -277,6 +291,9 @@ pub struct SubgoalGraph {
     /// JPS over the cells answered the timing sample faster than the graph did (see
     /// [`SubgoalGraph::jps_is_faster`]); kept through repairs.
     jps_faster: bool,
+    /// A repair dropped the hierarchy or the landmarks the last timed choice kept (see
+    /// [`SubgoalGraph::speed_up_dropped`]).
+    speed_up_dropped: bool,
     work: Workspace,
     /// The exact search for the rare query the graph cannot refine (never seen in the tests:
     /// a safety net that keeps the answer exact).
@@ -478,6 +495,7 @@ impl Clone for SubgoalGraph {
             landmarks: self.landmarks.clone(),
             flat: self.flat.clone(),
             jps_faster: self.jps_faster,
+            speed_up_dropped: self.speed_up_dropped,
             work: Workspace::default(),
             fallback: Searcher::new(),
         }
@@ -507,6 +525,7 @@ impl SubgoalGraph {
             landmarks: None,
             flat: None,
             jps_faster: false,
+            speed_up_dropped: false,
             work: Workspace::default(),
             fallback: Searcher::new(),
         };
@@ -550,6 +569,7 @@ impl SubgoalGraph {
     pub fn rebuild_hierarchy(&mut self) {
         self.hierarchy = None;
         self.landmarks = None;
+        self.speed_up_dropped = false;
         let built = hierarchy::Hierarchy::build(&self.subgoals);
         let pairs = self.sample(Spans::Halving);
         if pairs.is_empty() {
@@ -638,6 +658,7 @@ impl SubgoalGraph {
         let mut query = SubgoalQuery {
             work: std::mem::take(&mut self.work),
             fallback: std::mem::take(&mut self.fallback),
+            by_graph: false,
         };
         let mut cells = Vec::new();
         // [graph, JPS]
@@ -727,6 +748,16 @@ impl SubgoalGraph {
     #[must_use]
     pub fn has_hierarchy(&self) -> bool {
         self.hierarchy.is_some()
+    }
+
+    /// Whether a repair dropped the hierarchy or the landmarks that the last timed choice
+    /// ([`SubgoalGraph::build`], [`SubgoalGraph::rebuild_hierarchy`]) kept: queries are exact
+    /// but slower until [`SubgoalGraph::rebuild_hierarchy`] runs again (a game does it once
+    /// its edits pause). `false` after a rebuild (a grid of another size, most cells changed),
+    /// which makes the choice anew, and where the choice kept neither.
+    #[must_use]
+    pub fn speed_up_dropped(&self) -> bool {
+        self.speed_up_dropped
     }
 
     /// The hierarchy's size, when queries use one: `(core subgoals, shortcuts)`.
@@ -821,6 +852,7 @@ impl SubgoalGraph {
         (self.id, self.revision) = (grid.id(), grid.revision());
         if !changed.is_empty() {
             // What was derived from the graph as it was.
+            self.speed_up_dropped |= self.hierarchy.is_some() || self.landmarks.is_some();
             self.hierarchy = None;
             self.landmarks = None;
             self.flat = None;
@@ -1052,6 +1084,7 @@ impl SubgoalGraph {
         let mut query = SubgoalQuery {
             work: std::mem::take(&mut self.work),
             fallback: std::mem::take(&mut self.fallback),
+            by_graph: false,
         };
         let answer = self.answer(grid, (start, goal), &mut query, out);
         (self.work, self.fallback) = (query.work, query.fallback);
@@ -1061,9 +1094,10 @@ impl SubgoalGraph {
     /// [`SubgoalGraph::find_path`] on a graph shared between threads: the query's buffers are
     /// `query`'s, and the graph is only read. A graph that does not describe `grid` as it is
     /// ([`SubgoalGraph::is_current`]; it is not repaired here) answers by an exact search over
-    /// the cells instead (JPS): the same cost, never a stale route. So is a graph whose repair
-    /// left its edges unlaid for the search over the graph itself, at no loss of exactness
-    /// (see [`SubgoalGraph::lay_out_edges`]).
+    /// the cells instead (JPS): the same cost, never a stale route
+    /// ([`SubgoalQuery::answered_by_graph`] tells which answered). A repaired graph whose
+    /// edges were not laid out again ([`SubgoalGraph::lay_out_edges`]) answers from the edges
+    /// where it keeps them, exact and a little slower.
     ///
     /// # Errors
     /// As [`SubgoalGraph::find_path`].
@@ -1076,6 +1110,7 @@ impl SubgoalGraph {
         query: &mut SubgoalQuery,
     ) -> Result<Path, SearchError> {
         let mut cells = Vec::new();
+        query.by_graph = false;
         check_endpoint(grid, start, Endpoint::Start)?;
         check_endpoint(grid, goal, Endpoint::Goal)?;
         Self::check(grid, settings).map_err(|reason| SearchError::SubgoalUnsupported { reason })?;
@@ -1107,6 +1142,7 @@ impl SubgoalGraph {
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats), SearchError> {
         out.clear();
+        query.by_graph = true;
         if start == goal {
             out.push(start);
             return Ok((0.0, Stats::default()));
