@@ -1,6 +1,7 @@
 //! The map units walk on: [`NavGrid`], a [`gridpath::Grid`] placed in the world, whose edit
 //! methods record what changed; the plugin announces it as a [`GridChanged`] message.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
@@ -10,6 +11,7 @@ use crate::GridPathSystems;
 
 pub(crate) fn plugin(app: &mut App) {
     app.add_message::<GridChanged>();
+    app.init_resource::<GridSnapshot>();
     app.add_systems(Update, publish_grid_changes.in_set(GridPathSystems::Request));
 }
 
@@ -176,6 +178,23 @@ struct Pending {
     cells: Vec<Pos>,
     all: bool,
     replaced: bool,
+}
+
+/// The grid at one version, shared by the work that reads it off the frame (the planning
+/// batches of that version, the subgoal graph's job): one copy of the grid per version, made
+/// when first asked for.
+#[derive(Resource, Default)]
+pub(crate) struct GridSnapshot(Option<(NavVersion, Arc<Grid>)>);
+
+impl GridSnapshot {
+    /// The grid at `nav`'s version.
+    pub(crate) fn of(&mut self, nav: &NavGrid) -> Arc<Grid> {
+        let version = nav.version();
+        match &self.0 {
+            Some((seen, grid)) if *seen == version => Arc::clone(grid),
+            _ => Arc::clone(&self.0.insert((version, Arc::new(nav.grid().clone()))).1),
+        }
+    }
 }
 
 /// Which grid a route was planned on: the grid and its edit revision. A result planned on an

@@ -13,11 +13,14 @@ use std::thread::JoinHandle;
 ///
 /// let mut jobs = OffFrame::default();
 /// jobs.start("answer", "for version 7", || 6 * 7).expect("a thread");
+/// // One at a time: a second job waits for the first to be taken.
+/// assert!(jobs.start("another", "for version 8", || 0).is_err());
 /// let (answer, stamp) = loop {
-///     // A system would look once a frame.
 ///     if let Some(done) = jobs.take_finished() {
 ///         break done;
 ///     }
+///     // A system would look once a frame.
+///     std::thread::sleep(std::time::Duration::from_millis(1));
 /// };
 /// assert_eq!((answer.ok(), stamp), (Some(42), "for version 7"));
 /// ```
@@ -37,14 +40,20 @@ impl<S, T: Send + 'static> OffFrame<S, T> {
     /// changes one after another must not leave a thread each.
     ///
     /// # Errors
-    /// The system gave no thread; `job` is dropped, unrun.
+    /// A job is running and not yet taken ([`std::io::ErrorKind::ResourceBusy`]), or the
+    /// system gave no thread; either way `job` is dropped, unrun, and the running job stays.
     pub fn start(
         &mut self,
         name: &str,
         stamp: S,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> std::io::Result<()> {
-        debug_assert!(self.running.is_none(), "one job at a time");
+        if self.running.is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::ResourceBusy,
+                "a job is running: one at a time, the next once it is taken",
+            ));
+        }
         let handle = std::thread::Builder::new().name(name.to_owned()).spawn(job)?;
         self.running = Some((handle, stamp));
         Ok(())

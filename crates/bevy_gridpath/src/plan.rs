@@ -16,7 +16,7 @@ use gridpath::{Grid, Incremental, Pos, Rules, SearchError, Searcher, Settings, S
 use crate::GridPathSystems;
 use crate::flow::FollowFlowField;
 use crate::mover::Mover;
-use crate::nav::{GridChanged, NavGrid, NavVersion};
+use crate::nav::{GridChanged, GridSnapshot, NavGrid, NavVersion};
 use crate::subgoal::{GraphOf, SubgoalRoutes};
 
 pub(crate) fn plugin(app: &mut App) {
@@ -250,7 +250,8 @@ pub struct PlanCounts {
     pub discarded: u64,
     /// Routes planned again because an edit crossed them, or freed an entity that had none.
     pub replans: u64,
-    /// Answers given that the subgoal graph found ([`SubgoalRoutes`]).
+    /// Routes delivered that the subgoal graph found ([`SubgoalRoutes`]; not its failures,
+    /// nor the routes searched over the cells while it was repaired).
     pub by_subgoal_graph: u64,
 }
 
@@ -284,8 +285,6 @@ pub struct PlanQueue {
     in_flight: Vec<Task<Batch>>,
     /// Workspaces not in use by a task.
     workspaces: Vec<Workspace>,
-    /// The grid the next batches search, shared by every task of this version.
-    snapshot: Option<(NavVersion, Arc<Grid>)>,
     counts: PlanCounts,
 }
 
@@ -308,16 +307,6 @@ impl PlanQueue {
     /// Counters since start-up.
     pub fn counts(&self) -> PlanCounts {
         self.counts
-    }
-
-    /// The grid at `nav`'s version, shared: by the batches of that version, and the subgoal
-    /// graph's job (one copy of the grid per version).
-    pub(crate) fn snapshot(&mut self, nav: &NavGrid) -> Arc<Grid> {
-        let version = nav.version();
-        match &self.snapshot {
-            Some((seen, grid)) if *seen == version => Arc::clone(grid),
-            _ => Arc::clone(&self.snapshot.insert((version, Arc::new(nav.grid().clone()))).1),
-        }
     }
 
     /// Queues `entity` once, however often it is asked for.
@@ -584,6 +573,7 @@ fn plan_waiting_requests(
     nav: Res<NavGrid>,
     budget: Res<PlanBudget>,
     mut queue: ResMut<PlanQueue>,
+    mut snapshot: ResMut<GridSnapshot>,
     mut sync_workspace: Local<Workspace>,
     mut units: Query<Planned, Without<FollowFlowField>>,
     mut incremental: Query<&mut ReplanIncrementally>,
@@ -632,7 +622,7 @@ fn plan_waiting_requests(
             deliver(&nav, queue, &mut units, job, result);
         }
     } else {
-        dispatch(&nav, queue, (jobs, graph), batch_size);
+        dispatch(&nav, queue, snapshot.of(&nav), (jobs, graph), batch_size);
     }
 }
 
@@ -668,7 +658,8 @@ fn search(
         } else {
             path.cells
         };
-        return Ok(Route { cells, partial: false, by_graph: true });
+        let by_graph = workspace.subgoal.answered_by_graph();
+        return Ok(Route { cells, partial: false, by_graph });
     }
     let searcher = &mut workspace.searcher;
     let path = searcher.find_path(grid, job.from, request.goal, &request.settings)?;
@@ -684,16 +675,16 @@ fn search(
     Ok(Route { cells, partial, by_graph: false })
 }
 
-/// Hands `jobs` to the task pool in batches of `batch_size`, all searching one shared snapshot
-/// of the grid (and `graph`, the subgoal graph of it, when there is one).
+/// Hands `jobs` to the task pool in batches of `batch_size`, all searching `grid`, the shared
+/// snapshot of `nav`'s grid (and `graph`, the subgoal graph of it, when there is one).
 fn dispatch(
     nav: &NavGrid,
     queue: &mut PlanQueue,
+    grid: Arc<Grid>,
     (jobs, graph): (Vec<Job>, Option<GraphOf>),
     batch_size: usize,
 ) {
     let version = nav.version();
-    let grid = queue.snapshot(nav);
     let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
     for batch in jobs.chunks(batch_size) {
         let batch = batch.to_vec();

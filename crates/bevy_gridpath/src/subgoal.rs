@@ -18,14 +18,14 @@ use bevy::prelude::*;
 use gridpath::{Algorithm, Grid, Settings, SubgoalGraph};
 
 use crate::GridPathSystems;
-use crate::nav::{NavGrid, NavVersion};
+use crate::nav::{GridSnapshot, NavGrid, NavVersion};
 use crate::off_frame::OffFrame;
-use crate::plan::PlanQueue;
 
 pub(crate) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        keep_subgoal_graph_current
+        (collect_subgoal_job, note_when_the_grid_changed, start_subgoal_job)
+            .chain()
             .run_if(resource_exists::<SubgoalRoutes>)
             .in_set(GridPathSystems::Request)
             .after(crate::nav::publish_grid_changes),
@@ -42,10 +42,11 @@ pub const HIERARCHY_AFTER: Duration = Duration::from_millis(500);
 /// requests a subgoal graph can from one it keeps in step with the [`NavGrid`] (see the module
 /// notes of `subgoal.rs`): requests for 1 × 1 agents under 8 moves without corner cutting
 /// ([`gridpath::Rules::OCTILE`]), on a grid of uniform cost, with an exact algorithm (A*,
-/// Dijkstra, JPS, bidirectional) and no partial route. JPS requests only where the graph is the
-/// faster: on open maps (most game and city maps) JPS jumps far and the graph is dense, so the
-/// graph times both when it is built ([`gridpath::SubgoalGraph::jps_is_faster`]) and, where
-/// JPS won, leaves JPS requests to JPS. Other requests, and every request while the graph is
+/// Dijkstra, JPS, bidirectional; an admissible heuristic) and no partial route, for entities
+/// without [`ReplanIncrementally`](crate::ReplanIncrementally) (their own search is repaired
+/// after edits). JPS requests only where the graph is the faster: on open maps (most game and
+/// city maps) JPS jumps far and the graph is dense, so the graph times both when it is built
+/// ([`gridpath::SubgoalGraph::jps_is_faster`]) and, where JPS won, leaves JPS requests to JPS. Other requests, and every request while the graph is
 /// built or repaired, are searched as without it. Remove the resource to stop.
 ///
 /// ```
@@ -80,18 +81,18 @@ pub struct SubgoalRoutes {
 /// What [`SubgoalRoutes`] has done since it was inserted.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SubgoalCounts {
-    /// Graphs built from scratch (the first, and after a job failed).
+    /// Builds from scratch started (the first, and after a build or repair failed).
     pub builds: u64,
-    /// Repairs after edits (a grid of another size or with most cells changed is built anew
-    /// inside its repair, `SubgoalGraph::repair`).
+    /// Repairs after edits started (a grid of another size or with most cells changed is
+    /// built anew inside its repair, `SubgoalGraph::repair`).
     pub repairs: u64,
-    /// Hierarchies (or landmarks) built again after a repair dropped them.
+    /// Builds started of the hierarchy (or landmarks) a repair dropped.
     pub speed_ups: u64,
     /// Jobs that panicked.
     pub failures: u64,
 }
 
-/// The kinds of job.
+/// The kinds of job (counted when they start).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Job {
     Build,
@@ -106,8 +107,6 @@ pub(crate) struct GraphOf {
     pub(crate) version: NavVersion,
     pub(crate) grid: Arc<Grid>,
     pub(crate) graph: Arc<SubgoalGraph>,
-    /// A repair dropped the hierarchy or the landmarks since the last build of them.
-    slowed: bool,
 }
 
 impl GraphOf {
@@ -140,7 +139,10 @@ impl SubgoalRoutes {
     }
 
     /// The last graph done (for its size and build time, say), which may describe the grid
-    /// before the latest edits; `None` until the first build is done.
+    /// before the latest edits; `None` until the first build is done, and while a build or a
+    /// repair runs: a repair works on the graph in place (a copy kept meanwhile would cost
+    /// about ten times the repair: 6-13 ms against under 1 ms on a 512 x 512 maze), and a
+    /// failed one takes it along (the next edit builds anew).
     pub fn graph(&self) -> Option<&SubgoalGraph> {
         self.done.as_ref().map(|done| &*done.graph)
     }
@@ -169,12 +171,9 @@ impl SubgoalRoutes {
                     .map(|s| (*s).to_owned())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
+                // A build or repair took the graph with it; a speed-up left it here (not tried
+                // again until the grid changes).
                 self.fail(version, format!("the subgoal graph's {job:?} failed ({why})"));
-                // A build or repair took the graph with it; a speed-up left it here, not to be
-                // sped up again.
-                if let Some(done) = &mut self.done {
-                    done.slowed = false;
-                }
             }
         }
     }
@@ -209,21 +208,30 @@ impl SubgoalRoutes {
     }
 }
 
-/// Keeps the graph in step with the grid, off the frame: collects a finished job, then starts
-/// the next one due — a build, a repair of the last graph for the grid as it is now, or, once
-/// the grid has rested, the hierarchy a repair dropped.
-fn keep_subgoal_graph_current(
-    nav: Res<NavGrid>,
-    time: Res<Time<Real>>,
-    mut routes: ResMut<SubgoalRoutes>,
-    mut queue: ResMut<PlanQueue>,
-) {
-    let routes = &mut *routes;
+/// Takes a finished job's graph (or its failure).
+fn collect_subgoal_job(mut routes: ResMut<SubgoalRoutes>) {
     routes.collect();
+}
+
+/// Notes when (in real time: a paused game's grid rests too) the grid got its current version.
+fn note_when_the_grid_changed(nav: Res<NavGrid>, time: Res<Time<Real>>, mut routes: ResMut<SubgoalRoutes>) {
     let version = nav.version();
     if routes.since.is_none_or(|(seen, _)| seen != version) {
         routes.since = Some((version, time.elapsed()));
     }
+}
+
+/// Starts the job due, off the frame, when none runs: a build, a repair of the last graph for
+/// the grid as it is now, or, once the grid has rested [`HIERARCHY_AFTER`], the hierarchy a
+/// repair dropped.
+fn start_subgoal_job(
+    nav: Res<NavGrid>,
+    time: Res<Time<Real>>,
+    mut routes: ResMut<SubgoalRoutes>,
+    mut snapshot: ResMut<GridSnapshot>,
+) {
+    let routes = &mut *routes;
+    let version = nav.version();
     // Terrain costs: no request is answered by the graph, so none is kept up to date.
     if routes.job.is_running() || routes.failed == Some(version) || !nav.grid().has_uniform_cost() {
         return;
@@ -231,36 +239,32 @@ fn keep_subgoal_graph_current(
     if let Some(done) = routes.ready(version) {
         let rested =
             routes.since.is_some_and(|(_, since)| time.elapsed().saturating_sub(since) >= HIERARCHY_AFTER);
-        if done.slowed && rested {
+        if done.graph.speed_up_dropped() && rested {
             let done = done.clone();
             routes.start(Job::SpeedUp, version, move || {
+                // On a copy: the planning tasks answer from the graph meanwhile.
                 let mut graph = (*done.graph).clone();
                 graph.rebuild_hierarchy();
                 graph.time_against_jps(&done.grid);
                 graph.lay_out_edges();
-                GraphOf { graph: Arc::new(graph), slowed: false, ..done }
+                GraphOf { graph: Arc::new(graph), ..done }
             });
         }
         return;
     }
-    let grid = queue.snapshot(&nav);
+    let grid = snapshot.of(&nav);
     match routes.done.take() {
-        Some(before) => {
-            let slowed = before.slowed;
-            routes.start(Job::Repair, version, move || {
-                // Planning tasks may still hold the old graph (their results are for an older
-                // version, thrown away): then a copy is repaired.
-                let mut graph = Arc::try_unwrap(before.graph).unwrap_or_else(|shared| (*shared).clone());
-                let fast = graph.has_hierarchy() || graph.has_landmarks();
-                graph.repair(&grid);
-                let dropped = fast && !(graph.has_hierarchy() || graph.has_landmarks());
-                graph.lay_out_edges();
-                GraphOf { version, grid, graph: Arc::new(graph), slowed: slowed || dropped }
-            });
-        }
+        Some(before) => routes.start(Job::Repair, version, move || {
+            // Planning tasks may still hold the old graph (their results are for an older
+            // version, thrown away): then a copy is repaired.
+            let mut graph = Arc::try_unwrap(before.graph).unwrap_or_else(|shared| (*shared).clone());
+            graph.repair(&grid);
+            graph.lay_out_edges();
+            GraphOf { version, grid, graph: Arc::new(graph) }
+        }),
         None => routes.start(Job::Build, version, move || {
             let graph = SubgoalGraph::build(&grid);
-            GraphOf { version, grid, graph: Arc::new(graph), slowed: false }
+            GraphOf { version, grid, graph: Arc::new(graph) }
         }),
     }
 }

@@ -31,3 +31,18 @@ fn a_job_that_panics_says_so() {
     assert!(result.is_err());
     assert!(!jobs.is_running(), "and the next may start");
 }
+
+#[test]
+fn a_second_job_is_refused_while_one_runs() {
+    let mut jobs = OffFrame::default();
+    let (hold, wait) = std::sync::mpsc::channel::<()>();
+    jobs.start("test job", 1, move || wait.recv().map_or(0, |()| 1)).expect("a thread");
+    let refused = jobs.start("second job", 2, || 2);
+    assert_eq!(refused.map_err(|e| e.kind()), Err(std::io::ErrorKind::ResourceBusy));
+    assert_eq!(jobs.stamp(), Some(&1), "the running job stays");
+    hold.send(()).expect("the job waits");
+    let (result, stamp) = finished(&mut jobs);
+    assert_eq!((result.ok(), stamp), (Some(1), 1), "and gives its own result");
+    jobs.start("third job", 3, || 3).expect("taken: the next may start");
+    assert_eq!(finished(&mut jobs).0.ok(), Some(3));
+}

@@ -25,14 +25,18 @@ fn routes(app: &App) -> &SubgoalRoutes {
 }
 
 /// Runs frames, a millisecond apart in real time (the graph's thread runs in real time), until
-/// a graph describes the grid as it is and no job runs.
+/// a graph describes the grid as it is and no job runs. The app's clock stands still meanwhile:
+/// however long a job takes on a loaded machine, the grid has not rested for the plugin
+/// (`HIERARCHY_AFTER`) when this returns, unless it had before.
 fn wait_for_graph(app: &mut App) {
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
     let began = Instant::now();
     while !routes(app).is_ready(nav(app)) || routes(app).is_working() {
         assert!(began.elapsed() < Duration::from_secs(30), "the graph must be done within 30 s");
         std::thread::sleep(Duration::from_millis(1));
         app.update();
     }
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(FRAME));
 }
 
 /// Runs frames until nothing waits to be planned and nothing is in flight.
@@ -263,8 +267,28 @@ fn the_hierarchy_a_repair_dropped_is_built_again_once_the_grid_rests() {
         app.update();
     }
     assert_eq!(routes(&app).counts().speed_ups, 1, "once");
+    let graph = routes(&app).graph().expect("sped up");
+    assert!(!graph.speed_up_dropped() && (graph.has_hierarchy() || graph.has_landmarks()));
     let units = request_across(&mut app, 20);
     plan_all(&mut app);
     let routed = assert_exact(&app, &units);
     assert_eq!(queue(&app).counts().by_subgoal_graph, routed);
+    // Another wall drops them again; before the grid rests, a grid of another size comes: its
+    // repair builds the graph anew, choosing its speed-up again, so nothing is built once it
+    // rests.
+    let at = open_cells(nav(&app).grid(), 3)[2];
+    app.world_mut().resource_mut::<NavGrid>().edit(|grid| grid.set_wall(at, true).expect("in bounds"));
+    wait_for_graph(&mut app);
+    assert!(routes(&app).graph().expect("repaired").speed_up_dropped());
+    let other = generate(Generator::Maze { corridor: 1 }, 47, 47, 12).expect("a map");
+    app.world_mut().resource_mut::<NavGrid>().replace(other);
+    app.update();
+    wait_for_graph(&mut app);
+    assert_eq!(routes(&app).counts().repairs, 3);
+    assert!(!routes(&app).graph().expect("built anew").speed_up_dropped());
+    for _ in 0..frames {
+        app.update();
+    }
+    assert!(!routes(&app).is_working());
+    assert_eq!(routes(&app).counts().speed_ups, 1, "none after a rebuild");
 }
