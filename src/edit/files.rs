@@ -4,7 +4,7 @@
 //! [`AUTOSAVES_KEPT`] autosaves of each map name are kept).
 //!
 //! Every way of opening a map ends in one [`OpenMap`] message and one system
-//! ([`open_requested_maps`]): it reads the map and, only when that worked, replaces the level and
+//! (`open_requested_maps`): it reads the map and, only when that worked, replaces the level and
 //! sends [`MapLoaded`] (units, overlays, flow fields and the camera follow). A map that cannot
 //! be read leaves the current map, its edits and its units exactly as they were, and says why
 //! in the HUD and on stderr.

@@ -6,7 +6,7 @@
 //!
 //! The editor only reads [`HoverTile`]; which tile the OS cursor is over is decided elsewhere
 //! (the cursor plugin, a test, or a script), so all of this runs without a window. While the
-//! pointer is over a UI node marked [`BlocksMap`] (the controls panel), the map under it
+//! pointer is over a UI node marked [`BlocksMap`](crate::input::pointer::BlocksMap) (the controls panel), the map under it
 //! counts as not hovered: clicks on the panel never paint.
 
 use bevy::platform::collections::HashSet;

@@ -319,7 +319,7 @@ fn outcome(result: Result<(gridpath::Path, Duration), SearchError>, optimum: Opt
 
 /// The subgoal graph's row: `graph` (built for `grid`, or repaired to it here: an edit's
 /// repair is left out of the time, as a build is) from `start` to `goal` under
-/// `settings`' rules, timed as the fastest of [`RUNS`] and compared with `optimum`. The graph
+/// `settings`' rules, timed as the fastest of `RUNS` and compared with `optimum`. The graph
 /// answers exactly or says why it does not apply (4 moves, corner cutting, terrain costs,
 /// weights).
 pub fn subgoal_row(

@@ -1506,7 +1506,7 @@ impl Avoidance {
     /// bodies of one radius (each fits where the other stood, clear of the walls and of every
     /// other body), each body once a frame, and only by a legal crossing for both; never with a
     /// body of its own group (a unit reaching its ring arrives there). Face to face, both gain
-    /// a place: where giving way ([`give_way`](Self::give_way)) cannot back the one that
+    /// a place: where giving way (`give_way`) cannot back the one that
     /// yields out (another group's arrived units behind it, seeded scene 55), they stood for good.
     /// The bodies must be prepared ([`prepare`](Self::prepare)) for `bodies`.
     pub fn pass_through(&mut self, bodies: &[Body], grid: &Grid, positions: &mut [Vec2]) {
