@@ -410,6 +410,16 @@ fn a_dropped_speed_up_is_said_until_it_is_built_again() {
     assert!(graph.speed_up_dropped(), "still, after a second repair with nothing to drop");
     graph.rebuild_hierarchy();
     assert!(!graph.speed_up_dropped(), "built again");
+    // Forced back, kept whatever the timing: dropped again by the next repair that changes
+    // the graph.
+    for force in [SubgoalGraph::force_hierarchy, SubgoalGraph::force_landmarks] {
+        force(&mut graph);
+        assert!(!graph.speed_up_dropped(), "forced back");
+        let at = open[open.len() / 5];
+        grid.set_wall(at, grid.is_passable(at)).unwrap();
+        graph.repair(&grid);
+        assert!(graph.speed_up_dropped());
+    }
     grid.set_wall(open[open.len() / 4], true).unwrap();
     graph.repair(&grid);
     assert!(graph.speed_up_dropped());

@@ -709,6 +709,7 @@ impl SubgoalGraph {
     pub fn force_hierarchy(&mut self) {
         self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals));
         self.flat = None;
+        self.speed_up_dropped = false;
     }
 
     /// Drops the contraction hierarchy: queries search the subgoal graph itself (for
@@ -723,6 +724,7 @@ impl SubgoalGraph {
     pub fn force_landmarks(&mut self) {
         self.hierarchy = None;
         self.landmarks = self.measure_landmarks();
+        self.speed_up_dropped = false;
     }
 
     /// Landmarks for the graph as it stands (`landmarks.rs`), `None` without subgoals.
@@ -754,7 +756,8 @@ impl SubgoalGraph {
     /// ([`SubgoalGraph::build`], [`SubgoalGraph::rebuild_hierarchy`]) kept: queries are exact
     /// but slower until [`SubgoalGraph::rebuild_hierarchy`] runs again (a game does it once
     /// its edits pause). `false` after a rebuild (a grid of another size, most cells changed),
-    /// which makes the choice anew, and where the choice kept neither.
+    /// which makes the choice anew, after [`SubgoalGraph::force_hierarchy`] or
+    /// [`SubgoalGraph::force_landmarks`], and where the choice kept neither.
     #[must_use]
     pub fn speed_up_dropped(&self) -> bool {
         self.speed_up_dropped
