@@ -46,8 +46,9 @@ pub const HIERARCHY_AFTER: Duration = Duration::from_millis(500);
 /// without [`ReplanIncrementally`](crate::ReplanIncrementally) (their own search is repaired
 /// after edits). JPS requests only where the graph is the faster: on open maps (most game and
 /// city maps) JPS jumps far and the graph is dense, so the graph times both when it is built
-/// ([`gridpath::SubgoalGraph::jps_is_faster`]) and, where JPS won, leaves JPS requests to JPS. Other requests, and every request while the graph is
-/// built or repaired, are searched as without it. Remove the resource to stop.
+/// ([`gridpath::SubgoalGraph::jps_is_faster`]) and, where JPS won, leaves JPS requests to JPS.
+/// Other requests, and every request while the graph is built or repaired, are searched as
+/// without it. Remove the resource to stop.
 ///
 /// ```
 /// use bevy::prelude::*;

@@ -115,6 +115,18 @@ fn check_answer(
     Ok(())
 }
 
+/// Whether a query from `start` to `goal` is refused before any search: an end in a wall, or
+/// ends of two terrain classes (`answer` tells: `SearchError::TerrainClasses`).
+fn refused_before_a_search(
+    grid: &Grid,
+    (start, goal): (Pos, Pos),
+    answer: &Result<gridpath::Path, SearchError>,
+) -> bool {
+    !grid.is_passable(start)
+        || !grid.is_passable(goal)
+        || matches!(answer, Err(SearchError::TerrainClasses { .. }))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -155,8 +167,8 @@ proptest! {
         let mut searcher = Searcher::new();
         for (k, &(start, goal)) in ends.iter().enumerate() {
             let own = owned.find_path(&grid, start, goal, &settings).map(|p| (p.cost, p.stats));
-            let refused = !grid.is_passable(start) || !grid.is_passable(goal);
             for (t, (answer, by_graph)) in answers.iter().map(|thread| &thread[k]).enumerate() {
+                let refused = refused_before_a_search(&grid, (start, goal), answer);
                 check_answer(answer, &mut searcher, &grid, (start, goal), &format!("thread {t}, query {k}"))?;
                 prop_assert_eq!(answer.as_ref().map(|p| (p.cost, p.stats)).ok(), own.as_ref().ok().copied(), "query {}", k);
                 prop_assert_eq!(*by_graph, !refused, "thread {}, query {}: the graph answers what it does not refuse", t, k);
@@ -175,20 +187,20 @@ proptest! {
         let mut query = SubgoalQuery::default();
         for (k, &(start, goal)) in ends.iter().enumerate() {
             let (start, goal) = (cell(&edited, u64::from(start.x), u64::from(start.y)), cell(&edited, u64::from(goal.x), u64::from(goal.y)));
-            let refused = !edited.is_passable(start) || !edited.is_passable(goal);
             let stale = shared.find_path_with(&edited, start, goal, &settings, &mut query);
             check_answer(&stale, &mut searcher, &edited, (start, goal), &format!("graph of the grid before the edits, query {k}"))?;
             prop_assert!(!query.answered_by_graph(), "query {}: a graph of the grid before the edits must not answer", k);
             let unlaid = repaired.find_path_with(&edited, start, goal, &settings, &mut query);
             check_answer(&unlaid, &mut searcher, &edited, (start, goal), &format!("repaired, edges unlaid, query {k}"))?;
+            let refused = refused_before_a_search(&edited, (start, goal), &unlaid);
             prop_assert_eq!(query.answered_by_graph(), !refused, "query {}: the repaired graph answers", k);
         }
         repaired.lay_out_edges();
         for (k, &(start, goal)) in ends.iter().enumerate() {
             let (start, goal) = (cell(&edited, u64::from(start.x), u64::from(start.y)), cell(&edited, u64::from(goal.x), u64::from(goal.y)));
-            let refused = !edited.is_passable(start) || !edited.is_passable(goal);
             let laid = repaired.find_path_with(&edited, start, goal, &settings, &mut query);
             check_answer(&laid, &mut searcher, &edited, (start, goal), &format!("repaired, edges laid out, query {k}"))?;
+            let refused = refused_before_a_search(&edited, (start, goal), &laid);
             prop_assert_eq!(query.answered_by_graph(), !refused, "query {}: the repaired graph answers", k);
         }
     }
@@ -410,6 +422,12 @@ fn a_dropped_speed_up_is_said_until_it_is_built_again() {
     assert!(graph.speed_up_dropped(), "still, after a second repair with nothing to drop");
     graph.rebuild_hierarchy();
     assert!(!graph.speed_up_dropped(), "built again");
+    // Whatever that choice kept, a forced speed-up dropped by a repair sets the flag.
+    graph.force_landmarks();
+    let at = open[open.len() / 6];
+    grid.set_wall(at, grid.is_passable(at)).unwrap();
+    graph.repair(&grid);
+    assert!(graph.speed_up_dropped(), "the flag is set before each force below");
     // Forced back, kept whatever the timing: dropped again by the next repair that changes
     // the graph.
     for force in [SubgoalGraph::force_hierarchy, SubgoalGraph::force_landmarks] {

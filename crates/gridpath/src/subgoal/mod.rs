@@ -210,8 +210,8 @@ impl SubgoalQuery {
     /// Whether the last [`SubgoalGraph::find_path_with`] was answered by the graph (its route,
     /// or its finding that the goal cannot be reached), `false` when it was answered by JPS
     /// over the cells (a graph that does not describe the grid; the rare edge it cannot
-    /// refine) or refused before any search (a wall, a bad endpoint, settings it does not
-    /// answer).
+    /// refine) or refused before any search (a wall, a bad endpoint, ends of two terrain
+    /// classes, settings it does not answer).
     #[must_use]
     pub fn answered_by_graph(&self) -> bool {
         self.by_graph
@@ -1145,12 +1145,14 @@ impl SubgoalGraph {
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats), SearchError> {
         out.clear();
-        query.by_graph = true;
         if start == goal {
+            query.by_graph = true;
             out.push(start);
             return Ok((0.0, Stats::default()));
         }
+        // Ends of two classes are refused before any search, as walls are.
         check_same_class(grid, start, goal)?;
+        query.by_graph = true;
         let (s, g) = (grid.index(start), grid.index(goal));
         match self.search_in(&mut query.work, s, g) {
             Ok((pair, stats)) => {
