@@ -106,6 +106,8 @@ struct Witness {
     stamp: Vec<u32>,
     generation: u32,
     heap: OpenList,
+    /// Per slot, `generation` while it is a target of the search under way.
+    target: Vec<u32>,
     /// Nodes pushed by every search so far.
     pushes: usize,
     /// Routes looked at by every [`Witness::two_hops`] so far.
@@ -146,6 +148,7 @@ impl Hierarchy {
             stamp: vec![0; n],
             generation: 0,
             heap: OpenList::default(),
+            target: vec![0; n],
             pushes: 0,
             visits: 0,
         };
@@ -282,7 +285,7 @@ fn shortcuts_needed(
         if rest.is_empty() {
             continue;
         }
-        witness.two_hops(adj, a.to as usize, x);
+        witness.two_hops(adj, (a.to as usize, x), a.cost, rest);
         for b in rest {
             let via_x = add(a.cost, b.cost);
             let found = witness.reached(b.to as usize).is_some_and(|d| !less(via_x, d));
@@ -312,7 +315,7 @@ fn confirm_shortcuts(
             .map(|p| p.2)
             .max_by(|p, q| value(*p).total_cmp(&value(*q)))
             .unwrap_or([0, 0]);
-        witness.run(adj, a as usize, x, limit, WITNESS_SETTLED);
+        witness.run(adj, (a as usize, x), pairs[k..end].iter().map(|p| p.1 as usize), limit, WITNESS_SETTLED);
         for j in k..end {
             let (_, b, via_x) = pairs[j];
             if witness.reached(b as usize).is_none_or(|d| less(via_x, d)) {
@@ -326,15 +329,37 @@ fn confirm_shortcuts(
 }
 
 impl Witness {
-    /// Dijkstra from `from` over `adj` without `skip`, up to cost `limit` or `settled` nodes.
-    #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
-    fn run(&mut self, adj: &[Vec<UpEdge>], from: usize, skip: usize, limit: [u32; 2], settled: usize) {
+    /// A new search's stamp (the stamps start again from zero before they would wrap).
+    fn next_generation(&mut self) -> u32 {
         if self.generation >= u32::MAX - 2 {
             self.stamp.fill(0);
+            self.target.fill(0);
             self.generation = 0;
         }
         self.generation += 2;
-        let generation = self.generation;
+        self.generation
+    }
+
+    /// Dijkstra from `from` over `adj` without `skip`, up to cost `limit` or `settled` nodes, or
+    /// until every one of `targets` is settled (their distances are final then: the rest of the
+    /// search could change none of them).
+    #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
+    fn run(
+        &mut self,
+        adj: &[Vec<UpEdge>],
+        (from, skip): (usize, usize),
+        targets: impl Iterator<Item = usize>,
+        limit: [u32; 2],
+        settled: usize,
+    ) {
+        let generation = self.next_generation();
+        let mut unsettled = 0;
+        for t in targets {
+            if self.target[t] != generation {
+                self.target[t] = generation;
+                unsettled += 1;
+            }
+        }
         self.heap.clear();
         self.dist[from] = [0, 0];
         self.stamp[from] = generation;
@@ -350,6 +375,12 @@ impl Witness {
             if count >= settled || less(limit, self.dist[v]) {
                 break;
             }
+            if self.target[v] == generation {
+                unsettled -= 1;
+                if unsettled == 0 {
+                    break;
+                }
+            }
             for e in &adj[v] {
                 let t = e.to as usize;
                 if t == skip || self.stamp[t] == generation + 1 {
@@ -359,46 +390,58 @@ impl Witness {
                 if self.stamp[t] != generation || less(d, self.dist[t]) {
                     self.dist[t] = d;
                     self.stamp[t] = generation;
-                    self.heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
+                    // Beyond the limit it would never be settled: its distance is kept (a real
+                    // route's), the heap is spared. Counted as pushed all the same: the budget
+                    // stays a measure of how far the contraction went.
+                    if !less(limit, d) {
+                        self.heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
+                    }
                     self.pushes += 1;
                 }
             }
         }
     }
 
-    /// The routes of one or two edges from `from` over `adj` without `skip`, as
-    /// [`Witness::run`] leaves its distances (no heap: every such route is looked at).
-    fn two_hops(&mut self, adj: &[Vec<UpEdge>], from: usize, skip: usize) {
-        if self.generation >= u32::MAX - 2 {
-            self.stamp.fill(0);
-            self.generation = 0;
+    /// The routes of one or two edges from `from` over `adj` without `skip` to the subgoals
+    /// of `targets` (the rest of `skip`'s neighbours, `from` at `to_skip` from it), as
+    /// [`Witness::run`] leaves its distances (no heap: every such route is looked at). Routes
+    /// dearer than the way through `skip` to every target are left out: none could be a
+    /// witness. [`Witness::visits`] counts every route of two edges all the same, a measure of
+    /// how dense the graph has grown, pruned or not.
+    fn two_hops(
+        &mut self,
+        adj: &[Vec<UpEdge>],
+        (from, skip): (usize, usize),
+        to_skip: [u32; 2],
+        targets: &[UpEdge],
+    ) {
+        let generation = self.next_generation();
+        let mut farthest = 0.0f64;
+        for b in targets {
+            self.target[b.to as usize] = generation;
+            farthest = farthest.max(value(b.cost));
         }
-        self.generation += 2;
-        let generation = self.generation;
-        self.dist[from] = [0, 0];
-        self.stamp[from] = generation;
-        let offer = |dist: &mut Vec<[u32; 2]>, stamp: &mut Vec<u32>, t: usize, d: [u32; 2]| {
-            if stamp[t] != generation || less(d, dist[t]) {
+        // No witness is dearer than this (within `less`'s rounding).
+        let limit = value(to_skip) + farthest + 1e-6;
+        let (dist, stamp, target) = (&mut self.dist, &mut self.stamp, &self.target);
+        let mut offer = |t: usize, d: [u32; 2]| {
+            if target[t] == generation && (stamp[t] != generation || less(d, dist[t])) {
                 dist[t] = d;
                 stamp[t] = generation;
             }
         };
         for e in &adj[from] {
-            if e.to as usize != skip {
-                offer(&mut self.dist, &mut self.stamp, e.to as usize, e.cost);
-            }
-        }
-        for e in &adj[from] {
             let c = e.to as usize;
             if c == skip {
                 continue;
             }
+            offer(c, e.cost);
             self.visits += adj[c].len();
+            if value(e.cost) > limit {
+                continue;
+            }
             for f in &adj[c] {
-                let t = f.to as usize;
-                if t != skip && t != from {
-                    offer(&mut self.dist, &mut self.stamp, t, add(e.cost, f.cost));
-                }
+                offer(f.to as usize, add(e.cost, f.cost));
             }
         }
     }
