@@ -403,7 +403,7 @@ impl Witness {
     }
 
     /// The routes of one or two edges from `from` over `adj` without `skip` to the subgoals
-    /// of `targets` (the rest of `skip`'s neighbours, `from` at `to_skip` from it), as
+    /// of `targets` (the rest of `skip`'s neighbours; `from` is `via_skip` from `skip`), as
     /// [`Witness::run`] leaves its distances (no heap: every such route is looked at). Routes
     /// dearer than the way through `skip` to every target are left out: none could be a
     /// witness. [`Witness::visits`] counts every route of two edges all the same, a measure of
@@ -412,7 +412,7 @@ impl Witness {
         &mut self,
         adj: &[Vec<UpEdge>],
         (from, skip): (usize, usize),
-        to_skip: [u32; 2],
+        via_skip: [u32; 2],
         targets: &[UpEdge],
     ) {
         let generation = self.next_generation();
@@ -422,7 +422,7 @@ impl Witness {
             farthest = farthest.max(value(b.cost));
         }
         // No witness is dearer than this (within `less`'s rounding).
-        let limit = value(to_skip) + farthest + 1e-6;
+        let limit = value(via_skip) + farthest + 1e-6;
         let (dist, stamp, target) = (&mut self.dist, &mut self.stamp, &self.target);
         let mut offer = |t: usize, d: [u32; 2]| {
             if target[t] == generation && (stamp[t] != generation || less(d, dist[t])) {
