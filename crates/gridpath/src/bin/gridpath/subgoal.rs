@@ -275,16 +275,23 @@ fn summary(rows: &[(String, Row)], total: usize) {
         );
     }
     if !big.is_empty() {
-        let (build_max, bytes_max) = (max(&build), max(&bytes));
+        let (build_max, bytes_max, repair_max) = (max(&build), max(&bytes), max(&repair));
+        // The repair target is per map (the median over its edits), so the verdict is the
+        // slowest map's median, printed next to it; the median over the maps only describes.
+        let slowest = rows
+            .iter()
+            .filter(|(_, r)| r.side_512)
+            .max_by(|(_, a), (_, b)| a.repair_us.total_cmp(&b.repair_us))
+            .map_or("", |(name, _)| name.as_str());
         println!(
-            "  512x512 maps ({}): build median {:.0} ms, max {build_max:.0} ms (target <= 2000 ms: {}); {:.1} B/cell median, max {bytes_max:.1} (target <= 64: {}); one-cell repair median of medians {:.0} µs (target <= 2000 µs: {})",
+            "  512x512 maps ({}): build median {:.0} ms, max {build_max:.0} ms (target <= 2000 ms: {}); {:.1} B/cell median, max {bytes_max:.1} (target <= 64: {}); one-cell repair: median per map at most {repair_max:.0} µs ({slowest}; target <= 2000 µs: {}), median over the maps {:.0} µs",
             big.len(),
             median(&mut build),
             mark(build_max <= 2000.0),
             median(&mut bytes),
             mark(bytes_max <= 64.0),
-            median(&mut repair),
-            mark(max(&repair) <= 2000.0)
+            mark(repair_max <= 2000.0),
+            median(&mut repair)
         );
     }
 }
