@@ -75,7 +75,10 @@ if [ -f "$out/monkey.txt" ]; then
     # Errors the game shows the player (tilepath::notice: a refused file, a generator with no room
     # on a tiny map) are answers to random input, not faults.
     faults() { grep -E "panicked|ERROR" "$out/monkey.log" | grep -v "tilepath::notice" || true; }
-    if [ "$monkey_status" -ne 124 ] || [ "$steps" -lt 200 ] || [ -n "$(faults)" ]; then
+    # A floor showing the input was played, not a speed check: steps wait for frames, and
+    # software rendering on a loaded 2-core machine played 176 (5 Dec, a second test run beside
+    # it; 200 was the floor then, and that run failed).
+    if [ "$monkey_status" -ne 124 ] || [ "$steps" -lt 100 ] || [ -n "$(faults)" ]; then
         faults | head -n 20
         echo "window test: 60 s of random input ($steps steps) ended with status $monkey_status (124: still running), log: $out/monkey.log" >&2
         exit 1
