@@ -27,6 +27,8 @@
 //! diagonal the two straight scans of its quadrant, each scan stopping at an obstacle or a
 //! subgoal (kept) and never reaching farther than the scan of the diagonal cell before did
 //! (a cell beyond is reached as cheaply through the subgoal or corner that stopped it).
+//! The straight scans find their stop in bits (`stops.rs`: per class, the cells where a scan
+//! stops, in rows and in columns), 64 cells a word, not cell by cell.
 //!
 //! **Edits.** The graph keeps a copy of the cells it was built on and the grid's id and
 //! revision. A query on a grid in another state first repairs the graph ([`SubgoalGraph::repair`]):
@@ -48,11 +50,14 @@
 
 mod hierarchy;
 mod landmarks;
+mod stops;
 
 use std::time::{Duration, Instant};
 
 use crate::Corners;
 use crate::grid::{DIRS, Grid, Moves, Pos};
+use stops::Stops;
+
 use crate::search::{
     BucketQueue, Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats,
     check_endpoint, check_same_class,
@@ -274,6 +279,8 @@ pub struct SubgoalGraph {
     fences: Vec<u8>,
     /// Per padded cell: its subgoal's slot, or [`NONE`].
     slot_at: Vec<u32>,
+    /// Where the scans' straight rays stop, as bits (from `cells` and `slot_at`).
+    stops: Stops,
     subgoals: Vec<Subgoal>,
     /// Free slots of `subgoals`.
     free: Vec<u32>,
@@ -397,6 +404,7 @@ struct View<'a> {
     /// Fence masks (empty without fences): a step across one is blocked.
     fences: &'a [u8],
     slot_at: &'a [u32],
+    stops: &'a Stops,
     stride: usize,
     off: [isize; 8],
 }
@@ -416,25 +424,36 @@ impl View<'_> {
         let step = |x: usize, d: usize, n: usize| x.wrapping_add_signed(DIRS[d].0 as isize * n.cast_signed());
         let step_y =
             |y: usize, d: usize, n: usize| y.wrapping_add_signed(DIRS[d].1 as isize * n.cast_signed());
-        // A straight ray from `i` in direction `d`: the free cells before the first obstacle
-        // or vertex (pushed into `out`), at most `limit`.
-        let ray = |mut i: usize, d: usize, limit: usize, out: &mut Vec<usize>| {
-            let mut t = 0;
-            while t < limit {
-                if fenced(i, d) {
-                    break;
-                }
-                i = i.wrapping_add_signed(self.off[d]);
-                if !free(i) {
-                    break;
-                }
-                if vertex(i) {
-                    out.push(i);
-                    break;
-                }
-                t += 1;
+        // Steps from `i` along straight direction `d` to `extra`, if it lies that way.
+        let (ex, ey) = (extra % self.stride, extra / self.stride);
+        let to_extra = |i: usize, d: usize| {
+            let (x, y) = (i % self.stride, i / self.stride);
+            match d {
+                _ if extra >= self.cells.len() => usize::MAX,
+                0 if ex == x && ey < y => y - ey,
+                1 if ey == y && ex > x => ex - x,
+                2 if ex == x && ey > y => ey - y,
+                3 if ey == y && ex < x => x - ex,
+                _ => usize::MAX,
             }
-            t
+        };
+        // A straight ray from `i` in direction `d`: the free cells before the first obstacle
+        // or vertex (pushed into `out`), at most `limit`. The stop bits find the first stop;
+        // only the ray's first step can cross a fence (every other cell beside one is a
+        // subgoal, which stops the ray).
+        let ray = |i: usize, d: usize, limit: usize, out: &mut Vec<usize>| {
+            if limit == 0 || fenced(i, d) {
+                return 0;
+            }
+            let k = self.stops.first(class, i, d, limit).min(to_extra(i, d));
+            if k > limit {
+                return limit;
+            }
+            let end = i.wrapping_add_signed(self.off[d] * k.cast_signed());
+            if free(end) && vertex(end) {
+                out.push(end);
+            }
+            k - 1
         };
         // Straight rays: the free cells before the first obstacle or vertex each way.
         let mut clear = [0usize; 4];
@@ -488,6 +507,7 @@ impl Clone for SubgoalGraph {
             cells: self.cells.clone(),
             fences: self.fences.clone(),
             slot_at: self.slot_at.clone(),
+            stops: self.stops.clone(),
             subgoals: self.subgoals.clone(),
             free: self.free.clone(),
             build_time: self.build_time,
@@ -518,6 +538,7 @@ impl SubgoalGraph {
             cells: grid.cells().to_vec(),
             fences: grid.fence_masks().to_vec(),
             slot_at: vec![NONE; grid.padded_len()],
+            stops: Stops::new(grid.cells(), grid.stride(), |_| false),
             subgoals: Vec::new(),
             free: Vec::new(),
             build_time: Duration::ZERO,
@@ -810,6 +831,7 @@ impl SubgoalGraph {
         self.cells.len()
             + self.fences.len()
             + self.slot_at.len() * size_of::<u32>()
+            + self.stops.bytes()
             + self.subgoals.len() * size_of::<Subgoal>()
             + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>()
             + self.free.len() * size_of::<u32>()
@@ -852,6 +874,9 @@ impl SubgoalGraph {
             return changed.len();
         }
         self.cells.copy_from_slice(new);
+        for &i in &changed {
+            self.refresh_stops(i);
+        }
         (self.id, self.revision) = (grid.id(), grid.revision());
         if !changed.is_empty() {
             // What was derived from the graph as it was.
@@ -954,13 +979,21 @@ impl SubgoalGraph {
         {
             self.slot_at[i] = slot as u32;
         }
+        self.refresh_stops(i);
         slot
+    }
+
+    /// Sets padded cell `i`'s stop bits again from its class and subgoal.
+    fn refresh_stops(&mut self, i: usize) {
+        let slot_at = &self.slot_at;
+        self.stops.refresh(i, self.cells[i], slot_at[i] != NONE, &self.cells, |j| slot_at[j] != NONE);
     }
 
     /// Removes the subgoal at padded cell `i` and every edge to it.
     fn remove_subgoal(&mut self, i: usize) {
         let slot = self.slot_at[i];
         self.slot_at[i] = NONE;
+        self.refresh_stops(i);
         let adj = std::mem::take(&mut self.subgoals[slot as usize].adj);
         for e in adj {
             self.subgoals[(e.to & TARGET) as usize].adj.retain(|f| f.to & TARGET != slot);
@@ -997,6 +1030,7 @@ impl SubgoalGraph {
             cells: &self.cells,
             fences: &self.fences,
             slot_at: &self.slot_at,
+            stops: &self.stops,
             stride: self.stride,
             off: offsets(self.stride),
         };
@@ -1207,6 +1241,7 @@ impl SubgoalGraph {
             cells: &self.cells,
             fences: &self.fences,
             slot_at: &self.slot_at,
+            stops: &self.stops,
             stride: self.stride,
             off: offsets(self.stride),
         };
