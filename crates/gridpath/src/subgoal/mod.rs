@@ -188,6 +188,8 @@ struct Workspace {
     fwd: Vec<hierarchy::Side>,
     bwd: Vec<hierarchy::Side>,
     found: Vec<usize>,
+    /// Per slot, found by the rescan under way (all `false` between rescans).
+    found_now: Vec<bool>,
     start_edges: Vec<usize>,
     chain: Vec<u32>,
     /// The hierarchy's unpacking: the hops of the route found, a stack of hops to unpack,
@@ -418,39 +420,42 @@ impl View<'_> {
         // The step from `i` in direction `d` crosses a fence (only from a vertex or the scan's
         // own cell: every other cell next to a fence is a subgoal, where the scan stops).
         let fenced = |i: usize, d: usize| !self.fences.is_empty() && self.fences[i] >> d & 1 == 1;
-        let vertex = |i: usize| self.slot_at[i] != NONE || i == extra;
         let (sx, sy) = (s % self.stride, s / self.stride);
         let mut bb = Bbox([sx, sy, sx, sy]);
         let step = |x: usize, d: usize, n: usize| x.wrapping_add_signed(DIRS[d].0 as isize * n.cast_signed());
         let step_y =
             |y: usize, d: usize, n: usize| y.wrapping_add_signed(DIRS[d].1 as isize * n.cast_signed());
-        // Steps from `i` along straight direction `d` to `extra`, if it lies that way.
+        // Steps from `(x, y)` along straight direction `d` to `extra`, if it lies that way.
         let (ex, ey) = (extra % self.stride, extra / self.stride);
-        let to_extra = |i: usize, d: usize| {
-            let (x, y) = (i % self.stride, i / self.stride);
-            match d {
-                _ if extra >= self.cells.len() => usize::MAX,
-                0 if ex == x && ey < y => y - ey,
-                1 if ey == y && ex > x => ex - x,
-                2 if ex == x && ey > y => ey - y,
-                3 if ey == y && ex < x => x - ex,
-                _ => usize::MAX,
-            }
+        let to_extra = |(x, y): (usize, usize), d: usize| match d {
+            _ if extra >= self.cells.len() => usize::MAX,
+            0 if ex == x && ey < y => y - ey,
+            1 if ey == y && ex > x => ex - x,
+            2 if ex == x && ey > y => ey - y,
+            3 if ey == y && ex < x => x - ex,
+            _ => usize::MAX,
         };
-        // A straight ray from `i` in direction `d`: the free cells before the first obstacle
-        // or vertex (pushed into `out`), at most `limit`. The stop bits find the first stop;
-        // only the ray's first step can cross a fence (every other cell beside one is a
-        // subgoal, which stops the ray).
-        let ray = |i: usize, d: usize, limit: usize, out: &mut Vec<usize>| {
+        // The scan's cell is open, so its class has stop bits.
+        let Some(stops) = self.stops.of(class) else {
+            debug_assert!(false, "no stop bits for an open cell's class");
+            return bb;
+        };
+        // A straight ray from `i` at `xy` in direction `d`: the free cells before the first
+        // obstacle or vertex (pushed into `out`), at most `limit`. The stop bits find the
+        // first stop; only the ray's first step can cross a fence (every other cell beside one
+        // is a subgoal, which stops the ray).
+        let ray = |i: usize, xy: (usize, usize), d: usize, limit: usize, out: &mut Vec<usize>| {
             if limit == 0 || fenced(i, d) {
                 return 0;
             }
-            let k = self.stops.first(class, i, d, limit).min(to_extra(i, d));
+            let k = stops.first(xy, d, limit).min(to_extra(xy, d));
             if k > limit {
                 return limit;
             }
+            // A stop of the scan's class is a vertex (the bits' stops are the other classes
+            // and the subgoals; `extra` is one).
             let end = i.wrapping_add_signed(self.off[d] * k.cast_signed());
-            if free(end) && vertex(end) {
+            if free(end) {
                 out.push(end);
             }
             k - 1
@@ -458,7 +463,7 @@ impl View<'_> {
         // Straight rays: the free cells before the first obstacle or vertex each way.
         let mut clear = [0usize; 4];
         for (d, c) in clear.iter_mut().enumerate() {
-            *c = ray(s, d, usize::MAX, out);
+            *c = ray(s, (sx, sy), d, usize::MAX, out);
             bb.include(step(sx, d, *c + 1), step_y(sy, d, *c + 1));
         }
         for (diag, a, b) in QUADRANTS {
@@ -477,12 +482,13 @@ impl View<'_> {
                 }
                 p = next;
                 (px, py) = (step(px, diag, 1), step_y(py, diag, 1));
-                if vertex(p) {
+                // `p` is free: a stop bit there is a subgoal's (a bit, not its slot, read).
+                if p == extra || stops.stops_at((px, py)) {
                     out.push(p);
                     break;
                 }
                 for (m, d) in [(0, a), (1, b)] {
-                    let t = ray(p, d, max[m], out);
+                    let t = ray(p, (px, py), d, max[m], out);
                     let reach = if t < max[m] { t + 1 } else { t };
                     bb.include(step(px, d, reach), step_y(py, d, reach));
                     max[m] = t;
@@ -1003,27 +1009,12 @@ impl SubgoalGraph {
     }
 
     /// Scans again from subgoal `slot`: replaces the edges its scan found and its read box.
+    /// Only the edges it no longer finds, or finds anew, touch the other end's list: after a
+    /// one-cell edit most are found again, and each other end's list is a cache miss (looking
+    /// them all up twice was a third of a repair on the street maps).
     fn rescan(&mut self, slot: usize) {
         #[expect(clippy::cast_possible_truncation, reason = "fewer slots than cells")]
         let me = slot as u32;
-        // Forget what the previous scan found.
-        let old = std::mem::take(&mut self.subgoals[slot].adj);
-        let mut kept = Vec::with_capacity(old.len());
-        for e in old {
-            let t = (e.to & TARGET) as usize;
-            if e.to & FOUND_HERE != 0 {
-                let theirs = &mut self.subgoals[t].adj;
-                if let Some(k) = theirs.iter().position(|f| f.to & TARGET == me) {
-                    theirs[k].to &= !FOUND_THERE;
-                    if theirs[k].to & (FOUND_HERE | FOUND_THERE) == 0 {
-                        theirs.swap_remove(k);
-                    }
-                }
-            }
-            if e.to & FOUND_THERE != 0 {
-                kept.push(Edge { to: e.to & !FOUND_HERE, ..e });
-            }
-        }
         let mut found = std::mem::take(&mut self.work.found);
         found.clear();
         let view = View {
@@ -1036,13 +1027,44 @@ impl SubgoalGraph {
         };
         let bb = view.scan(self.subgoals[slot].cell as usize, usize::MAX, &mut found);
         self.subgoals[slot].read = bb.packed();
+        // The slots found now, marked; a mark is cleared once its edge is in place.
+        let mut marked = std::mem::take(&mut self.work.found_now);
+        marked.resize(self.subgoals.len(), false);
+        for &cell in &found {
+            marked[self.slot_at[cell] as usize] = true;
+        }
+        let mut mine = std::mem::take(&mut self.subgoals[slot].adj);
+        // What the previous scan found and this one does not: forgotten at both ends.
+        for e in &mut mine {
+            let t = (e.to & TARGET) as usize;
+            if e.to & FOUND_HERE == 0 {
+                continue;
+            }
+            if marked[t] {
+                marked[t] = false;
+                continue;
+            }
+            e.to &= !FOUND_HERE;
+            let theirs = &mut self.subgoals[t].adj;
+            if let Some(k) = theirs.iter().position(|f| f.to & TARGET == me) {
+                theirs[k].to &= !FOUND_THERE;
+                if theirs[k].to & (FOUND_HERE | FOUND_THERE) == 0 {
+                    theirs.swap_remove(k);
+                }
+            }
+        }
+        mine.retain(|e| e.to & (FOUND_HERE | FOUND_THERE) != 0);
+        // What this scan finds anew.
         let (mx, my) = (self.subgoals[slot].x, self.subgoals[slot].y);
         for &cell in &found {
             let t = self.slot_at[cell];
+            if !std::mem::take(&mut marked[t as usize]) {
+                continue;
+            }
             let (tx, ty) = (self.subgoals[t as usize].x, self.subgoals[t as usize].y);
-            match kept.iter().position(|f| f.to & TARGET == t) {
-                Some(k) => kept[k].to |= FOUND_HERE,
-                None => kept.push(Edge { to: t | FOUND_HERE, x: tx, y: ty }),
+            match mine.iter().position(|f| f.to & TARGET == t) {
+                Some(k) => mine[k].to |= FOUND_HERE,
+                None => mine.push(Edge { to: t | FOUND_HERE, x: tx, y: ty }),
             }
             let theirs = &mut self.subgoals[t as usize].adj;
             match theirs.iter().position(|f| f.to & TARGET == me) {
@@ -1050,8 +1072,9 @@ impl SubgoalGraph {
                 None => theirs.push(Edge { to: me | FOUND_THERE, x: mx, y: my }),
             }
         }
-        self.subgoals[slot].adj = kept;
+        self.subgoals[slot].adj = mine;
         self.work.found = found;
+        self.work.found_now = marked;
     }
 
     /// Why the graph cannot answer with `settings` on `grid`, if it cannot.

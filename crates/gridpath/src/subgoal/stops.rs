@@ -94,25 +94,14 @@ impl Stops {
         }
     }
 
-    /// How many steps from padded cell `i` in straight direction `d` (of `DIRS`: north, east,
-    /// south, west) the first stop of `class` lies, or `limit + 1` when none lies within
-    /// `limit` steps. The padding's walls stop every ray, so it always ends.
-    pub(super) fn first(&self, class: u8, i: usize, d: usize, limit: usize) -> usize {
-        if limit == 0 {
-            return 1;
-        }
-        let Some(lines) = &self.classes[usize::from(class)] else {
-            // No cell of this class when the bits were laid, and none since: never asked.
-            return 1;
-        };
-        let (x, y) = (i % self.stride, i / self.stride);
-        let found = match d {
-            1 => forward(&lines.rows[y * self.row_words..(y + 1) * self.row_words], x, limit),
-            3 => backward(&lines.rows[y * self.row_words..(y + 1) * self.row_words], x, limit),
-            2 => forward(&lines.columns[x * self.column_words..(x + 1) * self.column_words], y, limit),
-            _ => backward(&lines.columns[x * self.column_words..(x + 1) * self.column_words], y, limit),
-        };
-        found.min(limit.saturating_add(1))
+    /// The bits of `class`, if any cell had it since they were laid (a scan from a cell of
+    /// that class always finds them).
+    pub(super) fn of(&self, class: u8) -> Option<ClassStops<'_>> {
+        self.classes[usize::from(class)].as_ref().map(|lines| ClassStops {
+            lines,
+            row_words: self.row_words,
+            column_words: self.column_words,
+        })
     }
 
     /// Bytes held.
@@ -121,8 +110,42 @@ impl Stops {
     }
 }
 
+/// One class's stop bits, for a scan.
+#[derive(Clone, Copy)]
+pub(super) struct ClassStops<'a> {
+    lines: &'a Lines,
+    row_words: usize,
+    column_words: usize,
+}
+
+impl ClassStops<'_> {
+    /// How many steps from padded cell `(x, y)` in straight direction `d` (of `DIRS`: north,
+    /// east, south, west) the first stop lies, or `limit + 1` when none lies within `limit`
+    /// steps. The padding's walls stop every ray, so it always ends.
+    #[inline]
+    pub(super) fn first(self, (x, y): (usize, usize), d: usize, limit: usize) -> usize {
+        let (rows, columns) = (&self.lines.rows, &self.lines.columns);
+        let row = || &rows[y * self.row_words..(y + 1) * self.row_words];
+        let column = || &columns[x * self.column_words..(x + 1) * self.column_words];
+        let found = match d {
+            1 => forward(row(), x, limit),
+            3 => backward(row(), x, limit),
+            2 => forward(column(), y, limit),
+            _ => backward(column(), y, limit),
+        };
+        found.min(limit.saturating_add(1))
+    }
+
+    /// Whether padded cell `(x, y)` is a stop.
+    #[inline]
+    pub(super) fn stops_at(self, (x, y): (usize, usize)) -> bool {
+        self.lines.rows[y * self.row_words + x / 64] >> (x % 64) & 1 == 1
+    }
+}
+
 /// Steps from position `at` to the first set bit after it in `line`, looking no farther than
 /// `limit` steps (a larger answer then).
+#[inline]
 fn forward(line: &[u64], at: usize, limit: usize) -> usize {
     let from = at + 1;
     let mut w = from / 64;
@@ -144,6 +167,7 @@ fn forward(line: &[u64], at: usize, limit: usize) -> usize {
 
 /// Steps from position `at` to the first set bit before it in `line`, looking no farther than
 /// `limit` steps (a larger answer then).
+#[inline]
 fn backward(line: &[u64], at: usize, limit: usize) -> usize {
     if at == 0 {
         return usize::MAX;
