@@ -602,15 +602,8 @@ impl Planes {
 
     /// Sets padded cell `(x, y)`'s rough bit in both copies.
     fn set_rough(&mut self, x: usize, y: usize, rough: bool) {
-        let (r, rb) = (y * self.row_words + x / 64, 1u64 << (x % 64));
-        let (c, cb) = (x * self.col_words + y / 64, 1u64 << (y % 64));
-        if rough {
-            self.rough_rows[r] |= rb;
-            self.rough_cols[c] |= cb;
-        } else {
-            self.rough_rows[r] &= !rb;
-            self.rough_cols[c] &= !cb;
-        }
+        let words = (self.row_words, self.col_words);
+        set_cell_bit((&mut self.rough_rows, &mut self.rough_cols), words, (x, y), rough);
     }
 
     /// Whether padded cell `(x, y)` is rough.
@@ -624,16 +617,34 @@ impl Planes {
         if old == new {
             return;
         }
-        let (r, rb) = (y * self.row_words + x / 64, 1u64 << (x % 64));
-        let (c, cb) = (x * self.col_words + y / 64, 1u64 << (y % 64));
-        if old != 0 {
-            self.rows[usize::from(old - 1)][r] &= !rb;
-            self.cols[usize::from(old - 1)][c] &= !cb;
+        let words = (self.row_words, self.col_words);
+        for (class, on) in [(old, false), (new, true)] {
+            if class != 0 {
+                let c = usize::from(class - 1);
+                set_cell_bit((&mut self.rows[c], &mut self.cols[c]), words, (x, y), on);
+            }
         }
-        if new != 0 {
-            self.rows[usize::from(new - 1)][r] |= rb;
-            self.cols[usize::from(new - 1)][c] |= cb;
-        }
+    }
+}
+
+/// Sets (`on`) or clears padded cell `(x, y)`'s bit in a plane laid out in rows
+/// (`row_words` words a row, bit `x % 64` of word `y * row_words + x / 64`) and in its
+/// transposed copy in columns (`col_words` a column): the layout of [`Planes`], which the
+/// subgoal graph's stop bits share.
+pub(crate) fn set_cell_bit(
+    (rows, cols): (&mut [u64], &mut [u64]),
+    (row_words, col_words): (usize, usize),
+    (x, y): (usize, usize),
+    on: bool,
+) {
+    let (r, rb) = (y * row_words + x / 64, 1u64 << (x % 64));
+    let (c, cb) = (x * col_words + y / 64, 1u64 << (y % 64));
+    if on {
+        rows[r] |= rb;
+        cols[c] |= cb;
+    } else {
+        rows[r] &= !rb;
+        cols[c] &= !cb;
     }
 }
 

@@ -56,12 +56,11 @@ use std::time::{Duration, Instant};
 
 use crate::Corners;
 use crate::grid::{DIRS, Grid, Moves, Pos};
-use stops::Stops;
-
 use crate::search::{
     BucketQueue, Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats,
     check_endpoint, check_same_class,
 };
+use stops::Stops;
 
 /// No subgoal here.
 const NONE: u32 = u32::MAX;
@@ -544,7 +543,7 @@ impl SubgoalGraph {
             cells: grid.cells().to_vec(),
             fences: grid.fence_masks().to_vec(),
             slot_at: vec![NONE; grid.padded_len()],
-            stops: Stops::new(grid.cells(), grid.stride(), |_| false),
+            stops: Stops::new(grid.cells(), grid.stride()),
             subgoals: Vec::new(),
             free: Vec::new(),
             build_time: Duration::ZERO,
@@ -992,7 +991,7 @@ impl SubgoalGraph {
     /// Sets padded cell `i`'s stop bits again from its class and subgoal.
     fn refresh_stops(&mut self, i: usize) {
         let slot_at = &self.slot_at;
-        self.stops.refresh(i, self.cells[i], slot_at[i] != NONE, &self.cells, |j| slot_at[j] != NONE);
+        self.stops.refresh(i, &self.cells, |j| slot_at[j] != NONE);
     }
 
     /// Removes the subgoal at padded cell `i` and every edge to it.

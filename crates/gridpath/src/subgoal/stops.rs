@@ -4,6 +4,8 @@
 //! time instead of reading each cell's class and subgoal slot: on open maps the rays are most
 //! of a query (the scans from the start and the goal) and of a repair (the scans again).
 
+use crate::grid::set_cell_bit;
+
 /// Class bits of a padded cell byte (0 is a wall, 1–3 the open terrain classes).
 const CLASSES: usize = 4;
 
@@ -27,9 +29,9 @@ pub(super) struct Stops {
 }
 
 impl Stops {
-    /// The bits for the padded `cells` (class in bits 6–7) with every cell whose `vertex` is
-    /// true a stop too.
-    pub(super) fn new(cells: &[u8], stride: usize, vertex: impl Fn(usize) -> bool) -> Self {
+    /// The bits for the padded `cells` (class in bits 6–7), no subgoals yet: a subgoal's bit
+    /// is set when it is added ([`Stops::refresh`]).
+    pub(super) fn new(cells: &[u8], stride: usize) -> Self {
         let height = cells.len() / stride;
         let mut stops = Self {
             stride,
@@ -43,53 +45,41 @@ impl Stops {
             present[usize::from(c >> 6)] = true;
         }
         for (class, _) in present.iter().enumerate().skip(1).filter(|(_, here)| **here) {
-            stops.lay(class, cells, &vertex);
+            stops.lay(class, cells, |_| false);
         }
         stops
     }
 
-    /// Lays the bits of `class` anew from the cells.
-    fn lay(&mut self, class: usize, cells: &[u8], vertex: &impl Fn(usize) -> bool) {
+    /// Lays the bits of `class` anew from the cells and the subgoals (`vertex`).
+    fn lay(&mut self, class: usize, cells: &[u8], vertex: impl Fn(usize) -> bool) {
         let mut lines = Lines {
             rows: vec![0; self.row_words * self.height],
             columns: vec![0; self.column_words * self.stride],
         };
+        let words = (self.row_words, self.column_words);
         for (i, &c) in cells.iter().enumerate() {
             if usize::from(c >> 6) != class || vertex(i) {
-                let (x, y) = (i % self.stride, i / self.stride);
-                lines.rows[y * self.row_words + x / 64] |= 1 << (x % 64);
-                lines.columns[x * self.column_words + y / 64] |= 1 << (y % 64);
+                let xy = (i % self.stride, i / self.stride);
+                set_cell_bit((&mut lines.rows, &mut lines.columns), words, xy, true);
             }
         }
         self.classes[class] = Some(lines);
     }
 
-    /// Sets padded cell `i`'s bits again, from its class byte `cell` and whether it is a
-    /// vertex; lays the bits of its class first if no cell had that class before.
-    pub(super) fn refresh(
-        &mut self,
-        i: usize,
-        cell: u8,
-        vertex: bool,
-        cells: &[u8],
-        all: impl Fn(usize) -> bool,
-    ) {
-        let own = usize::from(cell >> 6);
+    /// Sets padded cell `i`'s bits again, from its class in `cells` and whether it is a
+    /// subgoal (`vertex`); lays the bits of its class first if no cell had that class before.
+    pub(super) fn refresh(&mut self, i: usize, cells: &[u8], vertex: impl Fn(usize) -> bool) {
+        let own = usize::from(cells[i] >> 6);
+        let is_vertex = vertex(i);
         if own != 0 && self.classes[own].is_none() {
-            self.lay(own, cells, &all);
+            self.lay(own, cells, vertex);
         }
-        let (x, y) = (i % self.stride, i / self.stride);
-        let (row, column) = (y * self.row_words + x / 64, x * self.column_words + y / 64);
+        let xy = (i % self.stride, i / self.stride);
+        let words = (self.row_words, self.column_words);
         for (class, lines) in self.classes.iter_mut().enumerate() {
-            let Some(lines) = lines else { continue };
-            let stop = class != own || vertex;
-            let (rb, cb) = (1u64 << (x % 64), 1u64 << (y % 64));
-            if stop {
-                lines.rows[row] |= rb;
-                lines.columns[column] |= cb;
-            } else {
-                lines.rows[row] &= !rb;
-                lines.columns[column] &= !cb;
+            if let Some(lines) = lines {
+                let stop = class != own || is_vertex;
+                set_cell_bit((&mut lines.rows, &mut lines.columns), words, xy, stop);
             }
         }
     }
