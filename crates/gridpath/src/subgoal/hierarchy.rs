@@ -34,7 +34,7 @@
 //! exactness. `tests/subgoal.rs` checks every random query with the hierarchy as built,
 //! forced and dropped.
 
-use super::{NONE, Runs, Subgoal, TARGET, octile, value};
+use super::{FOUND_HERE, NONE, Runs, Subgoal, TARGET, octile, value};
 use crate::search::{Entry, OpenList};
 
 /// Subgoals of a larger degree than this stay in the core.
@@ -61,13 +61,27 @@ const NEIGHBOUR_DEGREE: usize = 64;
 /// Shortcuts per subgoal-graph edge, at most, before the contraction stops.
 const MAX_SHORTCUTS_PER_EDGE: usize = 2;
 
-/// An edge of the hierarchy: target slot, exact cost, and the subgoal a shortcut bypasses
-/// ([`NONE`] for a subgoal-graph edge).
+/// [`UpEdge::via`] of a subgoal-graph edge free diagonal steps first from the subgoal whose list
+/// holds it (its scan found the edge).
+const DIAGONAL_FIRST: u32 = NONE;
+/// [`UpEdge::via`] of a subgoal-graph edge free straight steps first from the subgoal whose list
+/// holds it (only the other end's scan found it).
+const STRAIGHT_FIRST: u32 = NONE - 1;
+
+/// An edge of the hierarchy: target slot, exact cost, and the subgoal a shortcut bypasses, or
+/// for a subgoal-graph edge its shape ([`DIAGONAL_FIRST`], [`STRAIGHT_FIRST`]; slots are far
+/// below both).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct UpEdge {
     pub(super) to: u32,
     pub(super) cost: [u32; 2],
     pub(super) via: u32,
+}
+
+/// Whether `via` (of an [`UpEdge`] or a [`Side`]) is a subgoal-graph edge's shape, not a
+/// bypassed subgoal.
+fn is_shape(via: u32) -> bool {
+    via >= STRAIGHT_FIRST
 }
 
 /// The hierarchy: per slot its upward (or core) edges, all in one array (it never changes
@@ -94,7 +108,7 @@ fn add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
 pub(super) struct Side {
     pub(super) g: [u32; 2],
     pub(super) parent: u32,
-    /// The bypassed subgoal of the edge from the parent, or [`NONE`].
+    /// [`UpEdge::via`] of the edge from the parent (whose list holds it).
     pub(super) via: u32,
     /// `generation` when seen, `generation + 1` when settled.
     pub(super) stamp: u32,
@@ -133,7 +147,8 @@ impl Hierarchy {
                     .iter()
                     .map(|e| {
                         let t = (e.to & TARGET) as usize;
-                        UpEdge { to: t as u32, cost: octile(pos(v), pos(t)), via: NONE }
+                        let via = if e.to & FOUND_HERE == 0 { STRAIGHT_FIRST } else { DIAGONAL_FIRST };
+                        UpEdge { to: t as u32, cost: octile(pos(v), pos(t)), via }
                     })
                     .collect()
             })
@@ -236,10 +251,10 @@ impl Hierarchy {
     }
 
     /// The edge between `a` and `b` (in the list of the one contracted first, or either in the
-    /// core).
-    pub(super) fn edge(&self, a: u32, b: u32) -> Option<UpEdge> {
+    /// core), and whether `b`'s list holds it.
+    pub(super) fn edge(&self, a: u32, b: u32) -> Option<(UpEdge, bool)> {
         let find = |from: u32, to: u32| self.up(from as usize).iter().find(|e| e.to == to).copied();
-        find(a, b).or_else(|| find(b, a))
+        find(a, b).map(|e| (e, false)).or_else(|| find(b, a).map(|e| (e, true)))
     }
 
     /// Bytes the hierarchy holds.
@@ -516,15 +531,16 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     {
         let (sides, heap) = if forward { (&mut w.fwd, &mut w.heap) } else { (&mut w.bwd, &mut w.heap_b) };
         if v < n {
-            sides[v] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation };
+            sides[v] = Side { g: [0, 0], parent: NONE, via: DIAGONAL_FIRST, stamp: generation };
             heap.push(key(forward, [0, 0], v));
         } else {
-            // The virtual end roots its side's parent chain.
-            sides[v] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation + 1 };
+            // The virtual end roots its side's parent chain; its edges are its scan's, walked
+            // diagonal steps first from it.
+            sides[v] = Side { g: [0, 0], parent: NONE, via: DIAGONAL_FIRST, stamp: generation + 1 };
             for &c in edges {
                 let t = (ends.slot_of)(c);
                 let d = octile(pos(v), pos(t));
-                sides[t] = Side { g: d, parent: v as u32, via: NONE, stamp: generation };
+                sides[t] = Side { g: d, parent: v as u32, via: DIAGONAL_FIRST, stamp: generation };
                 heap.push(key(forward, d, t));
             }
         }
@@ -629,35 +645,41 @@ fn unpack(
     let mut route = std::mem::take(&mut w.route);
     hops.clear();
     route.clear();
+    // The forward side's edges are held by their parents (the hop's first vertex), the
+    // backward side's by theirs (the hop's second).
     let mut v = meet;
     while w.fwd[v as usize].parent != NONE {
         let side = w.fwd[v as usize];
-        hops.push((side.parent, v, side.via));
+        hops.push(Hop { from: side.parent, to: v, via: side.via, held_by_to: false });
         v = side.parent;
     }
     hops.reverse();
     let mut v = meet;
     while w.bwd[v as usize].parent != NONE {
         let side = w.bwd[v as usize];
-        hops.push((v, side.parent, side.via));
+        hops.push(Hop { from: v, to: side.parent, via: side.via, held_by_to: true });
         v = side.parent;
     }
-    route.push(start_v);
+    route.push((start_v, true));
     let mut whole = true;
     'hops: for &hop in &hops {
         stack.clear();
         stack.push(hop);
-        while let Some((a, b, via)) = stack.pop() {
-            if via == NONE {
-                route.push(b);
+        while let Some(Hop { from, to, via, held_by_to }) = stack.pop() {
+            if is_shape(via) {
+                // Free diagonal steps first from its holder: from the hop's other end, the
+                // same cells are straight steps first.
+                route.push((to, (via == DIAGONAL_FIRST) != held_by_to));
                 continue;
             }
-            let (Some(first), Some(second)) = (h.edge(a, via), h.edge(via, b)) else {
+            let (Some((first, first_held)), Some((second, second_held))) =
+                (h.edge(from, via), h.edge(via, to))
+            else {
                 whole = false;
                 break 'hops;
             };
-            stack.push((via, b, second.via));
-            stack.push((a, via, first.via));
+            stack.push(Hop { from: via, to, via: second.via, held_by_to: second_held });
+            stack.push(Hop { from, to: via, via: first.via, held_by_to: first_held });
         }
     }
     w.hops = hops;
@@ -667,12 +689,22 @@ fn unpack(
         return false;
     }
     w.chain.clear();
-    w.chain.extend(route.iter().rev());
-    for &v in &route {
+    w.chain.extend(route.iter().rev().map(|&(v, _)| v));
+    for &(v, diagonal_first) in &route {
         let (x, y) = pos(v as usize);
-        w.nodes[v as usize].x = x;
-        w.nodes[v as usize].y = y;
+        let node = &mut w.nodes[v as usize];
+        (node.x, node.y, node.diagonal_first) = (x, y, diagonal_first);
     }
     w.route = route;
     true
+}
+
+/// An edge of a route being unpacked, from `from` to `to`: [`UpEdge::via`] of it, and whether
+/// `to`'s list holds it (the shape `via` names is from its holder).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Hop {
+    from: u32,
+    to: u32,
+    via: u32,
+    held_by_to: bool,
 }

@@ -103,7 +103,7 @@ struct Subgoal {
     adj: Vec<Edge>,
 }
 
-/// A graph node's search state (16 bytes).
+/// A graph node's search state.
 #[derive(Clone, Copy, Default, Debug)]
 struct Node {
     /// Cost from the start as the exact pair `(straight, diagonal)`.
@@ -114,10 +114,18 @@ struct Node {
     /// Padded coordinates (for the refinement).
     x: u16,
     y: u16,
+    /// The edge from the parent is free with its diagonal steps first (else with its straight
+    /// steps first): the shape the scan that found it walked (see [`Edge`]).
+    diagonal_first: bool,
 }
 
 /// An edge: its target slot with the [`FOUND_HERE`] / [`FOUND_THERE`] flags, and the target's
 /// padded coordinates (so a search relaxing it reads no other subgoal).
+///
+/// The flags also say how the edge is refined into cells, with no cell read: a scan walks its
+/// diagonal steps first, then its straight ones, so the edge found by this end's scan is free
+/// diagonal steps first from here; one found by the other end's scan only is free diagonal
+/// steps first from there, which is straight steps first from here.
 #[derive(Clone, Copy, Debug)]
 struct Edge {
     to: u32,
@@ -192,10 +200,11 @@ struct Workspace {
     start_edges: Vec<usize>,
     chain: Vec<u32>,
     /// The hierarchy's unpacking: the hops of the route found, a stack of hops to unpack,
-    /// the route's subgoal-graph vertices.
-    hops: Vec<(u32, u32, u32)>,
-    stack: Vec<(u32, u32, u32)>,
-    route: Vec<u32>,
+    /// the route's subgoal-graph vertices, each with the shape of the edge reaching it
+    /// (diagonal steps first: `true`).
+    hops: Vec<hierarchy::Hop>,
+    stack: Vec<hierarchy::Hop>,
+    route: Vec<(u32, bool)>,
 }
 
 /// The buffers of one query at a time over a shared graph ([`SubgoalGraph::find_path_with`]):
@@ -1215,8 +1224,8 @@ impl SubgoalGraph {
                 if self.refine(&mut query.work, self.xy(s), out) {
                     return Ok((value(pair), stats));
                 }
-                // Never seen: an edge neither of whose two shapes is free. Stay exact.
-                debug_assert!(false, "a subgoal edge could not be refined");
+                // Never seen: a shortcut whose halves are missing. Stay exact.
+                debug_assert!(false, "a subgoal route could not be refined");
                 query.by_jps(grid, (start, goal), out)
             }
             Err(stats) => Err(SearchError::NoPath { start, goal, stats }),
@@ -1285,6 +1294,9 @@ impl SubgoalGraph {
         let mut found = std::mem::take(&mut w.found);
         found.clear();
         let mut direct = start_edges.contains(&g);
+        // The start's scan walked the direct edge diagonal steps first; the goal's scan walked
+        // it so from the goal, which is straight steps first from the start.
+        let diagonal_first = direct;
         if goal_v == goal_slot && !direct {
             view.scan(g, s, &mut found);
             direct = found.contains(&s);
@@ -1296,9 +1308,11 @@ impl SubgoalGraph {
             w.found = found;
             w.start_edges = start_edges;
             let ((sx, sy), (gx, gy)) = (xy(s), xy(g));
-            w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation + 1, x: sx, y: sy };
+            w.nodes[start_v] =
+                Node { g: [0, 0], parent: NONE, stamp: generation + 1, x: sx, y: sy, diagonal_first };
             let cost = octile((sx, sy), (gx, gy));
-            w.nodes[goal_v] = Node { g: cost, parent: start_v as u32, stamp: generation + 1, x: gx, y: gy };
+            w.nodes[goal_v] =
+                Node { g: cost, parent: start_v as u32, stamp: generation + 1, x: gx, y: gy, diagonal_first };
             w.chain.clear();
             w.chain.extend([goal_v as u32, start_v as u32]);
             return Ok((cost, Stats { expanded: 1, generated: 1, peak_open: 1 }));
@@ -1334,18 +1348,20 @@ impl SubgoalGraph {
         let mut stats = Stats::default();
         // An edge costs at most the octile distance across the map, as JPS's jumps.
         w.open.reset_for_long_edges(f64::from(self.width.max(self.height)));
-        w.nodes[start_v] = Node { g: [0, 0], parent: NONE, stamp: generation, x: xy(s).0, y: xy(s).1 };
+        w.nodes[start_v] =
+            Node { g: [0, 0], parent: NONE, stamp: generation, x: xy(s).0, y: xy(s).1, diagonal_first: true };
         w.open.push(Entry { f: 0.0, h: 0.0, cell: start_v as u32 });
         stats.generated += 1;
         let mut reached = false;
-        // Relaxes the edge from `v` (cost `gv` at `here`) to `t` at `there`.
+        // Relaxes the edge from `v` (cost `gv` at `here`) to `t` at `there`, free in the shape
+        // `diagonal_first` says.
         let relax = |w: &mut Workspace,
                      stats: &mut Stats,
                      v: usize,
                      gv: [u32; 2],
                      here: (u16, u16),
-                     t: usize,
-                     there: (u16, u16)| {
+                     (t, there): (usize, (u16, u16)),
+                     diagonal_first: bool| {
             let node = &mut w.nodes[t];
             if node.stamp == generation + 1 {
                 return;
@@ -1353,7 +1369,14 @@ impl SubgoalGraph {
             let d = octile(here, there);
             let ng = [gv[0] + d[0], gv[1] + d[1]];
             if node.stamp != generation || value(ng) < value(node.g) {
-                *node = Node { g: ng, parent: v as u32, stamp: generation, x: there.0, y: there.1 };
+                *node = Node {
+                    g: ng,
+                    parent: v as u32,
+                    stamp: generation,
+                    x: there.0,
+                    y: there.1,
+                    diagonal_first,
+                };
                 let h = octile(there, goal_xy);
                 let octile_h = value(h);
                 let marked = match &marks {
@@ -1385,17 +1408,20 @@ impl SubgoalGraph {
                 break;
             }
             let here = (node.x, node.y);
+            // The start's edges were walked by its scan, the goal's by the goal's (straight
+            // steps first from here), a subgoal's as its flags say.
             if v == start_slot {
                 for &c in &start_edges {
-                    relax(w, &mut stats, v, node.g, here, slot_of(c), xy(c));
+                    relax(w, &mut stats, v, node.g, here, (slot_of(c), xy(c)), true);
                 }
             } else if v < n {
                 for e in edges(v) {
-                    relax(w, &mut stats, v, node.g, here, (e.to & TARGET) as usize, (e.x, e.y));
+                    let target = ((e.to & TARGET) as usize, (e.x, e.y));
+                    relax(w, &mut stats, v, node.g, here, target, e.to & FOUND_HERE != 0);
                 }
             }
             if v != goal_slot && w.to_goal[v] == generation {
-                relax(w, &mut stats, v, node.g, here, goal_slot, goal_xy);
+                relax(w, &mut stats, v, node.g, here, (goal_slot, goal_xy), false);
             }
         }
         stats.peak_open = w.open.peak() as u64;
@@ -1417,75 +1443,66 @@ impl SubgoalGraph {
     }
 
     /// Writes the cells of the route in `work.chain` (goal first) into `out`, start first;
-    /// `false` when an edge has no free shape.
+    /// `false` for a chain that is not a route (never seen).
     fn refine(&self, work: &mut Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
         let chain = std::mem::take(&mut work.chain);
         let nodes = &work.nodes;
-        let pos_of = |v: u32| (nodes[v as usize].x, nodes[v as usize].y);
-        let class = self.cells[usize::from(s.1) * self.stride + usize::from(s.0)] >> 6;
         // A route has its start and its goal at least (`search` found them distinct).
-        let mut ok = chain.len() >= 2;
+        let ok = chain.len() >= 2;
         out.push(Pos::new(u32::from(s.0) - 1, u32::from(s.1) - 1));
         for pair in chain.windows(2).rev() {
-            let (a, b) = (pos_of(pair[1]), pos_of(pair[0]));
-            if !self.push_edge(a, b, class, out) {
-                ok = false;
-                break;
-            }
+            let (a, b) = (&nodes[pair[1] as usize], &nodes[pair[0] as usize]);
+            self.push_edge((a.x, a.y), (b.x, b.y), b.diagonal_first, out);
         }
         work.chain = chain;
         ok
     }
 
-    /// Appends the cells after `a` up to `b` of an h-reachable edge: diagonal steps first if
-    /// that shape is free, else straight steps first.
-    fn push_edge(&self, a: (u16, u16), b: (u16, u16), class: u8, out: &mut Vec<Pos>) -> bool {
+    /// Appends the cells after `a` up to `b` of an h-reachable edge, diagonal steps first or
+    /// straight steps first as `diagonal_first` says: the shape the scan that found the edge
+    /// walked, free by construction, so no cell is read (on long routes, reading them was most
+    /// of a query: a cache miss a row).
+    fn push_edge(&self, a: (u16, u16), b: (u16, u16), diagonal_first: bool, out: &mut Vec<Pos>) {
         let (ax, ay, bx, by) = (i32::from(a.0), i32::from(a.1), i32::from(b.0), i32::from(b.1));
         let (sx, sy) = ((bx - ax).signum(), (by - ay).signum());
         let (dx, dy) = ((bx - ax).abs(), (by - ay).abs());
         let diag = dx.min(dy);
         let (cx, cy) = if dx > dy { (sx, 0) } else { (0, sy) };
         let straight = dx.max(dy) - diag;
-        let free = |x: i32, y: i32| {
-            #[expect(clippy::cast_sign_loss, reason = "padded coordinates of a route stay inside")]
-            let i = y as usize * self.stride + x as usize;
-            self.cells[i] >> 6 == class
+        let order: [(i32, i32, i32); 2] = if diagonal_first {
+            [(sx, sy, diag), (cx, cy, straight)]
+        } else {
+            [(cx, cy, straight), (sx, sy, diag)]
         };
-        let fenced = |x: i32, y: i32, mx: i32, my: i32| {
-            #[expect(clippy::cast_sign_loss, reason = "padded coordinates of a route stay inside")]
-            let i = y as usize * self.stride + x as usize;
-            !self.fences.is_empty() && self.fences[i] >> crate::grid::dir_index(mx, my) & 1 == 1
-        };
+        // Unpadded coordinates of the cell after `a`'s (padded coordinates are at least 1).
+        let (mut x, mut y) = (ax - 1, ay - 1);
         let mark = out.len();
-        for diagonal_first in [true, false] {
-            out.truncate(mark);
-            let (mut x, mut y) = (ax, ay);
-            let mut legal = true;
-            let order: [(i32, i32, i32); 2] = if diagonal_first {
-                [(sx, sy, diag), (cx, cy, straight)]
-            } else {
-                [(cx, cy, straight), (sx, sy, diag)]
-            };
-            'walk: for (mx, my, count) in order {
-                for _ in 0..count {
-                    let ok = free(x + mx, y + my)
-                        && (mx == 0 || my == 0 || (free(x + mx, y) && free(x, y + my)))
-                        && !fenced(x, y, mx, my);
-                    if !ok {
-                        legal = false;
-                        break 'walk;
-                    }
-                    x += mx;
-                    y += my;
-                    #[expect(clippy::cast_sign_loss, reason = "padded coordinates are at least 1")]
-                    out.push(Pos::new(x as u32 - 1, y as u32 - 1));
-                }
-            }
-            if legal {
-                return true;
+        for (mx, my, count) in order {
+            for _ in 0..count {
+                x += mx;
+                y += my;
+                #[expect(clippy::cast_sign_loss, reason = "a route stays inside the map")]
+                out.push(Pos::new(x as u32, y as u32));
             }
         }
-        out.truncate(mark);
-        false
+        debug_assert!(self.legal_steps(&out[mark - 1..]), "an edge refined into an illegal shape");
+    }
+
+    /// Whether each step of `cells` (unpadded, neighbours) stays on the first cell's class,
+    /// cuts no corner and crosses no fence: the check of [`SubgoalGraph::push_edge`]'s shapes.
+    fn legal_steps(&self, cells: &[Pos]) -> bool {
+        let at = |p: Pos| (p.y as usize + 1) * self.stride + p.x as usize + 1;
+        let class = self.cells[at(cells[0])] >> 6;
+        let free = |i: usize| self.cells[i] >> 6 == class;
+        cells.windows(2).all(|w| {
+            #[expect(clippy::cast_possible_wrap, reason = "map coordinates fit in i32")]
+            let (mx, my) = (w[1].x as i32 - w[0].x as i32, w[1].y as i32 - w[0].y as i32);
+            let (i, j) = (at(w[0]), at(w[1]));
+            let corners = mx == 0
+                || my == 0
+                || (free(i.wrapping_add_signed(mx as isize)) && free(j.wrapping_add_signed(-mx as isize)));
+            let fenced = !self.fences.is_empty() && self.fences[i] >> crate::grid::dir_index(mx, my) & 1 == 1;
+            free(j) && corners && !fenced && mx.abs() <= 1 && my.abs() <= 1
+        })
     }
 }
