@@ -212,11 +212,15 @@ proptest! {
     #[test]
     fn costs_equal_dijkstra(grid in arb_grid(64), pairs in prop::collection::vec(any::<[u64; 4]>(), 1..20)) {
         // As built (with its hierarchy or its landmarks where that saves work), with the
-        // hierarchy forced, with landmarks forced, and with neither.
+        // hierarchy forced (with its hub labels where they fit, and searched without them),
+        // with landmarks forced, and with neither.
         let mut graph = SubgoalGraph::build(&grid);
         let mut forced = SubgoalGraph::build(&grid);
         forced.force_hierarchy();
         prop_assert!(forced.has_hierarchy(), "force_hierarchy must install one");
+        let mut searched = forced.clone();
+        searched.drop_labels();
+        prop_assert!(searched.has_hierarchy() && !searched.has_labels());
         let mut marked = SubgoalGraph::build(&grid);
         marked.force_landmarks();
         prop_assert!(!marked.has_hierarchy(), "landmarks serve the search over the graph itself");
@@ -229,6 +233,7 @@ proptest! {
             let goal = if k % 7 == 3 { start } else { cell(&grid, c, d) };
             check_query(&mut graph, &mut searcher, &grid, start, goal, &format!("query {k}"))?;
             check_query(&mut forced, &mut searcher, &grid, start, goal, &format!("query {k}, hierarchy"))?;
+            check_query(&mut searched, &mut searcher, &grid, start, goal, &format!("query {k}, hierarchy searched"))?;
             check_query(&mut marked, &mut searcher, &grid, start, goal, &format!("query {k}, landmarks"))?;
             check_query(&mut flat, &mut searcher, &grid, start, goal, &format!("query {k}, no hierarchy"))?;
         }
@@ -460,6 +465,26 @@ fn a_hierarchy_with_a_core_matches_the_published_optima() {
     let (core, _) = graph.hierarchy_size().expect("forced");
     assert!(core > 0, "den520d's hierarchy has a core");
     matches_published(&mut graph, &grid, &scenarios, 2, "den520d");
+}
+
+/// Hub labels (the hierarchy's upward searches done at the build, `subgoal/labels.rs`) answer
+/// the published optimal lengths where they are kept: a maze, rooms and a game map with a
+/// small core (brc202d's 6); where a core is large they are not kept (den520d's 125).
+#[test]
+fn hub_labels_match_the_published_optima() {
+    for (rel, step) in
+        [("mazes/maze512-16-0.map.scen", 3), ("rooms/32room_000.map.scen", 1), ("dao/brc202d.map.scen", 1)]
+    {
+        let (scenarios, grid) = shared_map(rel);
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_hierarchy();
+        assert!(graph.has_labels(), "{rel}: the labels fit");
+        matches_published(&mut graph, &grid, &scenarios, step, rel);
+    }
+    let (_, grid) = shared_map("dao/den520d.map.scen");
+    let mut graph = SubgoalGraph::build(&grid);
+    graph.force_hierarchy();
+    assert!(!graph.has_labels(), "den520d: a core of 125 gets no labels");
 }
 
 /// The scenarios of a shared map (`rel` under the Moving AI folder) and its grid.

@@ -34,6 +34,7 @@
 //! exactness. `tests/subgoal.rs` checks every random query with the hierarchy as built,
 //! forced and dropped.
 
+use super::labels::{self, Labels};
 use super::{FOUND_HERE, NONE, Runs, Subgoal, TARGET, octile, value};
 use crate::search::{Entry, OpenList};
 
@@ -63,7 +64,7 @@ const MAX_SHORTCUTS_PER_EDGE: usize = 2;
 
 /// [`UpEdge::via`] of a subgoal-graph edge free diagonal steps first from the subgoal whose list
 /// holds it (its scan found the edge).
-const DIAGONAL_FIRST: u32 = NONE;
+pub(super) const DIAGONAL_FIRST: u32 = NONE;
 /// [`UpEdge::via`] of a subgoal-graph edge free straight steps first from the subgoal whose list
 /// holds it (only the other end's scan found it).
 const STRAIGHT_FIRST: u32 = NONE - 1;
@@ -91,15 +92,21 @@ pub(super) struct Hierarchy {
     edges: Runs<UpEdge>,
     /// Per slot, whether it is in the core (never contracted).
     in_core: Vec<bool>,
+    /// Per slot, its subgoal's padded coordinates: every key a query pushes needs them, and
+    /// here they are 4 bytes apart, not a subgoal record (48) apart.
+    pub(super) xy: Vec<(u16, u16)>,
+    /// Hub labels, where they fit (see `labels.rs`): the queries' upward searches done at the
+    /// build.
+    labels: Option<Labels>,
     pub(super) core: usize,
     pub(super) shortcuts: usize,
 }
 
-fn less(a: [u32; 2], b: [u32; 2]) -> bool {
+pub(super) fn less(a: [u32; 2], b: [u32; 2]) -> bool {
     value(a) < value(b) - 1e-9
 }
 
-fn add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
+pub(super) fn add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
     [a[0] + b[0], a[1] + b[1]]
 }
 
@@ -130,9 +137,17 @@ struct Witness {
 }
 
 impl Hierarchy {
-    /// Contracts the subgoal graph `subgoals` (free slots have `cell == NONE`).
+    /// Contracts the subgoal graph `subgoals` (free slots have `cell == NONE`), with hub labels
+    /// where they take at most `label_budget` bytes with the hierarchy.
+    pub(super) fn build(subgoals: &[Subgoal], label_budget: usize) -> Self {
+        let mut built = Self::contract(subgoals);
+        built.labels = Labels::build(&built, subgoals, label_budget.saturating_sub(built.bytes()));
+        built
+    }
+
+    /// The hierarchy of `subgoals`, without labels.
     #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
-    pub(super) fn build(subgoals: &[Subgoal]) -> Self {
+    fn contract(subgoals: &[Subgoal]) -> Self {
         let n = subgoals.len();
         let pos = |v: usize| (subgoals[v].x, subgoals[v].y);
         // The remaining graph: per slot its edges to uncontracted subgoals.
@@ -241,7 +256,8 @@ impl Hierarchy {
             up[v] = std::mem::take(&mut adj[v]);
         }
         let core = in_core.iter().filter(|&&c| c).count();
-        Self { edges: Runs::of(up.iter().map(Vec::as_slice)), in_core, core, shortcuts }
+        let xy = subgoals.iter().map(|s| (s.x, s.y)).collect();
+        Self { edges: Runs::of(up.iter().map(Vec::as_slice)), in_core, xy, labels: None, core, shortcuts }
     }
 
     /// The upward (or core) edges of slot `v`.
@@ -257,9 +273,22 @@ impl Hierarchy {
         find(a, b).map(|e| (e, false)).or_else(|| find(b, a).map(|e| (e, true)))
     }
 
+    /// Whether queries read hub labels instead of searching.
+    pub(super) fn has_labels(&self) -> bool {
+        self.labels.is_some()
+    }
+
+    /// Queries search the hierarchy from now on.
+    pub(super) fn drop_labels(&mut self) {
+        self.labels = None;
+    }
+
     /// Bytes the hierarchy holds.
     pub(super) fn bytes(&self) -> usize {
-        self.edges.bytes() + self.in_core.len()
+        self.edges.bytes()
+            + self.in_core.len()
+            + self.xy.len() * size_of::<(u16, u16)>()
+            + self.labels.as_ref().map_or(0, Labels::bytes)
     }
 }
 
@@ -485,6 +514,19 @@ pub(super) struct Ends<'a, F: Fn(usize) -> usize> {
     pub(super) slot_of: F,
 }
 
+/// The route by the hierarchy's hub labels where it has them, else by its search ([`search`]).
+pub(super) fn route<F: Fn(usize) -> usize>(
+    h: &Hierarchy,
+    subgoals: &[Subgoal],
+    w: &mut super::Workspace,
+    ends: &Ends<'_, F>,
+) -> Result<([u32; 2], crate::Stats), crate::Stats> {
+    match &h.labels {
+        Some(labels) => labels::search(h, labels, subgoals.len(), w, ends),
+        None => search(h, subgoals, w, ends),
+    }
+}
+
 /// The bidirectional upward search; leaves the route's subgoal-graph vertices, goal first, in
 /// `w.chain` with their coordinates in `w.nodes`.
 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
@@ -502,7 +544,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         } else if v == n + 1 {
             ends.g_xy
         } else {
-            (subgoals[v].x, subgoals[v].y)
+            h.xy[v]
         }
     };
     if w.fwd.len() < n + 2 {
@@ -621,7 +663,7 @@ fn keyed(g: [u32; 2], at: (u16, u16), towards: (u16, u16), v: usize) -> Entry {
 /// Stall on demand: whether a higher neighbour of `v` already reached more cheaply (at its
 /// label plus the edge) proves that `v`'s label is not its distance, so that no shortest
 /// route leaves `v` with it (its meeting with the other side was counted when it was reached).
-fn stalled(h: &Hierarchy, this: &[Side], v: usize, generation: u32) -> bool {
+pub(super) fn stalled(h: &Hierarchy, this: &[Side], v: usize, generation: u32) -> bool {
     h.up(v).iter().any(|e| {
         let u = &this[e.to as usize];
         (u.stamp == generation || u.stamp == generation + 1) && less(add(u.g, e.cost), this[v].g)
@@ -641,10 +683,7 @@ fn unpack(
     // The vertex chain start .. meet .. goal, shortcuts unpacked (into the workspace's
     // buffers: no allocation per query).
     let mut hops = std::mem::take(&mut w.hops);
-    let mut stack = std::mem::take(&mut w.stack);
-    let mut route = std::mem::take(&mut w.route);
     hops.clear();
-    route.clear();
     // The forward side's edges are held by their parents (the hop's first vertex), the
     // backward side's by theirs (the hop's second).
     let mut v = meet;
@@ -660,6 +699,24 @@ fn unpack(
         hops.push(Hop { from: v, to: side.parent, via: side.via, held_by_to: true });
         v = side.parent;
     }
+    w.hops = hops;
+    unpack_hops(h, w, start_v, pos)
+}
+
+/// Writes the route of the hops in `w.hops` (start to goal, edges of the hierarchy) into
+/// `w.chain` (goal first), its shortcuts unpacked into subgoal-graph edges, and its vertices'
+/// coordinates and edge shapes into `w.nodes`; `false` when a shortcut's halves are missing
+/// (never seen).
+pub(super) fn unpack_hops(
+    h: &Hierarchy,
+    w: &mut super::Workspace,
+    start_v: u32,
+    pos: impl Fn(usize) -> (u16, u16),
+) -> bool {
+    let hops = std::mem::take(&mut w.hops);
+    let mut stack = std::mem::take(&mut w.stack);
+    let mut route = std::mem::take(&mut w.route);
+    route.clear();
     route.push((start_v, true));
     let mut whole = true;
     'hops: for &hop in &hops {
@@ -703,8 +760,8 @@ fn unpack(
 /// `to`'s list holds it (the shape `via` names is from its holder).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Hop {
-    from: u32,
-    to: u32,
-    via: u32,
-    held_by_to: bool,
+    pub(super) from: u32,
+    pub(super) to: u32,
+    pub(super) via: u32,
+    pub(super) held_by_to: bool,
 }

@@ -39,7 +39,9 @@
 //!
 //! **The hierarchy.** Over the graph, [`SubgoalGraph::build`] contracts subgoals into a
 //! contraction hierarchy with a core (`hierarchy.rs`; the idea of SGCH) and keeps it where a
-//! sample of queries says it saves work. A repair that changes the graph drops it: queries then
+//! sample of queries says it saves work. Where its core is small and memory allows, it keeps
+//! each subgoal's upward search as a *hub label* (`labels.rs`), and a query reads two sets of
+//! lists instead of searching. A repair that changes the graph drops it: queries then
 //! search the repaired graph itself, exact as ever, until [`SubgoalGraph::rebuild_hierarchy`].
 //! Where no hierarchy is kept, the search over the graph itself estimates by landmarks
 //! (`landmarks.rs`: a few subgoals' exact distances to every subgoal) as well as the octile
@@ -49,6 +51,7 @@
 //! what [`Searcher`] finds.
 
 mod hierarchy;
+mod labels;
 mod landmarks;
 mod stops;
 
@@ -165,6 +168,16 @@ impl<T: Copy> Runs<T> {
         }
         first.push(items.len() as u32);
         Self { first, items }
+    }
+
+    /// The runs `items[first[k]..first[k + 1]]`.
+    pub(super) fn from_parts(first: Vec<u32>, items: Vec<T>) -> Self {
+        Self { first, items }
+    }
+
+    /// Where slot `slot`'s run begins in the items.
+    pub(super) fn start(&self, slot: usize) -> usize {
+        self.first[slot] as usize
     }
 
     /// Slot `slot`'s run.
@@ -598,14 +611,16 @@ impl SubgoalGraph {
     /// mazes and cluttered maps, where the subgoal graph is long and thin; on open maps its
     /// core stays large and a search without a heuristic there does more than A* on the graph.
     ///
-    /// Where the hierarchy is not kept, landmarks (`landmarks.rs`: the exact distances of a
-    /// few subgoals far apart to every subgoal) are timed the same way for the search over the
-    /// graph itself, and kept unless they make the sample a tenth slower (`LANDMARK_SLACK`).
+    /// Unless the hierarchy has hub labels or halves the sample's time, landmarks
+    /// (`landmarks.rs`: the exact distances of a few subgoals far apart to every subgoal) are
+    /// timed the same way for the search over the graph itself; they are kept unless they make
+    /// the sample a tenth slower (`LANDMARK_SLACK`), and a hierarchy that is not a tenth
+    /// faster than they are gives way to them (random512-10's, whose core is most of the graph).
     pub fn rebuild_hierarchy(&mut self) {
         self.hierarchy = None;
         self.landmarks = None;
         self.speed_up_dropped = false;
-        let built = hierarchy::Hierarchy::build(&self.subgoals);
+        let built = hierarchy::Hierarchy::build(&self.subgoals, self.label_budget());
         let pairs = self.sample(Spans::Halving);
         if pairs.is_empty() {
             self.hierarchy = Some(built);
@@ -634,19 +649,28 @@ impl SubgoalGraph {
         let flat = work(self, Duration::MAX);
         self.hierarchy = Some(built);
         let tiered = work(self, flat);
-        if tiered >= flat {
-            self.hierarchy = None;
-            // Landmarks cost a little on short routes and save most on long ones, which the
-            // sample holds fewer of than a game's or a benchmark's queries (its spans halve):
-            // kept unless they make the sample a tenth slower.
-            self.landmarks = self.measure_landmarks();
-            let bound = flat.mul_f64(LANDMARK_SLACK);
-            if self.landmarks.is_some() && work(self, bound) >= bound {
-                self.landmarks = None;
-            }
-        } else {
-            // The hierarchy answers: the flat edges would only take room.
+        // A hierarchy with hub labels, or twice as fast as the search over the graph itself,
+        // is kept without timing landmarks (which never took a tenth off the sample on the
+        // shared maps, and take a tenth of random512-25's build): the flat edges would only
+        // take room.
+        if tiered < flat && (self.has_labels() || tiered * 2 < flat) {
             self.flat = None;
+            return;
+        }
+        // Landmarks cost a little on short routes and save most on long ones, which the
+        // sample holds fewer of than a game's or a benchmark's queries (its spans halve):
+        // kept unless they make the sample a tenth slower than the search without them, and
+        // preferred to a hierarchy (without labels) that is not a tenth faster.
+        let built = self.hierarchy.take();
+        self.landmarks = self.measure_landmarks();
+        let bound = flat.mul_f64(LANDMARK_SLACK);
+        let marked = if self.landmarks.is_some() { work(self, bound) } else { Duration::MAX };
+        if tiered < flat && tiered.mul_f64(LANDMARK_SLACK) < marked {
+            self.hierarchy = built;
+            self.landmarks = None;
+            self.flat = None;
+        } else if marked >= bound {
+            self.landmarks = None;
         }
     }
 
@@ -742,9 +766,34 @@ impl SubgoalGraph {
     /// Builds the contraction hierarchy and keeps it whether or not it saves work (see
     /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
     pub fn force_hierarchy(&mut self) {
-        self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals));
+        self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals, self.label_budget()));
         self.flat = None;
         self.speed_up_dropped = false;
+    }
+
+    /// The bytes this graph's hierarchy and hub labels may take (`labels.rs`), the graph
+    /// without them as it stands.
+    fn label_budget(&self) -> usize {
+        let own = self.bytes()
+            - self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
+            - self.landmarks.as_ref().map_or(0, landmarks::Landmarks::bytes);
+        labels::budget(self.width as usize * self.height as usize, own)
+    }
+
+    /// Drops the hierarchy's hub labels, if it has them: queries search the hierarchy (for
+    /// comparisons and tests).
+    pub fn drop_labels(&mut self) {
+        if let Some(h) = &mut self.hierarchy {
+            h.drop_labels();
+        }
+    }
+
+    /// Whether the hierarchy answers by hub labels (`labels.rs`: each subgoal's upward search
+    /// done at the build): kept with the hierarchy where its core is small and the graph stays
+    /// within 60 bytes a cell with them (or the labels within a megabyte).
+    #[must_use]
+    pub fn has_labels(&self) -> bool {
+        self.hierarchy.as_ref().is_some_and(hierarchy::Hierarchy::has_labels)
     }
 
     /// Drops the contraction hierarchy: queries search the subgoal graph itself (for
@@ -1327,7 +1376,7 @@ impl SubgoalGraph {
                 goal_edges: &found,
                 slot_of,
             };
-            let result = hierarchy::search(h, &self.subgoals, w, &ends);
+            let result = hierarchy::route(h, &self.subgoals, w, &ends);
             w.found = found;
             w.start_edges = start_edges;
             return result;

@@ -152,8 +152,9 @@ pub(crate) fn run(args: &BenchArgs) -> Result<(), Failure> {
             let n = t.len().max(1) as f64;
             t.iter().sum::<f64>() / n
         });
-        // The hierarchy as built, or the landmarks (a repair drops them).
+        // The hierarchy as built ("+L" with hub labels), or the landmarks (a repair drops them).
         let hierarchy = match graph.hierarchy_size() {
+            Some((core, shortcuts)) if graph.has_labels() => format!("{core}/{shortcuts}+L"),
             Some((core, shortcuts)) => format!("{core}/{shortcuts}"),
             None if graph.has_landmarks() => "landmarks".to_owned(),
             None => "none".to_owned(),
