@@ -266,11 +266,19 @@ impl Hierarchy {
         self.edges.get(v)
     }
 
-    /// The edge between `a` and `b` (in the list of the one contracted first, or either in the
-    /// core), and whether `b`'s list holds it.
-    pub(super) fn edge(&self, a: u32, b: u32) -> Option<(UpEdge, bool)> {
-        let find = |from: u32, to: u32| self.up(from as usize).iter().find(|e| e.to == to).copied();
-        find(a, b).map(|e| (e, false)).or_else(|| find(b, a).map(|e| (e, true)))
+    /// The two halves of the shortcut from `a` to `b` that bypasses `x`: `x`'s edges to `a` and
+    /// to `b` (held by `x`, contracted before both: its contraction added the shortcut), found
+    /// in one pass over its list.
+    fn halves(&self, x: u32, a: u32, b: u32) -> Option<(UpEdge, UpEdge)> {
+        let (mut to_a, mut to_b) = (None, None);
+        for e in self.up(x as usize) {
+            if e.to == a {
+                to_a = Some(*e);
+            } else if e.to == b {
+                to_b = Some(*e);
+            }
+        }
+        to_a.zip(to_b)
     }
 
     /// Whether queries read hub labels instead of searching.
@@ -729,14 +737,12 @@ pub(super) fn unpack_hops(
                 route.push((to, (via == DIAGONAL_FIRST) != held_by_to));
                 continue;
             }
-            let (Some((first, first_held)), Some((second, second_held))) =
-                (h.edge(from, via), h.edge(via, to))
-            else {
+            let Some((first, second)) = h.halves(via, from, to) else {
                 whole = false;
                 break 'hops;
             };
-            stack.push(Hop { from: via, to, via: second.via, held_by_to: second_held });
-            stack.push(Hop { from, to: via, via: first.via, held_by_to: first_held });
+            stack.push(Hop { from: via, to, via: second.via, held_by_to: false });
+            stack.push(Hop { from, to: via, via: first.via, held_by_to: true });
         }
     }
     w.hops = hops;

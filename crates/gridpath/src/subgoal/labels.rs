@@ -25,7 +25,7 @@
 //! (measured on the shared maps): stall on demand drops nearly all of them already.
 
 use super::hierarchy::{DIAGONAL_FIRST, Ends, Hierarchy, Hop, Side, add, less, stalled, unpack_hops};
-use super::{NONE, Runs, Subgoal, octile, value};
+use super::{NONE, Subgoal, octile, value};
 use crate::search::{Entry, OpenList};
 
 /// Cores of more subgoals than this get no labels: every label would hold most of the core,
@@ -38,28 +38,40 @@ const GRAPH_BYTES_PER_CELL: usize = 60;
 /// ... or the labels within this many bytes, whatever the map's size (small maps).
 const FLOOR_BYTES: usize = 1 << 20;
 
-/// One entry of a subgoal's label (12 bytes; its parent's place is kept apart, 2 more).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Label {
-    /// The hub's slot.
-    hub: u32,
-    /// The cost from the label's subgoal to the hub.
-    cost: [u32; 2],
-}
-
 /// The bytes labels may take on a grid of `cells` cells whose graph takes `graph` bytes without
 /// them ([`GRAPH_BYTES_PER_CELL`], [`FLOOR_BYTES`]).
 pub(super) fn budget(cells: usize, graph: usize) -> usize {
     (cells * GRAPH_BYTES_PER_CELL).saturating_sub(graph).max(FLOOR_BYTES)
 }
 
-/// Every subgoal's label, laid out one after another, each sorted by hub.
+/// Every subgoal's label, laid out one after another, each sorted by hub: per entry its hub,
+/// its cost and its parent's place (14 bytes an entry), in three arrays (a query reads the
+/// first two only).
+///
+/// The costs are `f64`, not exact `(straight, diagonal)` pairs: a query sums and compares them
+/// with no conversion. Two routes of different costs `a + b·√2` on maps of up to 8,192 cells
+/// a side differ by far more than the rounding of three sums, so the least sum is a least
+/// route; the exact cost is summed again from the route found.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Labels {
-    lists: Runs<Label>,
-    /// Per entry (as laid out in `lists`), the place in its label of the hub's parent in the
-    /// upward search ([`ROOT`] for the label's own subgoal): the route up to a hub, read back.
+    /// Per slot, where its label begins; then where the last ends.
+    first: Vec<u32>,
+    hubs: Vec<u32>,
+    costs: Vec<f64>,
+    /// The place in its label of the hub's parent in the upward search ([`ROOT`] for the
+    /// label's own subgoal): the route up to a hub, read back.
     parents: Vec<u16>,
+}
+
+/// A hub's best reach from the start in a query: through which seed and label entry.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Reach {
+    cost: f64,
+    /// The query's generation when set.
+    stamp: u32,
+    seed: u32,
+    /// The entry's index in [`Labels::hubs`].
+    entry: u32,
 }
 
 /// [`Labels::parents`] of a label's own subgoal.
@@ -73,18 +85,16 @@ impl Labels {
         if h.core > MAX_CORE {
             return None;
         }
-        let max_entries = budget / (size_of::<Label>() + size_of::<u16>());
+        let max_entries = budget / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
         let n = subgoals.len();
         let mut sides = vec![Side::default(); n];
         let mut heap = OpenList::default();
-        let mut first = Vec::with_capacity(n + 1);
-        let mut items: Vec<Label> = Vec::new();
-        let mut parents: Vec<u16> = Vec::new();
-        // This label's entries as settled, with their parents' slots.
-        let mut settled: Vec<(Label, u32)> = Vec::new();
+        let mut labels = Self { first: Vec::with_capacity(n + 1), ..Self::default() };
+        // This label's entries as settled: hub, cost, parent's slot.
+        let mut settled: Vec<(u32, [u32; 2], u32)> = Vec::new();
         let mut generation = 0u32;
         for v in 0..n {
-            first.push(items.len() as u32);
+            labels.first.push(labels.hubs.len() as u32);
             if subgoals[v].cell == NONE {
                 continue;
             }
@@ -104,7 +114,7 @@ impl Labels {
                     continue;
                 }
                 let g = sides[u].g;
-                settled.push((Label { hub: u as u32, cost: g }, sides[u].parent));
+                settled.push((u as u32, g, sides[u].parent));
                 for e in h.up(u) {
                     let t = e.to as usize;
                     if sides[t].stamp == generation + 1 {
@@ -117,34 +127,40 @@ impl Labels {
                     }
                 }
             }
-            if items.len() + settled.len() > max_entries || settled.len() >= usize::from(ROOT) {
+            if labels.hubs.len() + settled.len() > max_entries || settled.len() >= usize::from(ROOT) {
                 return None;
             }
             // Sorted by hub; each parent (settled, as only what is kept is expanded) by its place.
-            settled.sort_unstable_by_key(|(l, _)| l.hub);
-            let start = items.len();
-            items.extend(settled.iter().map(|&(l, _)| l));
-            let label = &items[start..];
-            parents.extend(settled.iter().map(|&(_, parent)| match parent {
+            settled.sort_unstable_by_key(|&(hub, ..)| hub);
+            let start = labels.hubs.len();
+            labels.hubs.extend(settled.iter().map(|&(hub, ..)| hub));
+            labels.costs.extend(settled.iter().map(|&(_, cost, _)| value(cost)));
+            let label = &labels.hubs[start..];
+            labels.parents.extend(settled.iter().map(|&(.., parent)| match parent {
                 NONE => ROOT,
-                parent => label.binary_search_by_key(&parent, |l| l.hub).map_or(ROOT, |k| k as u16),
+                parent => label.binary_search(&parent).map_or(ROOT, |k| k as u16),
             }));
         }
-        first.push(items.len() as u32);
-        Some(Self { lists: Runs::from_parts(first, items), parents })
+        labels.first.push(labels.hubs.len() as u32);
+        Some(labels)
+    }
+
+    /// Where `v`'s label lies in the arrays.
+    fn range(&self, v: usize) -> std::ops::Range<usize> {
+        self.first[v] as usize..self.first[v + 1] as usize
     }
 
     /// The route up the hierarchy from `v` to the hub at `place` in `v`'s label, read back
     /// through the parents: each edge pushed as a hop upwards, or as a hop downwards when
     /// `down`, in the route's order either way. `false` if an edge is missing (never seen).
     fn climb(&self, h: &Hierarchy, v: usize, place: usize, down: bool, hops: &mut Vec<Hop>) -> bool {
-        let label = self.lists.get(v);
-        let parents = &self.parents[self.lists.start(v)..];
+        let range = self.range(v);
+        let (label, parents) = (&self.hubs[range.clone()], &self.parents[range]);
         let mark = hops.len();
         let mut k = place;
         while parents[k] != ROOT {
             let p = usize::from(parents[k]);
-            let (lower, upper) = (label[p].hub, label[k].hub);
+            let (lower, upper) = (label[p], label[k]);
             let Some(e) = h.up(lower as usize).iter().find(|e| e.to == upper) else { return false };
             hops.push(if down {
                 Hop { from: upper, to: lower, via: e.via, held_by_to: true }
@@ -161,7 +177,10 @@ impl Labels {
 
     /// Bytes the labels hold.
     pub(super) fn bytes(&self) -> usize {
-        self.lists.bytes() + self.parents.len() * size_of::<u16>()
+        self.first.len() * size_of::<u32>()
+            + self.hubs.len() * size_of::<u32>()
+            + self.costs.len() * size_of::<f64>()
+            + self.parents.len() * size_of::<u16>()
     }
 }
 
@@ -186,50 +205,62 @@ pub(super) fn search<F: Fn(usize) -> usize>(
             h.xy[v]
         }
     };
-    if w.fwd.len() < n + 2 {
-        w.fwd.resize(n + 2, Side::default());
+    if w.reach.len() < n {
+        w.reach.resize(n, Reach::default());
     }
     if generation == 2 {
-        w.fwd.fill(Side::default());
+        w.reach.fill(Reach::default());
     }
     let mut stats = crate::Stats::default();
-    // Per hub, the least cost from the start through a seed (in `fwd`, `parent` the seed and
-    // `via` the hub's place in its label).
+    // Per hub, the least cost from the start through a seed.
     for (seed, to_seed) in seeds(ends.start_v, n, ends.start_edges, &ends.slot_of, &pos) {
-        for (k, e) in labels.lists.get(seed).iter().enumerate() {
-            let d = add(to_seed, e.cost);
-            let hub = &mut w.fwd[e.hub as usize];
-            if hub.stamp != generation || less(d, hub.g) {
-                *hub = Side { g: d, parent: seed as u32, via: k as u32, stamp: generation };
+        let range = labels.range(seed);
+        for (entry, (&hub, &cost)) in
+            labels.hubs[range.clone()].iter().zip(&labels.costs[range.clone()]).enumerate()
+        {
+            let d = value(to_seed) + cost;
+            let reach = &mut w.reach[hub as usize];
+            if reach.stamp != generation || d < reach.cost {
+                *reach = Reach {
+                    cost: d,
+                    stamp: generation,
+                    seed: seed as u32,
+                    entry: (range.start + entry) as u32,
+                };
             }
         }
-        stats.expanded += labels.lists.get(seed).len() as u64;
+        stats.expanded += range.len() as u64;
     }
-    // The least sum over the hubs the goal's seeds reach too: (cost, hub, goal seed, place).
-    let mut best: Option<([u32; 2], usize, usize, usize)> = None;
+    // The least sum over the hubs the goal's seeds reach too: (cost, hub, goal seed, entry).
+    let mut best = (f64::INFINITY, 0, 0, 0);
     for (seed, from_seed) in seeds(ends.goal_v, n, ends.goal_edges, &ends.slot_of, &pos) {
-        for (k, e) in labels.lists.get(seed).iter().enumerate() {
-            let hub = &w.fwd[e.hub as usize];
-            if hub.stamp == generation {
-                let sum = add(add(hub.g, e.cost), from_seed);
-                if best.is_none_or(|(b, ..)| value(sum) < value(b)) {
-                    best = Some((sum, e.hub as usize, seed, k));
-                }
+        let range = labels.range(seed);
+        let from_seed = value(from_seed);
+        for (entry, (&hub, &cost)) in
+            labels.hubs[range.clone()].iter().zip(&labels.costs[range.clone()]).enumerate()
+        {
+            let reach = &w.reach[hub as usize];
+            if reach.stamp == generation && reach.cost + cost + from_seed < best.0 {
+                best = (reach.cost + cost + from_seed, hub as usize, seed, range.start + entry);
             }
         }
-        stats.expanded += labels.lists.get(seed).len() as u64;
+        stats.expanded += range.len() as u64;
     }
     stats.generated = stats.expanded;
-    let Some((cost, hub, goal_seed, goal_place)) = best else {
+    let (cost, hub, goal_seed, goal_entry) = best;
+    if cost == f64::INFINITY {
         return Err(stats);
-    };
+    }
     // The hops: the start to its seed, up to the hub, down to the goal's seed, to the goal.
     let mut hops = std::mem::take(&mut w.hops);
     hops.clear();
-    let (start_seed, start_place) = (w.fwd[hub].parent as usize, w.fwd[hub].via as usize);
+    let reach = w.reach[hub];
+    let start_seed = reach.seed as usize;
     if ends.start_v >= n {
         hops.push(Hop { from: n as u32, to: start_seed as u32, via: DIAGONAL_FIRST, held_by_to: false });
     }
+    let start_place = reach.entry as usize - labels.range(start_seed).start;
+    let goal_place = goal_entry - labels.range(goal_seed).start;
     let mut whole = labels.climb(h, start_seed, start_place, false, &mut hops);
     whole &= labels.climb(h, goal_seed, goal_place, true, &mut hops);
     if ends.goal_v >= n {
@@ -239,8 +270,12 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     if !whole || !unpack_hops(h, w, ends.start_v as u32, pos) {
         // Never seen: as `hierarchy::search`.
         w.chain.clear();
+        return Ok(([0, 0], stats));
     }
-    Ok((cost, stats))
+    // The exact cost: the route's edges' octile distances, summed as pairs.
+    let at = |v: u32| (w.nodes[v as usize].x, w.nodes[v as usize].y);
+    let exact = w.chain.windows(2).fold([0, 0], |sum, pair| add(sum, octile(at(pair[1]), at(pair[0]))));
+    Ok((exact, stats))
 }
 
 /// An end's seeds: the end `v` itself when it is a subgoal (below `n`), else the subgoals its

@@ -170,16 +170,6 @@ impl<T: Copy> Runs<T> {
         Self { first, items }
     }
 
-    /// The runs `items[first[k]..first[k + 1]]`.
-    pub(super) fn from_parts(first: Vec<u32>, items: Vec<T>) -> Self {
-        Self { first, items }
-    }
-
-    /// Where slot `slot`'s run begins in the items.
-    pub(super) fn start(&self, slot: usize) -> usize {
-        self.first[slot] as usize
-    }
-
     /// Slot `slot`'s run.
     #[inline]
     pub(super) fn get(&self, slot: usize) -> &[T] {
@@ -207,6 +197,8 @@ struct Workspace {
     heap_b: OpenList,
     fwd: Vec<hierarchy::Side>,
     bwd: Vec<hierarchy::Side>,
+    /// The hub labels' query: per hub, its best reach from the start.
+    reach: Vec<labels::Reach>,
     found: Vec<usize>,
     /// Per slot, found by the rescan under way (all `false` between rescans).
     found_now: Vec<bool>,
