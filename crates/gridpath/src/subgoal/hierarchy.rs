@@ -281,9 +281,24 @@ impl Hierarchy {
         to_a.zip(to_b)
     }
 
+    /// Whether slot `v` is in the core.
+    pub(super) fn in_core(&self, v: usize) -> bool {
+        self.in_core[v]
+    }
+
     /// Whether queries read hub labels instead of searching.
     pub(super) fn has_labels(&self) -> bool {
         self.labels.is_some()
+    }
+
+    /// Takes the labels out (queries search the hierarchy until they are put back).
+    pub(super) fn take_labels(&mut self) -> Option<Labels> {
+        self.labels.take()
+    }
+
+    /// Puts labels back.
+    pub(super) fn put_labels(&mut self, labels: Labels) {
+        self.labels = Some(labels);
     }
 
     /// Queries search the hierarchy from now on.

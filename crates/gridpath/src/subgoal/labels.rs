@@ -10,17 +10,26 @@
 //! subgoals and keeps the least sum. On the cluttered maps an upward search was most of a
 //! query, a heap operation and a stall test per node; a scan is a few additions per entry.
 //!
-//! *Why exact.* A shortest route between two subgoals `a` and `b` can be taken up the hierarchy
-//! and down (`hierarchy.rs`); its top `w` is reached from `a` by an upward route that is a
-//! shortest route, so `a`'s upward search settles `w` at its true distance and never stalls
-//! it (a stall needs a cheaper route), and so does `b`'s: `w` is in both labels with the two
-//! halves' costs. In the core the upward search takes every core edge, as the query's does,
-//! so the labels hold the core subgoals each end reaches at their distances. Every entry
-//! is the cost of a real route, so no sum is below the optimum.
+//! The core is not searched from each subgoal: an upward search stops at the core subgoals it
+//! reaches (they end the label too), and a table keeps the distances between core subgoals
+//! with the first step of a shortest route between them. A route through the core is the
+//! least sum over the start's core entries `a` and the goal's `b` of the costs to `a`, from
+//! `a` to `b` (the table) and from `b`.
 //!
-//! *Memory.* A label holds the subgoal's whole upward search space, which grows with the
-//! hierarchy's depth and the core: labels are kept only for a small core ([`MAX_CORE`]) and
-//! while the graph stays within [`GRAPH_BYTES_PER_CELL`], else queries search the hierarchy.
+//! *Why exact.* A shortest route between two subgoals `x` and `y` can be taken up the hierarchy
+//! and down, or up, through the core and down (`hierarchy.rs`). Take the first: its top `w` is
+//! reached from `x` by an upward route that is a shortest route, so `x`'s upward search settles
+//! `w` at its true distance and never stalls it (a stall needs a cheaper route), and so does
+//! `y`'s: `w` is in both labels with the two halves' costs. Through the core: the upward part
+//! ends at the first core subgoal `a`, found by `x`'s search at its distance as above, and the
+//! downward part begins at the last, `b`, likewise; the core keeps the distances between its
+//! subgoals (each contraction kept those of the graph left), so the table holds the middle.
+//! Every entry is the cost of a real route, so no sum is below the optimum.
+//!
+//! *Memory.* A label holds the subgoal's upward search space below the core, which grows with
+//! the hierarchy's depth, and the table the core's size squared: labels are kept for cores of
+//! at most [`MAX_CORE`] and while the graph stays within [`GRAPH_BYTES_PER_CELL`], else queries
+//! search the hierarchy.
 //! Pruning the entries not at their distance, as hub labelings do, would save 0–2 % here
 //! (measured on the shared maps): stall on demand drops nearly all of them already.
 
@@ -28,10 +37,9 @@ use super::hierarchy::{DIAGONAL_FIRST, Ends, Hierarchy, Hop, Side, add, less, st
 use super::{NONE, Subgoal, octile, value};
 use crate::search::{Entry, OpenList};
 
-/// Cores of more subgoals than this get no labels: every label would hold most of the core,
-/// and a query would read more entries than the search settles nodes (den520d's core of 125,
-/// orz900d's 257: no faster with labels).
-const MAX_CORE: usize = 32;
+/// Cores of more subgoals than this get no labels: the table's searches would take seconds
+/// (`random512-25`'s core of 802; `orz900d`'s 257 takes milliseconds).
+const MAX_CORE: usize = 512;
 /// Labels are kept only while the whole graph stays within this many bytes a grid cell
 /// (issue 24 allows 64 on 512 × 512 maps; `8room_000`'s labels fit, `random512-40`'s do not) ...
 const GRAPH_BYTES_PER_CELL: usize = 60;
@@ -61,6 +69,13 @@ pub(super) struct Labels {
     /// The place in its label of the hub's parent in the upward search ([`ROOT`] for the
     /// label's own subgoal): the route up to a hub, read back.
     parents: Vec<u16>,
+    /// The core's slots, and per slot its place among them ([`NONE`] outside the core).
+    core: Vec<u32>,
+    core_place: Vec<u32>,
+    /// Per pair of core places `(a, b)`, at `a * core + b`: the distance from `a` to `b`, and
+    /// the place of the core subgoal after `a` on a shortest route to `b`.
+    table: Vec<f64>,
+    next: Vec<u16>,
 }
 
 /// A hub's best reach from the start in a query: through which seed and label entry.
@@ -82,14 +97,23 @@ impl Labels {
     /// label of [`ROOT`] entries or more, or a core of more than [`MAX_CORE`].
     #[expect(clippy::cast_possible_truncation, reason = "slots and label lengths fit in u32")]
     pub(super) fn build(h: &Hierarchy, subgoals: &[Subgoal], budget: usize) -> Option<Self> {
-        if h.core > MAX_CORE {
+        let k = h.core;
+        let table_bytes = k * k * (size_of::<f64>() + size_of::<u16>());
+        if k > MAX_CORE || table_bytes > budget {
             return None;
         }
-        let max_entries = budget / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
+        let max_entries = (budget - table_bytes) / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
         let n = subgoals.len();
         let mut sides = vec![Side::default(); n];
         let mut heap = OpenList::default();
         let mut labels = Self { first: Vec::with_capacity(n + 1), ..Self::default() };
+        labels.core = (0..n as u32).filter(|&v| h.in_core(v as usize)).collect();
+        labels.core_place = vec![NONE; n];
+        for (place, &v) in labels.core.iter().enumerate() {
+            labels.core_place[v as usize] = place as u32;
+        }
+        labels.core_table(h, &mut sides, &mut heap);
+        sides.fill(Side::default());
         // This label's entries as settled: hub, cost, parent's slot.
         let mut settled: Vec<(u32, [u32; 2], u32)> = Vec::new();
         let mut generation = 0u32;
@@ -115,6 +139,10 @@ impl Labels {
                 }
                 let g = sides[u].g;
                 settled.push((u as u32, g, sides[u].parent));
+                if labels.core_place[u] != NONE {
+                    // A core entry: the table goes on from here.
+                    continue;
+                }
                 for e in h.up(u) {
                     let t = e.to as usize;
                     if sides[t].stamp == generation + 1 {
@@ -143,6 +171,180 @@ impl Labels {
         }
         labels.first.push(labels.hubs.len() as u32);
         Some(labels)
+    }
+
+    /// The table of distances between the core's subgoals (Dijkstra from each over the core's
+    /// edges, which keep the graph's distances between them), with each route's first step.
+    #[expect(clippy::cast_possible_truncation, reason = "core places fit in u16 (MAX_CORE)")]
+    fn core_table(&mut self, h: &Hierarchy, sides: &mut [Side], heap: &mut OpenList) {
+        let k = self.core.len();
+        self.table = vec![f64::INFINITY; k * k];
+        self.next = vec![u16::MAX; k * k];
+        let mut generation = 0;
+        for a in 0..k {
+            generation += 2;
+            let from = self.core[a] as usize;
+            // `parent` holds the first step's core place.
+            sides[from] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation };
+            heap.clear();
+            heap.push(Entry { f: 0.0, h: 0.0, cell: from as u32 });
+            while let Some(entry) = heap.pop() {
+                let u = entry.cell as usize;
+                if sides[u].stamp != generation {
+                    continue;
+                }
+                sides[u].stamp = generation + 1;
+                let (g, first) = (sides[u].g, sides[u].parent);
+                let b = self.core_place[u] as usize;
+                self.table[a * k + b] = value(g);
+                self.next[a * k + b] = if first == NONE { b as u16 } else { first as u16 };
+                for e in h.up(u) {
+                    let t = e.to as usize;
+                    if sides[t].stamp == generation + 1 {
+                        continue;
+                    }
+                    let d = add(g, e.cost);
+                    if sides[t].stamp != generation || less(d, sides[t].g) {
+                        let step = if first == NONE { self.core_place[t] } else { first };
+                        sides[t] = Side { g: d, parent: step, via: NONE, stamp: generation };
+                        heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The route through the core from core place `a` to core place `b`, a hop per core edge,
+    /// by the table's first steps; `false` if an edge is missing (never seen).
+    fn cross(&self, h: &Hierarchy, a: usize, b: usize, hops: &mut Vec<Hop>) -> bool {
+        let k = self.core.len();
+        let mut x = a;
+        while x != b {
+            let y = usize::from(self.next[x * k + b]);
+            let (from, to) = (self.core[x], self.core[y]);
+            // Core subgoals keep their core edges: `from`'s list holds this one.
+            let Some(e) = h.up(from as usize).iter().find(|e| e.to == to) else { return false };
+            hops.push(Hop { from, to, via: e.via, held_by_to: false });
+            x = y;
+        }
+        true
+    }
+
+    /// The start's side of a query: per hub, the least cost from the start through one of its
+    /// `seeds` (slot, cost to it) into `w.reach`. Returns the entries read.
+    #[expect(clippy::cast_possible_truncation, reason = "slots and entries fit in u32")]
+    fn read_start(&self, w: &mut super::Workspace, seeds: impl Iterator<Item = (usize, [u32; 2])>) -> u64 {
+        let mut read = 0;
+        for (seed, to_seed) in seeds {
+            let range = self.range(seed);
+            let to_seed = value(to_seed);
+            for (entry, (&hub, &cost)) in
+                self.hubs[range.clone()].iter().zip(&self.costs[range.clone()]).enumerate()
+            {
+                let reach = &mut w.reach[hub as usize];
+                if reach.stamp != w.generation || to_seed + cost < reach.cost {
+                    let entry = (range.start + entry) as u32;
+                    *reach = Reach { cost: to_seed + cost, stamp: w.generation, seed: seed as u32, entry };
+                }
+            }
+            read += range.len() as u64;
+        }
+        read
+    }
+
+    /// The goal's side: the least sum over the hubs that the goal's `seeds` (slot, cost from
+    /// it) reach and the start reached (`w.reach`), and per core place the least cost to the
+    /// goal into `w.goal_core`. Returns the best meeting, if any, and the entries read.
+    fn read_goal(
+        &self,
+        w: &mut super::Workspace,
+        seeds: impl Iterator<Item = (usize, [u32; 2])>,
+    ) -> (Option<(f64, Meeting)>, u64) {
+        // Without a core, no entry is looked up in the core's places (a tenth of a query).
+        if self.core.is_empty() {
+            self.read_goal_with::<false>(w, seeds)
+        } else {
+            self.read_goal_with::<true>(w, seeds)
+        }
+    }
+
+    /// [`Labels::read_goal`], noting core entries when `CORE`.
+    #[expect(clippy::cast_possible_truncation, reason = "slots and entries fit in u32")]
+    fn read_goal_with<const CORE: bool>(
+        &self,
+        w: &mut super::Workspace,
+        seeds: impl Iterator<Item = (usize, [u32; 2])>,
+    ) -> (Option<(f64, Meeting)>, u64) {
+        let (mut best, mut read) = (None, 0);
+        let mut least = f64::INFINITY;
+        for (seed, from_seed) in seeds {
+            let range = self.range(seed);
+            let from_seed = value(from_seed);
+            for (entry, (&hub, &cost)) in
+                self.hubs[range.clone()].iter().zip(&self.costs[range.clone()]).enumerate()
+            {
+                let here = Reach {
+                    cost: cost + from_seed,
+                    stamp: w.generation,
+                    seed: seed as u32,
+                    entry: (range.start + entry) as u32,
+                };
+                let reach = &w.reach[hub as usize];
+                if reach.stamp == w.generation && reach.cost + here.cost < least {
+                    least = reach.cost + here.cost;
+                    best = Some((least, Meeting::Hub(hub as usize, here)));
+                }
+                let place = if CORE { self.core_place[hub as usize] } else { NONE };
+                if place != NONE {
+                    let to_goal = &mut w.goal_core[place as usize];
+                    if to_goal.stamp != w.generation || here.cost < to_goal.cost {
+                        *to_goal = here;
+                    }
+                }
+            }
+            read += range.len() as u64;
+        }
+        (best, read)
+    }
+
+    /// The least sum over the core entries the start reached and those the goal did, across the
+    /// table, if below `best`; returns the better meeting and the table cells read.
+    fn cross_core(
+        &self,
+        w: &mut super::Workspace,
+        best: Option<(f64, Meeting)>,
+    ) -> (Option<(f64, Meeting)>, u64) {
+        let k = self.core.len();
+        if k == 0 {
+            return (best, 0);
+        }
+        let (mut from, mut to) = (std::mem::take(&mut w.core_from), std::mem::take(&mut w.core_to));
+        from.clear();
+        to.clear();
+        let generation = w.generation;
+        from.extend(self.core.iter().enumerate().filter_map(|(a, &v)| {
+            let reach = &w.reach[v as usize];
+            (reach.stamp == generation).then_some((a, reach.cost))
+        }));
+        let reached = w.goal_core[..k].iter().enumerate().filter(|(_, r)| r.stamp == generation);
+        to.extend(reached.map(|(b, r)| (b, r.cost)));
+        let mut least = best.as_ref().map_or(f64::INFINITY, |&(cost, _)| cost);
+        let mut across = None;
+        for &(a, to_a) in &from {
+            let row = &self.table[a * k..(a + 1) * k];
+            for &(b, from_b) in &to {
+                if to_a + row[b] + from_b < least {
+                    least = to_a + row[b] + from_b;
+                    across = Some((a, b));
+                }
+            }
+        }
+        let read = (from.len() * to.len()) as u64;
+        (w.core_from, w.core_to) = (from, to);
+        match across {
+            Some((a, b)) => (Some((least, Meeting::Core(a, b))), read),
+            None => (best, read),
+        }
     }
 
     /// Where `v`'s label lies in the arrays.
@@ -181,13 +383,25 @@ impl Labels {
             + self.hubs.len() * size_of::<u32>()
             + self.costs.len() * size_of::<f64>()
             + self.parents.len() * size_of::<u16>()
+            + (self.core.len() + self.core_place.len()) * size_of::<u32>()
+            + self.table.len() * size_of::<f64>()
+            + self.next.len() * size_of::<u16>()
     }
 }
 
-/// The query by labels: the best hub both ends reach; leaves the route's subgoal-graph vertices,
-/// goal first, in `w.chain` with their coordinates in `w.nodes` (as `hierarchy::search`).
-/// `expanded` counts the label entries read.
-#[expect(clippy::cast_possible_truncation, reason = "slots and label places fit in u32")]
+/// Where a query's best route meets: at a hub both ends' labels hold (with the goal's seed and
+/// entry there), or across the core from the start's core entry `a` to the goal's `b` (core
+/// places).
+enum Meeting {
+    Hub(usize, Reach),
+    Core(usize, usize),
+}
+
+/// The query by labels: the best hub both ends reach, or the best way across the core; leaves
+/// the route's subgoal-graph vertices, goal first, in `w.chain` with their coordinates in
+/// `w.nodes` (as `hierarchy::search`). `expanded` counts the label entries and table cells
+/// read.
+#[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
 pub(super) fn search<F: Fn(usize) -> usize>(
     h: &Hierarchy,
     labels: &Labels,
@@ -195,7 +409,6 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     w: &mut super::Workspace,
     ends: &Ends<'_, F>,
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
-    let generation = w.generation;
     let pos = |v: usize| {
         if v == n {
             ends.s_xy
@@ -208,60 +421,42 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     if w.reach.len() < n {
         w.reach.resize(n, Reach::default());
     }
-    if generation == 2 {
+    if w.goal_core.len() < labels.core.len() {
+        w.goal_core.resize(labels.core.len(), Reach::default());
+    }
+    if w.generation == 2 {
         w.reach.fill(Reach::default());
+        w.goal_core.fill(Reach::default());
     }
     let mut stats = crate::Stats::default();
-    // Per hub, the least cost from the start through a seed.
-    for (seed, to_seed) in seeds(ends.start_v, n, ends.start_edges, &ends.slot_of, &pos) {
-        let range = labels.range(seed);
-        for (entry, (&hub, &cost)) in
-            labels.hubs[range.clone()].iter().zip(&labels.costs[range.clone()]).enumerate()
-        {
-            let d = value(to_seed) + cost;
-            let reach = &mut w.reach[hub as usize];
-            if reach.stamp != generation || d < reach.cost {
-                *reach = Reach {
-                    cost: d,
-                    stamp: generation,
-                    seed: seed as u32,
-                    entry: (range.start + entry) as u32,
-                };
-            }
-        }
-        stats.expanded += range.len() as u64;
-    }
-    // The least sum over the hubs the goal's seeds reach too: (cost, hub, goal seed, entry).
-    let mut best = (f64::INFINITY, 0, 0, 0);
-    for (seed, from_seed) in seeds(ends.goal_v, n, ends.goal_edges, &ends.slot_of, &pos) {
-        let range = labels.range(seed);
-        let from_seed = value(from_seed);
-        for (entry, (&hub, &cost)) in
-            labels.hubs[range.clone()].iter().zip(&labels.costs[range.clone()]).enumerate()
-        {
-            let reach = &w.reach[hub as usize];
-            if reach.stamp == generation && reach.cost + cost + from_seed < best.0 {
-                best = (reach.cost + cost + from_seed, hub as usize, seed, range.start + entry);
-            }
-        }
-        stats.expanded += range.len() as u64;
-    }
+    stats.expanded += labels.read_start(w, seeds(ends.start_v, n, ends.start_edges, &ends.slot_of, &pos));
+    let (best, read) = labels.read_goal(w, seeds(ends.goal_v, n, ends.goal_edges, &ends.slot_of, &pos));
+    stats.expanded += read;
+    let (best, read) = labels.cross_core(w, best);
+    stats.expanded += read;
     stats.generated = stats.expanded;
-    let (cost, hub, goal_seed, goal_entry) = best;
-    if cost == f64::INFINITY {
+    let Some((_, meeting)) = best else {
         return Err(stats);
-    }
-    // The hops: the start to its seed, up to the hub, down to the goal's seed, to the goal.
+    };
+    // The hops: the start to its seed, up to the hub (or the core entry), through the core,
+    // down to the goal's seed, to the goal.
+    let (up_to, to_goal) = match meeting {
+        Meeting::Hub(hub, to_goal) => (hub, to_goal),
+        Meeting::Core(a, b) => (labels.core[a] as usize, w.goal_core[b]),
+    };
     let mut hops = std::mem::take(&mut w.hops);
     hops.clear();
-    let reach = w.reach[hub];
-    let start_seed = reach.seed as usize;
+    let from_start = w.reach[up_to];
+    let (start_seed, goal_seed) = (from_start.seed as usize, to_goal.seed as usize);
     if ends.start_v >= n {
         hops.push(Hop { from: n as u32, to: start_seed as u32, via: DIAGONAL_FIRST, held_by_to: false });
     }
-    let start_place = reach.entry as usize - labels.range(start_seed).start;
-    let goal_place = goal_entry - labels.range(goal_seed).start;
+    let start_place = from_start.entry as usize - labels.range(start_seed).start;
     let mut whole = labels.climb(h, start_seed, start_place, false, &mut hops);
+    if let Meeting::Core(a, b) = meeting {
+        whole &= labels.cross(h, a, b, &mut hops);
+    }
+    let goal_place = to_goal.entry as usize - labels.range(goal_seed).start;
     whole &= labels.climb(h, goal_seed, goal_place, true, &mut hops);
     if ends.goal_v >= n {
         hops.push(Hop { from: goal_seed as u32, to: (n + 1) as u32, via: DIAGONAL_FIRST, held_by_to: true });

@@ -39,9 +39,9 @@
 //!
 //! **The hierarchy.** Over the graph, [`SubgoalGraph::build`] contracts subgoals into a
 //! contraction hierarchy with a core (`hierarchy.rs`; the idea of SGCH) and keeps it where a
-//! sample of queries says it saves work. Where its core is small and memory allows, it keeps
-//! each subgoal's upward search as a *hub label* (`labels.rs`), and a query reads two sets of
-//! lists instead of searching. A repair that changes the graph drops it: queries then
+//! sample of queries says it saves work. Where memory allows, it keeps each subgoal's upward
+//! search below the core as a *hub label*, and the distances across the core in a table
+//! (`labels.rs`): a query reads lists instead of searching. A repair that changes the graph drops it: queries then
 //! search the repaired graph itself, exact as ever, until [`SubgoalGraph::rebuild_hierarchy`].
 //! Where no hierarchy is kept, the search over the graph itself estimates by landmarks
 //! (`landmarks.rs`: a few subgoals' exact distances to every subgoal) as well as the octile
@@ -197,8 +197,12 @@ struct Workspace {
     heap_b: OpenList,
     fwd: Vec<hierarchy::Side>,
     bwd: Vec<hierarchy::Side>,
-    /// The hub labels' query: per hub, its best reach from the start.
+    /// The hub labels' query: per hub, its best reach from the start; per core place, its best
+    /// reach to the goal; the core places the start and the goal reach, with their costs.
     reach: Vec<labels::Reach>,
+    goal_core: Vec<labels::Reach>,
+    core_from: Vec<(usize, f64)>,
+    core_to: Vec<(usize, f64)>,
     found: Vec<usize>,
     /// Per slot, found by the rescan under way (all `false` between rescans).
     found_now: Vec<bool>,
@@ -603,7 +607,8 @@ impl SubgoalGraph {
     /// mazes and cluttered maps, where the subgoal graph is long and thin; on open maps its
     /// core stays large and a search without a heuristic there does more than A* on the graph.
     ///
-    /// Unless the hierarchy has hub labels or halves the sample's time, landmarks
+    /// A hierarchy with hub labels is timed with and without them, and keeps them only if
+    /// they are the faster. Unless the hierarchy has hub labels or halves the sample's time, landmarks
     /// (`landmarks.rs`: the exact distances of a few subgoals far apart to every subgoal) are
     /// timed the same way for the search over the graph itself; they are kept unless they make
     /// the sample a tenth slower (`LANDMARK_SLACK`), and a hierarchy that is not a tenth
@@ -640,7 +645,17 @@ impl SubgoalGraph {
         };
         let flat = work(self, Duration::MAX);
         self.hierarchy = Some(built);
-        let tiered = work(self, flat);
+        let mut tiered = work(self, flat);
+        // Labels that read more than the search settles (moonglade's: many seeds, each label
+        // long) are dropped for the search.
+        if let Some(labels) = self.hierarchy.as_mut().and_then(hierarchy::Hierarchy::take_labels) {
+            let searched = work(self, tiered);
+            if searched < tiered {
+                tiered = searched;
+            } else if let Some(h) = &mut self.hierarchy {
+                h.put_labels(labels);
+            }
+        }
         // A hierarchy with hub labels, or twice as fast as the search over the graph itself,
         // is kept without timing landmarks (which never took a tenth off the sample on the
         // shared maps, and take a tenth of random512-25's build): the flat edges would only
@@ -781,8 +796,9 @@ impl SubgoalGraph {
     }
 
     /// Whether the hierarchy answers by hub labels (`labels.rs`: each subgoal's upward search
-    /// done at the build): kept with the hierarchy where its core is small and the graph stays
-    /// within 60 bytes a cell with them (or the labels within a megabyte).
+    /// below the core done at the build, and a table of distances across the core): kept with
+    /// the hierarchy where its core has at most 512 subgoals and the graph stays within 60
+    /// bytes a cell with them (or the labels within a megabyte).
     #[must_use]
     pub fn has_labels(&self) -> bool {
         self.hierarchy.as_ref().is_some_and(hierarchy::Hierarchy::has_labels)
