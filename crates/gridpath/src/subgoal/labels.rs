@@ -78,13 +78,13 @@ pub(super) struct Labels {
     next: Vec<u16>,
 }
 
-/// A hub's best reach from the start in a query: through which seed and label entry.
+/// A hub's best reach from the start in a query: through which label entry (16 bytes: the
+/// seed whose label holds the entry is found again once, [`Labels::owner`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Reach {
     cost: f64,
     /// The query's generation when set.
     stamp: u32,
-    seed: u32,
     /// The entry's index in [`Labels::hubs`].
     entry: u32,
 }
@@ -235,6 +235,7 @@ impl Labels {
     #[expect(clippy::cast_possible_truncation, reason = "slots and entries fit in u32")]
     fn read_start(&self, w: &mut super::Workspace, seeds: impl Iterator<Item = (usize, [u32; 2])>) -> u64 {
         let mut read = 0;
+        let generation = w.generation;
         for (seed, to_seed) in seeds {
             let range = self.range(seed);
             let to_seed = value(to_seed);
@@ -242,9 +243,9 @@ impl Labels {
                 self.hubs[range.clone()].iter().zip(&self.costs[range.clone()]).enumerate()
             {
                 let reach = &mut w.reach[hub as usize];
-                if reach.stamp != w.generation || to_seed + cost < reach.cost {
+                if reach.stamp != generation || to_seed + cost < reach.cost {
                     let entry = (range.start + entry) as u32;
-                    *reach = Reach { cost: to_seed + cost, stamp: w.generation, seed: seed as u32, entry };
+                    *reach = Reach { cost: to_seed + cost, stamp: generation, entry };
                 }
             }
             read += range.len() as u64;
@@ -286,7 +287,6 @@ impl Labels {
                 let here = Reach {
                     cost: cost + from_seed,
                     stamp: w.generation,
-                    seed: seed as u32,
                     entry: (range.start + entry) as u32,
                 };
                 let reach = &w.reach[hub as usize];
@@ -345,6 +345,12 @@ impl Labels {
             Some((a, b)) => (Some((least, Meeting::Core(a, b))), read),
             None => (best, read),
         }
+    }
+
+    /// The slot whose label holds entry `entry`.
+    fn owner(&self, entry: u32) -> usize {
+        // The last label beginning at or before it (empty labels begin there too).
+        self.first.partition_point(|&start| start <= entry) - 1
     }
 
     /// Where `v`'s label lies in the arrays.
@@ -447,7 +453,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     let mut hops = std::mem::take(&mut w.hops);
     hops.clear();
     let from_start = w.reach[up_to];
-    let (start_seed, goal_seed) = (from_start.seed as usize, to_goal.seed as usize);
+    let (start_seed, goal_seed) = (labels.owner(from_start.entry), labels.owner(to_goal.entry));
     if ends.start_v >= n {
         hops.push(Hop { from: n as u32, to: start_seed as u32, via: DIAGONAL_FIRST, held_by_to: false });
     }
