@@ -1349,9 +1349,6 @@ impl SubgoalGraph {
         if goal_v == goal_slot && !direct {
             view.scan(g, s, &mut found);
             direct = found.contains(&s);
-            for &c in &found {
-                w.to_goal[slot_of(c)] = generation;
-            }
         }
         if direct {
             w.found = found;
@@ -1380,6 +1377,10 @@ impl SubgoalGraph {
             w.found = found;
             w.start_edges = start_edges;
             return result;
+        }
+        // The subgoals with an edge to the goal (the hierarchy seeds its side with them instead).
+        for &c in &found {
+            w.to_goal[slot_of(c)] = generation;
         }
         let goal_xy = xy(g);
         // With landmarks: them and the goal's distances to them, for every subgoal's estimate.
