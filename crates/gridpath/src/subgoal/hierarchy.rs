@@ -537,6 +537,18 @@ pub(super) struct Ends<'a, F: Fn(usize) -> usize> {
     pub(super) slot_of: F,
 }
 
+impl<F: Fn(usize) -> usize> Ends<'_, F> {
+    /// The padded coordinates of slot `v`: a subgoal's (of `xy`, one per slot), the start's
+    /// (the slot after them) or the goal's.
+    pub(super) fn pos(&self, xy: &[(u16, u16)], v: usize) -> (u16, u16) {
+        match v.checked_sub(xy.len()) {
+            None => xy[v],
+            Some(0) => self.s_xy,
+            Some(_) => self.g_xy,
+        }
+    }
+}
+
 /// The route by the hierarchy's hub labels where it has them, else by its search ([`search`]).
 pub(super) fn route<F: Fn(usize) -> usize>(
     h: &Hierarchy,
@@ -561,15 +573,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
     let n = subgoals.len();
     let generation = w.generation;
-    let pos = |v: usize| {
-        if v == n {
-            ends.s_xy
-        } else if v == n + 1 {
-            ends.g_xy
-        } else {
-            h.xy[v]
-        }
-    };
+    let pos = |v: usize| ends.pos(&h.xy, v);
     if w.fwd.len() < n + 2 {
         w.fwd.resize(n + 2, Side::default());
         w.bwd.resize(n + 2, Side::default());

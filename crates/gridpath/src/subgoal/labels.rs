@@ -117,44 +117,24 @@ impl Labels {
         // This label's entries as settled: hub, cost, parent's slot.
         let mut settled: Vec<(u32, [u32; 2], u32)> = Vec::new();
         let mut generation = 0u32;
-        for v in 0..n {
+        for (v, subgoal) in subgoals.iter().enumerate() {
             labels.first.push(labels.hubs.len() as u32);
-            if subgoals[v].cell == NONE {
+            if subgoal.cell == NONE {
                 continue;
             }
             generation += 2;
             settled.clear();
-            // Dijkstra up from `v`, keeping what it settles without stalling.
-            sides[v] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation };
-            heap.clear();
-            heap.push(Entry { f: 0.0, h: 0.0, cell: v as u32 });
-            while let Some(entry) = heap.pop() {
-                let u = entry.cell as usize;
-                if sides[u].stamp != generation {
-                    continue;
+            // Up from `v`, keeping what it settles without stalling; a core entry ends its
+            // branch (the table goes on from there).
+            let core_place = &labels.core_place;
+            let settle = |u: usize, sides: &[Side]| {
+                if stalled(h, sides, u, generation) {
+                    return false;
                 }
-                sides[u].stamp = generation + 1;
-                if stalled(h, &sides, u, generation) {
-                    continue;
-                }
-                let g = sides[u].g;
-                settled.push((u as u32, g, sides[u].parent));
-                if labels.core_place[u] != NONE {
-                    // A core entry: the table goes on from here.
-                    continue;
-                }
-                for e in h.up(u) {
-                    let t = e.to as usize;
-                    if sides[t].stamp == generation + 1 {
-                        continue;
-                    }
-                    let d = add(g, e.cost);
-                    if sides[t].stamp != generation || less(d, sides[t].g) {
-                        sides[t] = Side { g: d, parent: u as u32, via: NONE, stamp: generation };
-                        heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
-                    }
-                }
-            }
+                settled.push((u as u32, sides[u].g, sides[u].parent));
+                core_place[u] == NONE
+            };
+            dijkstra(h, (&mut sides, &mut heap, generation), v, settle, |u, _, _| u as u32);
             if labels.hubs.len() + settled.len() > max_entries || settled.len() >= usize::from(ROOT) {
                 return None;
             }
@@ -183,34 +163,17 @@ impl Labels {
         let mut generation = 0;
         for a in 0..k {
             generation += 2;
-            let from = self.core[a] as usize;
             // `parent` holds the first step's core place.
-            sides[from] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation };
-            heap.clear();
-            heap.push(Entry { f: 0.0, h: 0.0, cell: from as u32 });
-            while let Some(entry) = heap.pop() {
-                let u = entry.cell as usize;
-                if sides[u].stamp != generation {
-                    continue;
-                }
-                sides[u].stamp = generation + 1;
-                let (g, first) = (sides[u].g, sides[u].parent);
-                let b = self.core_place[u] as usize;
-                self.table[a * k + b] = value(g);
-                self.next[a * k + b] = if first == NONE { b as u16 } else { first as u16 };
-                for e in h.up(u) {
-                    let t = e.to as usize;
-                    if sides[t].stamp == generation + 1 {
-                        continue;
-                    }
-                    let d = add(g, e.cost);
-                    if sides[t].stamp != generation || less(d, sides[t].g) {
-                        let step = if first == NONE { self.core_place[t] } else { first };
-                        sides[t] = Side { g: d, parent: step, via: NONE, stamp: generation };
-                        heap.push(Entry { f: value(d), h: 0.0, cell: t as u32 });
-                    }
-                }
-            }
+            let (core_place, table, next) = (&self.core_place, &mut self.table, &mut self.next);
+            let settle = |u: usize, sides: &[Side]| {
+                let (b, first) = (core_place[u] as usize, sides[u].parent);
+                table[a * k + b] = value(sides[u].g);
+                next[a * k + b] = if first == NONE { b as u16 } else { first as u16 };
+                true
+            };
+            let first_step =
+                |_, side: &Side, t: usize| if side.parent == NONE { core_place[t] } else { side.parent };
+            dijkstra(h, (sides, heap, generation), self.core[a] as usize, settle, first_step);
         }
     }
 
@@ -415,15 +378,7 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     w: &mut super::Workspace,
     ends: &Ends<'_, F>,
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
-    let pos = |v: usize| {
-        if v == n {
-            ends.s_xy
-        } else if v == n + 1 {
-            ends.g_xy
-        } else {
-            h.xy[v]
-        }
-    };
+    let pos = |v: usize| ends.pos(&h.xy, v);
     if w.reach.len() < n {
         w.reach.resize(n, Reach::default());
     }
@@ -491,4 +446,43 @@ fn seeds<'a>(
     let own = (v < n).then_some((v, [0, 0]));
     let found = edges.iter().filter(move |_| v >= n).map(|&c| slot_of(c));
     own.into_iter().chain(found.map(move |t| (t, octile(pos(v), pos(t)))))
+}
+
+/// Dijkstra from `source` over the hierarchy's upward (or core) edges, in `sides` at
+/// `generation`: `settle(u, sides)` is called for each subgoal as it is settled and says
+/// whether its edges are relaxed; `parent(u, side of u, t)` is what a subgoal `t` reached from
+/// `u` keeps as its parent.
+fn dijkstra(
+    h: &Hierarchy,
+    (sides, heap, generation): (&mut [Side], &mut OpenList, u32),
+    source: usize,
+    mut settle: impl FnMut(usize, &[Side]) -> bool,
+    parent: impl Fn(usize, &Side, usize) -> u32,
+) {
+    sides[source] = Side { g: [0, 0], parent: NONE, via: NONE, stamp: generation };
+    heap.clear();
+    #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
+    heap.push(Entry { f: 0.0, h: 0.0, cell: source as u32 });
+    while let Some(entry) = heap.pop() {
+        let u = entry.cell as usize;
+        if sides[u].stamp != generation {
+            continue;
+        }
+        sides[u].stamp = generation + 1;
+        if !settle(u, sides) {
+            continue;
+        }
+        let here = sides[u];
+        for e in h.up(u) {
+            let t = e.to as usize;
+            if sides[t].stamp == generation + 1 {
+                continue;
+            }
+            let d = add(here.g, e.cost);
+            if sides[t].stamp != generation || less(d, sides[t].g) {
+                sides[t] = Side { g: d, parent: parent(u, &here, t), via: NONE, stamp: generation };
+                heap.push(Entry { f: value(d), h: 0.0, cell: e.to });
+            }
+        }
+    }
 }
