@@ -574,13 +574,10 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     let n = subgoals.len();
     let generation = w.generation;
     let pos = |v: usize| ends.pos(&h.xy, v);
+    // New room is unstamped; `search_in` clears the stamps when they start again.
     if w.fwd.len() < n + 2 {
         w.fwd.resize(n + 2, Side::default());
         w.bwd.resize(n + 2, Side::default());
-    }
-    if generation == 2 {
-        w.fwd.fill(Side::default());
-        w.bwd.fill(Side::default());
     }
     // Each side is an A* towards the other end: every edge costs at least the octile distance
     // between its ends (a shortcut is a real route), so the octile estimate is consistent on

@@ -43,13 +43,14 @@ const MAX_CORE: usize = 512;
 /// Labels are kept only while the whole graph stays within this many bytes a grid cell
 /// (issue 24 allows 64 on 512 × 512 maps; `8room_000`'s labels fit, `random512-40`'s do not) ...
 const GRAPH_BYTES_PER_CELL: usize = 60;
-/// ... or the labels within this many bytes, whatever the map's size (small maps).
+/// ... or the labels and the hierarchy within this many bytes, whatever the map's size (small
+/// maps).
 const FLOOR_BYTES: usize = 1 << 20;
 
 /// The bytes labels may take on a grid of `cells` cells whose graph takes `graph` bytes without
 /// them ([`GRAPH_BYTES_PER_CELL`], [`FLOOR_BYTES`]).
 pub(super) fn budget(cells: usize, graph: usize) -> usize {
-    (cells * GRAPH_BYTES_PER_CELL).saturating_sub(graph).max(FLOOR_BYTES)
+    cells.saturating_mul(GRAPH_BYTES_PER_CELL).saturating_sub(graph).max(FLOOR_BYTES)
 }
 
 /// Every subgoal's label, laid out one after another, each sorted by hub: per entry its hub,
@@ -57,9 +58,12 @@ pub(super) fn budget(cells: usize, graph: usize) -> usize {
 /// first two only).
 ///
 /// The costs are `f64`, not exact `(straight, diagonal)` pairs: a query sums and compares them
-/// with no conversion. Two routes of different costs `a + b·√2` on maps of up to 8,192 cells
-/// a side differ by far more than the rounding of three sums, so the least sum is a least
-/// route; the exact cost is summed again from the route found.
+/// with no conversion. Two routes of different costs `a + b·√2` (`b` diagonal steps) differ by
+/// at least about `0.35 / b`, and three sums round by about `C · 10⁻¹⁶` for routes of cost `C`:
+/// far apart for any route below a million steps (the longest shared route costs ~5,000), so the
+/// least sum is a least route. A route of tens of millions of steps (a maze filling an 8,192²
+/// map) could lose a tie of 10⁻⁸ to a route that much longer. The exact cost is summed again
+/// from the route found.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Labels {
     /// Per slot, where its label begins; then where the last ends.
@@ -98,10 +102,10 @@ impl Labels {
     #[expect(clippy::cast_possible_truncation, reason = "slots and label lengths fit in u32")]
     pub(super) fn build(h: &Hierarchy, subgoals: &[Subgoal], budget: usize) -> Option<Self> {
         let k = h.core;
-        let table_bytes = k * k * (size_of::<f64>() + size_of::<u16>());
-        if k > MAX_CORE || table_bytes > budget {
+        if k > MAX_CORE || k * k * (size_of::<f64>() + size_of::<u16>()) > budget {
             return None;
         }
+        let table_bytes = k * k * (size_of::<f64>() + size_of::<u16>());
         let max_entries = (budget - table_bytes) / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
         let n = subgoals.len();
         let mut sides = vec![Side::default(); n];
@@ -144,10 +148,15 @@ impl Labels {
             labels.hubs.extend(settled.iter().map(|&(hub, ..)| hub));
             labels.costs.extend(settled.iter().map(|&(_, cost, _)| value(cost)));
             let label = &labels.hubs[start..];
-            labels.parents.extend(settled.iter().map(|&(.., parent)| match parent {
-                NONE => ROOT,
-                parent => label.binary_search(&parent).map_or(ROOT, |k| k as u16),
-            }));
+            for &(.., parent) in &settled {
+                let place = match parent {
+                    NONE => ROOT,
+                    // Never missing (a parent is kept before it is expanded); without it a
+                    // route would be read back cut short, so no labels rather than that.
+                    parent => label.binary_search(&parent).ok()? as u16,
+                };
+                labels.parents.push(place);
+            }
         }
         labels.first.push(labels.hubs.len() as u32);
         Some(labels)
@@ -382,12 +391,9 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     if w.reach.len() < n {
         w.reach.resize(n, Reach::default());
     }
+    // New room is unstamped; `search_in` clears the stamps when they start again.
     if w.goal_core.len() < labels.core.len() {
         w.goal_core.resize(labels.core.len(), Reach::default());
-    }
-    if w.generation == 2 {
-        w.reach.fill(Reach::default());
-        w.goal_core.fill(Reach::default());
     }
     let mut stats = crate::Stats::default();
     stats.expanded += labels.read_start(w, seeds(ends.start_v, n, ends.start_edges, &ends.slot_of, &pos));
@@ -483,6 +489,51 @@ fn dijkstra(
                 sides[t] = Side { g: d, parent: parent(u, &here, t), via: NONE, stamp: generation };
                 heap.push(Entry { f: value(d), h: 0.0, cell: e.to });
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Grid, Pos, Settings, SubgoalGraph, SubgoalQuery};
+
+    /// A grid of pillars every third cell: many subgoals, a hierarchy with labels.
+    fn pillars() -> Grid {
+        let mut grid = Grid::new(40, 40).unwrap();
+        for y in (1..40).step_by(3) {
+            for x in (1..40).step_by(3) {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+        grid
+    }
+
+    /// When the query stamps start again, no stamp of the last round passes for the new
+    /// round's, though the round's first query (a goal in sight) never reaches the labels.
+    #[test]
+    fn stamps_of_the_last_round_never_pass_for_the_new_ones() {
+        let grid = pillars();
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_hierarchy();
+        assert!(graph.has_labels());
+        let settings = Settings::default();
+        let far = (Pos::new(0, 0), Pos::new(38, 39));
+        let near = (Pos::new(0, 0), Pos::new(2, 0));
+        let expected = graph.find_path(&grid, far.0, far.1, &settings).unwrap().cost;
+        let mut query = SubgoalQuery::default();
+        // Stamp the labels' buffers with generations 2 and 4, the second on a route from beside
+        // the far goal: cheap reaches to the hubs its side reads, stamped 4.
+        for other in [(Pos::new(0, 39), Pos::new(39, 0)), (Pos::new(37, 39), Pos::new(20, 20))] {
+            graph.find_path_with(&grid, other.0, other.1, &settings, &mut query).unwrap();
+        }
+        // Start the stamps again: the first query of the round (2) is answered in sight, the
+        // next (4) by the labels, at the generation the last round's second stamps hold.
+        query.work.generation = u32::MAX - 4;
+        graph.find_path_with(&grid, near.0, near.1, &settings, &mut query).unwrap();
+        for _ in 0..4 {
+            let path = graph.find_path_with(&grid, far.0, far.1, &settings, &mut query).unwrap();
+            assert!((path.cost - expected).abs() < 1e-9, "{} against {expected}", path.cost);
+            assert!(grid.path_cost(&path.cells, crate::Rules::OCTILE).is_ok());
         }
     }
 }

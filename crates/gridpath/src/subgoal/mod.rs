@@ -1311,8 +1311,15 @@ impl SubgoalGraph {
             w.to_goal.resize(n + 2, 0);
         }
         if w.generation >= u32::MAX - 4 {
+            // Every stamped buffer starts again, or a stamp of the last round would pass for
+            // this one's (the hierarchy's and the labels' too: the first query of a round may
+            // not reach them).
             w.nodes.fill(Node::default());
             w.to_goal.fill(0);
+            w.fwd.fill(hierarchy::Side::default());
+            w.bwd.fill(hierarchy::Side::default());
+            w.reach.fill(labels::Reach::default());
+            w.goal_core.fill(labels::Reach::default());
             w.generation = 0;
         }
         w.generation += 2;
