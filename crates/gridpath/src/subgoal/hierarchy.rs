@@ -301,11 +301,6 @@ impl Hierarchy {
         self.labels = Some(labels);
     }
 
-    /// Queries search the hierarchy from now on.
-    pub(super) fn drop_labels(&mut self) {
-        self.labels = None;
-    }
-
     /// Bytes the hierarchy holds.
     pub(super) fn bytes(&self) -> usize {
         self.edges.bytes()
@@ -552,13 +547,12 @@ impl<F: Fn(usize) -> usize> Ends<'_, F> {
 /// The route by the hierarchy's hub labels where it has them, else by its search ([`search`]).
 pub(super) fn route<F: Fn(usize) -> usize>(
     h: &Hierarchy,
-    subgoals: &[Subgoal],
     w: &mut super::Workspace,
     ends: &Ends<'_, F>,
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
     match &h.labels {
-        Some(labels) => labels::search(h, labels, subgoals.len(), w, ends),
-        None => search(h, subgoals, w, ends),
+        Some(labels) => labels::search(h, labels, w, ends),
+        None => search(h, w, ends),
     }
 }
 
@@ -567,11 +561,11 @@ pub(super) fn route<F: Fn(usize) -> usize>(
 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
 pub(super) fn search<F: Fn(usize) -> usize>(
     h: &Hierarchy,
-    subgoals: &[Subgoal],
     w: &mut super::Workspace,
     ends: &Ends<'_, F>,
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
-    let n = subgoals.len();
+    // Slots: the subgoals' (one coordinate pair each), then the start's and the goal's.
+    let n = h.xy.len();
     let generation = w.generation;
     let pos = |v: usize| ends.pos(&h.xy, v);
     // New room is unstamped; `search_in` clears the stamps when they start again.

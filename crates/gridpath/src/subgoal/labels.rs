@@ -102,11 +102,12 @@ impl Labels {
     #[expect(clippy::cast_possible_truncation, reason = "slots and label lengths fit in u32")]
     pub(super) fn build(h: &Hierarchy, subgoals: &[Subgoal], budget: usize) -> Option<Self> {
         let k = h.core;
-        if k > MAX_CORE || k * k * (size_of::<f64>() + size_of::<u16>()) > budget {
+        if k > MAX_CORE {
             return None;
         }
         let table_bytes = k * k * (size_of::<f64>() + size_of::<u16>());
-        let max_entries = (budget - table_bytes) / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
+        let max_entries =
+            budget.checked_sub(table_bytes)? / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
         let n = subgoals.len();
         let mut sides = vec![Side::default(); n];
         let mut heap = OpenList::default();
@@ -383,10 +384,10 @@ enum Meeting {
 pub(super) fn search<F: Fn(usize) -> usize>(
     h: &Hierarchy,
     labels: &Labels,
-    n: usize,
     w: &mut super::Workspace,
     ends: &Ends<'_, F>,
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
+    let n = h.xy.len();
     let pos = |v: usize| ends.pos(&h.xy, v);
     if w.reach.len() < n {
         w.reach.resize(n, Reach::default());

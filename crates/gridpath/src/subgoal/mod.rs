@@ -785,7 +785,7 @@ impl SubgoalGraph {
     /// comparisons and tests).
     pub fn drop_labels(&mut self) {
         if let Some(h) = &mut self.hierarchy {
-            h.drop_labels();
+            h.take_labels();
         }
     }
 
@@ -1380,7 +1380,7 @@ impl SubgoalGraph {
                 goal_edges: &found,
                 slot_of,
             };
-            let result = hierarchy::route(h, &self.subgoals, w, &ends);
+            let result = hierarchy::route(h, w, &ends);
             w.found = found;
             w.start_edges = start_edges;
             return result;
