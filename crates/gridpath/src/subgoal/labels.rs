@@ -82,8 +82,9 @@ pub(super) struct Labels {
     next: Vec<u16>,
 }
 
-/// A hub's best reach from the start in a query: through which label entry (16 bytes: the
-/// seed whose label holds the entry is found again once, [`Labels::owner`]).
+/// A core subgoal's best reach to the goal in a query, and the goal's hub where a route meets:
+/// through which label entry (the seed whose label holds the entry is found again once,
+/// [`Labels::owner`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Reach {
     cost: f64,
@@ -204,26 +205,51 @@ impl Labels {
     }
 
     /// The start's side of a query: per hub, the least cost from the start through one of its
-    /// `seeds` (slot, cost to it) into `w.reach`. Returns the entries read.
-    #[expect(clippy::cast_possible_truncation, reason = "slots and entries fit in u32")]
+    /// `seeds` (slot, cost to it) into `w.reach` (infinite where not reached: every hub written
+    /// here is made so again by [`Labels::forget_start`]). Returns the entries read.
+    ///
+    /// No stamps and no branch: a hub's cost is the lesser of the two, whichever it is (on
+    /// hrt201n a query reads ~490 entries, and a stamp, a branch the predictor cannot guess
+    /// and 16 bytes a hub were most of their time).
     fn read_start(&self, w: &mut super::Workspace, seeds: impl Iterator<Item = (usize, [u32; 2])>) -> u64 {
         let mut read = 0;
-        let generation = w.generation;
         for (seed, to_seed) in seeds {
             let range = self.range(seed);
             let to_seed = value(to_seed);
-            for (entry, (&hub, &cost)) in
-                self.hubs[range.clone()].iter().zip(&self.costs[range.clone()]).enumerate()
-            {
+            for (&hub, &cost) in self.hubs[range.clone()].iter().zip(&self.costs[range.clone()]) {
                 let reach = &mut w.reach[hub as usize];
-                if reach.stamp != generation || to_seed + cost < reach.cost {
-                    let entry = (range.start + entry) as u32;
-                    *reach = Reach { cost: to_seed + cost, stamp: generation, entry };
-                }
+                *reach = reach.min(to_seed + cost);
             }
             read += range.len() as u64;
         }
         read
+    }
+
+    /// The start's seed whose label gave hub `hub` its reach, and the hub's place in that
+    /// label (the same sum again, so the same value), once the query has picked the hub.
+    fn reached_by(
+        &self,
+        w: &super::Workspace,
+        seeds: impl Iterator<Item = (usize, [u32; 2])>,
+        hub: usize,
+    ) -> Option<(usize, usize)> {
+        let reach = w.reach[hub];
+        seeds.into_iter().find_map(|(seed, to_seed)| {
+            let range = self.range(seed);
+            #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
+            let place = self.hubs[range.clone()].binary_search(&(hub as u32)).ok()?;
+            (value(to_seed) + self.costs[range.start + place] == reach).then_some((seed, place))
+        })
+    }
+
+    /// Makes every hub [`Labels::read_start`] wrote for `seeds` unreached again.
+    fn forget_start(&self, w: &mut super::Workspace, seeds: impl Iterator<Item = (usize, [u32; 2])>) {
+        for (seed, _) in seeds {
+            for &hub in &self.hubs[self.range(seed)] {
+                w.reach[hub as usize] = f64::INFINITY;
+            }
+        }
+        w.reach_written = false;
     }
 
     /// The goal's side: the least sum over the hubs that the goal's `seeds` (slot, cost from
@@ -262,9 +288,10 @@ impl Labels {
                     stamp: w.generation,
                     entry: (range.start + entry) as u32,
                 };
-                let reach = &w.reach[hub as usize];
-                if reach.stamp == w.generation && reach.cost + here.cost < least {
-                    least = reach.cost + here.cost;
+                // An unreached hub's infinite cost is never less.
+                let sum = w.reach[hub as usize] + here.cost;
+                if sum < least {
+                    least = sum;
                     best = Some((least, Meeting::Hub(hub as usize, here)));
                 }
                 let place = if CORE { self.core_place[hub as usize] } else { NONE };
@@ -296,8 +323,8 @@ impl Labels {
         to.clear();
         let generation = w.generation;
         from.extend(self.core.iter().enumerate().filter_map(|(a, &v)| {
-            let reach = &w.reach[v as usize];
-            (reach.stamp == generation).then_some((a, reach.cost))
+            let reach = w.reach[v as usize];
+            (reach < f64::INFINITY).then_some((a, reach))
         }));
         let reached = w.goal_core[..k].iter().enumerate().filter(|(_, r)| r.stamp == generation);
         to.extend(reached.map(|(b, r)| (b, r.cost)));
@@ -389,37 +416,51 @@ pub(super) fn search<F: Fn(usize) -> usize>(
 ) -> Result<([u32; 2], crate::Stats), crate::Stats> {
     let n = h.xy.len();
     let pos = |v: usize| ends.pos(&h.xy, v);
+    if w.reach_written {
+        // A query that stopped between writing and forgetting (a panic caught): start clean.
+        w.reach.fill(f64::INFINITY);
+    }
     if w.reach.len() < n {
-        w.reach.resize(n, Reach::default());
+        w.reach.resize(n, f64::INFINITY);
     }
     // New room is unstamped; `search_in` clears the stamps when they start again.
     if w.goal_core.len() < labels.core.len() {
         w.goal_core.resize(labels.core.len(), Reach::default());
     }
     let mut stats = crate::Stats::default();
-    stats.expanded += labels.read_start(w, seeds(ends.start_v, n, ends.start_edges, &ends.slot_of, &pos));
+    let start_seeds = || seeds(ends.start_v, n, ends.start_edges, &ends.slot_of, &pos);
+    w.reach_written = true;
+    stats.expanded += labels.read_start(w, start_seeds());
     let (best, read) = labels.read_goal(w, seeds(ends.goal_v, n, ends.goal_edges, &ends.slot_of, &pos));
     stats.expanded += read;
     let (best, read) = labels.cross_core(w, best);
     stats.expanded += read;
     stats.generated = stats.expanded;
-    let Some((_, meeting)) = best else {
-        return Err(stats);
-    };
     // The hops: the start to its seed, up to the hub (or the core entry), through the core,
     // down to the goal's seed, to the goal.
-    let (up_to, to_goal) = match meeting {
-        Meeting::Hub(hub, to_goal) => (hub, to_goal),
-        Meeting::Core(a, b) => (labels.core[a] as usize, w.goal_core[b]),
+    let found = best.map(|(_, meeting)| {
+        let (up_to, to_goal) = match meeting {
+            Meeting::Hub(hub, to_goal) => (hub, to_goal),
+            Meeting::Core(a, b) => (labels.core[a] as usize, w.goal_core[b]),
+        };
+        (meeting, to_goal, labels.reached_by(w, start_seeds(), up_to))
+    });
+    labels.forget_start(w, start_seeds());
+    let Some((meeting, to_goal, from_start)) = found else {
+        return Err(stats);
     };
     let mut hops = std::mem::take(&mut w.hops);
     hops.clear();
-    let from_start = w.reach[up_to];
-    let (start_seed, goal_seed) = (labels.owner(from_start.entry), labels.owner(to_goal.entry));
+    // Never missing (the hub's reach is one of these sums); without it, the exact fallback.
+    let Some((start_seed, start_place)) = from_start else {
+        w.hops = hops;
+        w.chain.clear();
+        return Ok(([0, 0], stats));
+    };
+    let goal_seed = labels.owner(to_goal.entry);
     if ends.start_v >= n {
         hops.push(Hop { from: n as u32, to: start_seed as u32, via: DIAGONAL_FIRST, held_by_to: false });
     }
-    let start_place = from_start.entry as usize - labels.range(start_seed).start;
     let mut whole = labels.climb(h, start_seed, start_place, false, &mut hops);
     if let Meeting::Core(a, b) = meeting {
         whole &= labels.cross(h, a, b, &mut hops);
@@ -507,6 +548,29 @@ mod tests {
             }
         }
         grid
+    }
+
+    /// Every hub a query's start side reached is unreached again once it answers (the next
+    /// query reads no stale reach), whether the goal was found or not.
+    #[test]
+    fn a_query_leaves_every_hub_unreached() {
+        let mut grid = pillars();
+        // A walled-off corner: a query into it reads the start's labels and finds no route.
+        for (x, y) in [(37, 36), (38, 36), (39, 36), (36, 37), (36, 38), (36, 39)] {
+            grid.set_wall(Pos::new(x, y), true).unwrap();
+        }
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_hierarchy();
+        assert!(graph.has_labels());
+        let settings = Settings::default();
+        let mut query = SubgoalQuery::default();
+        let found = graph.find_path_with(&grid, Pos::new(0, 0), Pos::new(35, 30), &settings, &mut query);
+        assert!(found.is_ok());
+        let cut_off = graph.find_path_with(&grid, Pos::new(0, 0), Pos::new(38, 38), &settings, &mut query);
+        assert!(cut_off.is_err());
+        assert!(!query.work.reach.is_empty());
+        assert!(query.work.reach.iter().all(|cost| cost.is_infinite()));
+        assert!(!query.work.reach_written);
     }
 
     /// When the query stamps start again, no stamp of the last round passes for the new

@@ -199,7 +199,9 @@ struct Workspace {
     bwd: Vec<hierarchy::Side>,
     /// The hub labels' query: per hub, its best reach from the start; per core place, its best
     /// reach to the goal; the core places the start and the goal reach, with their costs.
-    reach: Vec<labels::Reach>,
+    reach: Vec<f64>,
+    /// The labels' query wrote `reach` and has not made it unreached again yet.
+    reach_written: bool,
     goal_core: Vec<labels::Reach>,
     core_from: Vec<(usize, f64)>,
     core_to: Vec<(usize, f64)>,
@@ -1318,7 +1320,6 @@ impl SubgoalGraph {
             w.to_goal.fill(0);
             w.fwd.fill(hierarchy::Side::default());
             w.bwd.fill(hierarchy::Side::default());
-            w.reach.fill(labels::Reach::default());
             w.goal_core.fill(labels::Reach::default());
             w.generation = 0;
         }
