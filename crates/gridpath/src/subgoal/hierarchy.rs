@@ -35,7 +35,7 @@
 //! forced and dropped.
 
 use super::labels::{self, Labels};
-use super::{FOUND_HERE, NONE, Runs, Subgoal, TARGET, octile, value};
+use super::{FOUND_HERE, NONE, Runs, Step, Subgoal, TARGET, octile, value};
 use crate::search::{Entry, OpenList};
 
 /// Subgoals of a larger degree than this stay in the core.
@@ -98,6 +98,11 @@ pub(super) struct Hierarchy {
     /// Hub labels, where they fit (see `labels.rs`): the queries' upward searches done at the
     /// build.
     labels: Option<Labels>,
+    /// With the labels, where room is left: per edge (in `edges`' order, one run each), the
+    /// route it stands for in the subgoal graph after its holder, up to its other end. A route
+    /// found by the labels is then copied out a run per edge; a shortcut unpacked half by half
+    /// (a search of the bypassed subgoal's list, and a stack) was an eighth of a query.
+    unpacked: Option<Runs<Step>>,
     pub(super) core: usize,
     pub(super) shortcuts: usize,
 }
@@ -142,7 +147,61 @@ impl Hierarchy {
     pub(super) fn build(subgoals: &[Subgoal], label_budget: usize) -> Self {
         let mut built = Self::contract(subgoals);
         built.labels = Labels::build(&built, subgoals, label_budget.saturating_sub(built.bytes()));
+        if built.labels.is_some() {
+            built.unpacked = built.unpack_all(label_budget.saturating_sub(built.bytes()));
+        }
         built
+    }
+
+    /// Every edge's route in the subgoal graph ([`Hierarchy::unpacked`]), or `None` past
+    /// `budget` bytes or for halves missing (never seen).
+    #[expect(clippy::cast_possible_truncation, reason = "steps fit in u32 within the budget")]
+    fn unpack_all(&self, budget: usize) -> Option<Runs<Step>> {
+        let edges = self.edges.items.len();
+        let max_steps = budget.checked_sub((edges + 1) * size_of::<u32>())? / size_of::<Step>();
+        let mut first = Vec::with_capacity(edges + 1);
+        let mut items = Vec::new();
+        let mut stack = Vec::new();
+        for holder in 0..self.xy.len() {
+            for e in self.up(holder) {
+                first.push(items.len() as u32);
+                stack.clear();
+                let hop = Hop { from: holder as u32, to: e.to, via: e.via, held_by_to: false, edge: NONE };
+                if !self.unpack_hop(hop, &mut stack, &mut items, |v| self.xy[v]) || items.len() > max_steps {
+                    return None;
+                }
+            }
+        }
+        first.push(items.len() as u32);
+        Some(Runs { first, items })
+    }
+
+    /// Pushes the route of `hop` after its first vertex into `steps`, its shortcuts unpacked
+    /// half by half (`stack` is scratch space; `pos`, a slot's padded coordinates); `false` if
+    /// a shortcut's halves are missing (never seen).
+    fn unpack_hop(
+        &self,
+        hop: Hop,
+        stack: &mut Vec<Hop>,
+        steps: &mut Vec<Step>,
+        pos: impl Fn(usize) -> (u16, u16),
+    ) -> bool {
+        stack.push(hop);
+        while let Some(Hop { from, to, via, held_by_to, .. }) = stack.pop() {
+            if is_shape(via) {
+                // Free diagonal steps first from its holder: from the hop's other end, the
+                // same cells are straight steps first.
+                let (x, y) = pos(to as usize);
+                steps.push(Step { x, y, diagonal_first: (via == DIAGONAL_FIRST) != held_by_to });
+                continue;
+            }
+            let Some((first, second)) = self.halves(via, from, to) else {
+                return false;
+            };
+            stack.push(Hop { from: via, to, via: second.via, held_by_to: false, edge: NONE });
+            stack.push(Hop { from, to: via, via: first.via, held_by_to: true, edge: NONE });
+        }
+        true
     }
 
     /// The hierarchy of `subgoals`, without labels.
@@ -257,7 +316,8 @@ impl Hierarchy {
         }
         let core = in_core.iter().filter(|&&c| c).count();
         let xy = subgoals.iter().map(|s| (s.x, s.y)).collect();
-        Self { edges: Runs::of(up.iter().map(Vec::as_slice)), in_core, xy, labels: None, core, shortcuts }
+        let edges = Runs::of(up.iter().map(Vec::as_slice));
+        Self { edges, in_core, xy, labels: None, unpacked: None, core, shortcuts }
     }
 
     /// The upward (or core) edges of slot `v`.
@@ -279,6 +339,14 @@ impl Hierarchy {
             }
         }
         to_a.zip(to_b)
+    }
+
+    /// The place in the edges of slot `v`'s edge to `to`, and the edge, if it has one.
+    #[expect(clippy::cast_possible_truncation, reason = "edge places fit in u32")]
+    pub(super) fn edge_to(&self, v: u32, to: u32) -> Option<(u32, UpEdge)> {
+        let run = self.up(v as usize);
+        let place = run.iter().position(|e| e.to == to)?;
+        Some((self.edges.first[v as usize] + place as u32, run[place]))
     }
 
     /// Whether slot `v` is in the core.
@@ -307,6 +375,7 @@ impl Hierarchy {
             + self.in_core.len()
             + self.xy.len() * size_of::<(u16, u16)>()
             + self.labels.as_ref().map_or(0, Labels::bytes)
+            + self.unpacked.as_ref().map_or(0, Runs::bytes)
     }
 }
 
@@ -556,8 +625,8 @@ pub(super) fn route<F: Fn(usize) -> usize>(
     }
 }
 
-/// The bidirectional upward search; leaves the route's subgoal-graph vertices, goal first, in
-/// `w.chain` with their coordinates in `w.nodes`.
+/// The bidirectional upward search; leaves the route in the subgoal graph, start first, in
+/// `w.steps`.
 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
 pub(super) fn search<F: Fn(usize) -> usize>(
     h: &Hierarchy,
@@ -663,9 +732,9 @@ pub(super) fn search<F: Fn(usize) -> usize>(
         return Err(stats);
     }
     if !unpack(h, w, meet, ends.start_v as u32, pos) {
-        // Never seen. An empty chain makes the caller answer by the exact fallback search
+        // Never seen. An empty route makes the caller answer by the exact fallback search
         // rather than report a goal it reached as unreachable.
-        w.chain.clear();
+        w.steps.clear();
     }
     Ok((best_pair, stats))
 }
@@ -688,9 +757,8 @@ pub(super) fn stalled(h: &Hierarchy, this: &[Side], v: usize, generation: u32) -
     })
 }
 
-/// Writes the route through `meet` into `w.chain` (goal first), its shortcuts unpacked into
-/// subgoal-graph edges, and its vertices' coordinates into `w.nodes`; `false` when a shortcut's
-/// halves are missing (never seen).
+/// Writes the route through `meet` into `w.steps` (start first), its shortcuts unpacked into
+/// subgoal-graph edges; `false` when a shortcut's halves are missing (never seen).
 fn unpack(
     h: &Hierarchy,
     w: &mut super::Workspace,
@@ -707,14 +775,14 @@ fn unpack(
     let mut v = meet;
     while w.fwd[v as usize].parent != NONE {
         let side = w.fwd[v as usize];
-        hops.push(Hop { from: side.parent, to: v, via: side.via, held_by_to: false });
+        hops.push(Hop { from: side.parent, to: v, via: side.via, held_by_to: false, edge: NONE });
         v = side.parent;
     }
     hops.reverse();
     let mut v = meet;
     while w.bwd[v as usize].parent != NONE {
         let side = w.bwd[v as usize];
-        hops.push(Hop { from: v, to: side.parent, via: side.via, held_by_to: true });
+        hops.push(Hop { from: v, to: side.parent, via: side.via, held_by_to: true, edge: NONE });
         v = side.parent;
     }
     w.hops = hops;
@@ -722,9 +790,9 @@ fn unpack(
 }
 
 /// Writes the route of the hops in `w.hops` (start to goal, edges of the hierarchy) into
-/// `w.chain` (goal first), its shortcuts unpacked into subgoal-graph edges, and its vertices'
-/// coordinates and edge shapes into `w.nodes`; `false` when a shortcut's halves are missing
-/// (never seen).
+/// `w.steps` (start first), its shortcuts unpacked into subgoal-graph edges: copied from
+/// [`Hierarchy::unpacked`] where the hop knows its edge, else half by half. `false` when a
+/// shortcut's halves are missing (never seen).
 pub(super) fn unpack_hops(
     h: &Hierarchy,
     w: &mut super::Workspace,
@@ -733,43 +801,38 @@ pub(super) fn unpack_hops(
 ) -> bool {
     let hops = std::mem::take(&mut w.hops);
     let mut stack = std::mem::take(&mut w.stack);
-    let mut route = std::mem::take(&mut w.route);
-    route.clear();
-    route.push((start_v, true));
+    let mut steps = std::mem::take(&mut w.steps);
+    steps.clear();
+    let (x, y) = pos(start_v as usize);
+    steps.push(Step { x, y, diagonal_first: true });
     let mut whole = true;
-    'hops: for &hop in &hops {
-        stack.clear();
-        stack.push(hop);
-        while let Some(Hop { from, to, via, held_by_to }) = stack.pop() {
-            if is_shape(via) {
-                // Free diagonal steps first from its holder: from the hop's other end, the
-                // same cells are straight steps first.
-                route.push((to, (via == DIAGONAL_FIRST) != held_by_to));
-                continue;
+    for &hop in &hops {
+        if let Some(unpacked) = &h.unpacked
+            && hop.edge != NONE
+        {
+            let run = unpacked.get(hop.edge as usize);
+            if hop.held_by_to {
+                // Walked from its other end back to its holder (`to`): the same vertices the
+                // other way, each edge free in the other shape from this side.
+                for j in (0..run.len()).rev() {
+                    let (x, y) = if j == 0 { pos(hop.to as usize) } else { (run[j - 1].x, run[j - 1].y) };
+                    steps.push(Step { x, y, diagonal_first: !run[j].diagonal_first });
+                }
+            } else {
+                steps.extend_from_slice(run);
             }
-            let Some((first, second)) = h.halves(via, from, to) else {
-                whole = false;
-                break 'hops;
-            };
-            stack.push(Hop { from: via, to, via: second.via, held_by_to: false });
-            stack.push(Hop { from, to: via, via: first.via, held_by_to: true });
+            continue;
+        }
+        stack.clear();
+        if !h.unpack_hop(hop, &mut stack, &mut steps, &pos) {
+            whole = false;
+            break;
         }
     }
     w.hops = hops;
     w.stack = stack;
-    if !whole {
-        w.route = route;
-        return false;
-    }
-    w.chain.clear();
-    w.chain.extend(route.iter().rev().map(|&(v, _)| v));
-    for &(v, diagonal_first) in &route {
-        let (x, y) = pos(v as usize);
-        let node = &mut w.nodes[v as usize];
-        (node.x, node.y, node.diagonal_first) = (x, y, diagonal_first);
-    }
-    w.route = route;
-    true
+    w.steps = steps;
+    whole
 }
 
 /// An edge of a route being unpacked, from `from` to `to`: [`UpEdge::via`] of it, and whether
@@ -780,4 +843,48 @@ pub(super) struct Hop {
     pub(super) to: u32,
     pub(super) via: u32,
     pub(super) held_by_to: bool,
+    /// The edge's place in the hierarchy's edges, where known ([`NONE`] if not, and for an
+    /// end's edge to its seed).
+    pub(super) edge: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Grid, Pos, Settings, SubgoalGraph};
+
+    /// The routes copied from the unpacked edges are the routes unpacked half by half: the
+    /// same cells for queries between every pair of a spread of cells (both ways, so every
+    /// edge is walked from its holder and back to it).
+    #[test]
+    fn unpacked_edges_give_the_routes_unpacked_half_by_half() {
+        let mut grid = Grid::new(48, 48).unwrap();
+        for y in (1..48).step_by(4) {
+            for x in (1..48).step_by(3) {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+                grid.set_wall(Pos::new(x, y + 1), (x + y) % 2 == 0).unwrap();
+            }
+        }
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_hierarchy();
+        assert!(graph.hierarchy.as_ref().is_some_and(|h| h.unpacked.is_some() && h.shortcuts > 0));
+        let mut plain = SubgoalGraph::build(&grid);
+        plain.force_hierarchy();
+        if let Some(h) = &mut plain.hierarchy {
+            h.unpacked = None;
+        }
+        let settings = Settings::default();
+        let open: Vec<Pos> = (0..48 * 48)
+            .step_by(37)
+            .map(|i| Pos::new(i % 48, i / 48))
+            .filter(|&p| grid.is_passable(p))
+            .collect();
+        for &a in &open {
+            for &b in &open {
+                let copied = graph.find_path(&grid, a, b, &settings).unwrap();
+                let unpacked = plain.find_path(&grid, a, b, &settings).unwrap();
+                assert_eq!(copied.cells, unpacked.cells, "{a} -> {b}");
+                assert!(grid.path_cost(&copied.cells, crate::Rules::OCTILE).is_ok());
+            }
+        }
+    }
 }

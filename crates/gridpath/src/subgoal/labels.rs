@@ -197,8 +197,8 @@ impl Labels {
             let y = usize::from(self.next[x * k + b]);
             let (from, to) = (self.core[x], self.core[y]);
             // Core subgoals keep their core edges: `from`'s list holds this one.
-            let Some(e) = h.up(from as usize).iter().find(|e| e.to == to) else { return false };
-            hops.push(Hop { from, to, via: e.via, held_by_to: false });
+            let Some((edge, e)) = h.edge_to(from, to) else { return false };
+            hops.push(Hop { from, to, via: e.via, held_by_to: false, edge });
             x = y;
         }
         true
@@ -369,11 +369,11 @@ impl Labels {
         while parents[k] != ROOT {
             let p = usize::from(parents[k]);
             let (lower, upper) = (label[p], label[k]);
-            let Some(e) = h.up(lower as usize).iter().find(|e| e.to == upper) else { return false };
+            let Some((edge, e)) = h.edge_to(lower, upper) else { return false };
             hops.push(if down {
-                Hop { from: upper, to: lower, via: e.via, held_by_to: true }
+                Hop { from: upper, to: lower, via: e.via, held_by_to: true, edge }
             } else {
-                Hop { from: lower, to: upper, via: e.via, held_by_to: false }
+                Hop { from: lower, to: upper, via: e.via, held_by_to: false, edge }
             });
             k = p;
         }
@@ -404,8 +404,7 @@ enum Meeting {
 }
 
 /// The query by labels: the best hub both ends reach, or the best way across the core; leaves
-/// the route's subgoal-graph vertices, goal first, in `w.chain` with their coordinates in
-/// `w.nodes` (as `hierarchy::search`). `expanded` counts the label entries and table cells
+/// the route in the subgoal graph, start first, in `w.steps` (as `hierarchy::search`). `expanded` counts the label entries and table cells
 /// read.
 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
 pub(super) fn search<F: Fn(usize) -> usize>(
@@ -454,12 +453,18 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     // Never missing (the hub's reach is one of these sums); without it, the exact fallback.
     let Some((start_seed, start_place)) = from_start else {
         w.hops = hops;
-        w.chain.clear();
+        w.steps.clear();
         return Ok(([0, 0], stats));
     };
     let goal_seed = labels.owner(to_goal.entry);
     if ends.start_v >= n {
-        hops.push(Hop { from: n as u32, to: start_seed as u32, via: DIAGONAL_FIRST, held_by_to: false });
+        hops.push(Hop {
+            from: n as u32,
+            to: start_seed as u32,
+            via: DIAGONAL_FIRST,
+            held_by_to: false,
+            edge: NONE,
+        });
     }
     let mut whole = labels.climb(h, start_seed, start_place, false, &mut hops);
     if let Meeting::Core(a, b) = meeting {
@@ -468,17 +473,25 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     let goal_place = to_goal.entry as usize - labels.range(goal_seed).start;
     whole &= labels.climb(h, goal_seed, goal_place, true, &mut hops);
     if ends.goal_v >= n {
-        hops.push(Hop { from: goal_seed as u32, to: (n + 1) as u32, via: DIAGONAL_FIRST, held_by_to: true });
+        hops.push(Hop {
+            from: goal_seed as u32,
+            to: (n + 1) as u32,
+            via: DIAGONAL_FIRST,
+            held_by_to: true,
+            edge: NONE,
+        });
     }
     w.hops = hops;
     if !whole || !unpack_hops(h, w, ends.start_v as u32, pos) {
         // Never seen: as `hierarchy::search`.
-        w.chain.clear();
+        w.steps.clear();
         return Ok(([0, 0], stats));
     }
     // The exact cost: the route's edges' octile distances, summed as pairs.
-    let at = |v: u32| (w.nodes[v as usize].x, w.nodes[v as usize].y);
-    let exact = w.chain.windows(2).fold([0, 0], |sum, pair| add(sum, octile(at(pair[1]), at(pair[0]))));
+    let exact = w
+        .steps
+        .windows(2)
+        .fold([0, 0], |sum, pair| add(sum, octile((pair[0].x, pair[0].y), (pair[1].x, pair[1].y))));
     Ok((exact, stats))
 }
 

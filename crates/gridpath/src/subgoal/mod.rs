@@ -122,6 +122,16 @@ struct Node {
     diagonal_first: bool,
 }
 
+/// A vertex of a route found (start first): its padded coordinates, and whether the edge
+/// reaching it from the vertex before is free with its diagonal steps first (else with its
+/// straight steps first), walked from that vertex.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Step {
+    pub(super) x: u16,
+    pub(super) y: u16,
+    pub(super) diagonal_first: bool,
+}
+
 /// An edge: its target slot with the [`FOUND_HERE`] / [`FOUND_THERE`] flags, and the target's
 /// padded coordinates (so a search relaxing it reads no other subgoal).
 ///
@@ -209,13 +219,11 @@ struct Workspace {
     /// Per slot, found by the rescan under way (all `false` between rescans).
     found_now: Vec<bool>,
     start_edges: Vec<usize>,
-    chain: Vec<u32>,
-    /// The hierarchy's unpacking: the hops of the route found, a stack of hops to unpack,
-    /// the route's subgoal-graph vertices, each with the shape of the edge reaching it
-    /// (diagonal steps first: `true`).
+    /// The route found, start first, for the refinement.
+    steps: Vec<Step>,
+    /// The hierarchy's unpacking: the hops of the route found, and a stack of hops to unpack.
     hops: Vec<hierarchy::Hop>,
     stack: Vec<hierarchy::Hop>,
-    route: Vec<(u32, bool)>,
 }
 
 /// The buffers of one query at a time over a shared graph ([`SubgoalGraph::find_path_with`]):
@@ -1272,7 +1280,7 @@ impl SubgoalGraph {
         let (s, g) = (grid.index(start), grid.index(goal));
         match self.search_in(&mut query.work, s, g) {
             Ok((pair, stats)) => {
-                if self.refine(&mut query.work, self.xy(s), out) {
+                if self.refine(&query.work, self.xy(s), out) {
                     return Ok((value(pair), stats));
                 }
                 // Never seen: a shortcut whose halves are missing. Stay exact.
@@ -1289,7 +1297,7 @@ impl SubgoalGraph {
     }
 
     /// A* over the subgoals, the start and the goal (padded cells `s` and `g`, both open, of
-    /// one class, distinct). Leaves the route's vertices, goal first, in `work.chain`; returns
+    /// one class, distinct). Leaves the route, start first, in `work.steps`; returns
     /// its cost and stats, or the stats when the goal is unreachable.
     fn search(&mut self, s: usize, g: usize) -> Result<([u32; 2], Stats), Stats> {
         self.lay_out_edges();
@@ -1362,14 +1370,10 @@ impl SubgoalGraph {
             w.found = found;
             w.start_edges = start_edges;
             let ((sx, sy), (gx, gy)) = (xy(s), xy(g));
-            w.nodes[start_v] =
-                Node { g: [0, 0], parent: NONE, stamp: generation + 1, x: sx, y: sy, diagonal_first };
-            let cost = octile((sx, sy), (gx, gy));
-            w.nodes[goal_v] =
-                Node { g: cost, parent: start_v as u32, stamp: generation + 1, x: gx, y: gy, diagonal_first };
-            w.chain.clear();
-            w.chain.extend([goal_v as u32, start_v as u32]);
-            return Ok((cost, Stats { expanded: 1, generated: 1, peak_open: 1 }));
+            w.steps.clear();
+            w.steps
+                .extend([Step { x: sx, y: sy, diagonal_first: true }, Step { x: gx, y: gy, diagonal_first }]);
+            return Ok((octile((sx, sy), (gx, gy)), Stats { expanded: 1, generated: 1, peak_open: 1 }));
         }
         if let Some(h) = &self.hierarchy {
             let ends = hierarchy::Ends {
@@ -1488,31 +1492,30 @@ impl SubgoalGraph {
         if !reached {
             return Err(stats);
         }
-        w.chain.clear();
+        w.steps.clear();
         let mut v = goal_v;
         loop {
-            w.chain.push(v as u32);
+            let node = &w.nodes[v];
+            w.steps.push(Step { x: node.x, y: node.y, diagonal_first: node.diagonal_first });
             if v == start_v {
                 break;
             }
-            v = w.nodes[v].parent as usize;
+            v = node.parent as usize;
         }
+        w.steps.reverse();
         Ok((w.nodes[goal_v].g, stats))
     }
 
-    /// Writes the cells of the route in `work.chain` (goal first) into `out`, start first;
-    /// `false` for a chain that is not a route (never seen).
-    fn refine(&self, work: &mut Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
-        let chain = std::mem::take(&mut work.chain);
-        let nodes = &work.nodes;
+    /// Writes the cells of the route in `work.steps` into `out`, start first; `false` for a
+    /// route without its start and goal (never seen).
+    fn refine(&self, work: &Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
+        let steps = &work.steps;
         // A route has its start and its goal at least (`search` found them distinct).
-        let ok = chain.len() >= 2;
+        let ok = steps.len() >= 2;
         out.push(Pos::new(u32::from(s.0) - 1, u32::from(s.1) - 1));
-        for pair in chain.windows(2).rev() {
-            let (a, b) = (&nodes[pair[1] as usize], &nodes[pair[0] as usize]);
-            self.push_edge((a.x, a.y), (b.x, b.y), b.diagonal_first, out);
+        for pair in steps.windows(2) {
+            self.push_edge((pair[0].x, pair[0].y), (pair[1].x, pair[1].y), pair[1].diagonal_first, out);
         }
-        work.chain = chain;
         ok
     }
 
