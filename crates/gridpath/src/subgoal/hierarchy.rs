@@ -9,9 +9,10 @@
 //! with a witness search, adding it only where no route as short avoids the subgoal. The
 //! rest stay an uncontracted core: subgoals of degree above [`CORE_DEGREE`] or next to one
 //! above [`NEIGHBOUR_DEGREE`], and all those left once the witness searches have pushed
-//! [`PUSHES_PER_SUBGOAL`] nodes or the estimates looked at [`VISITS_PER_SUBGOAL`] routes per
-//! subgoal, or once there are [`MAX_SHORTCUTS_PER_EDGE`] shortcuts per edge: bounds on the
-//! build where contraction densifies the graph.
+//! [`PUSHES_PER_SUBGOAL`] nodes (or half that with most of the graph left) or the estimates
+//! looked at [`VISITS_PER_SUBGOAL`] routes per subgoal, or once there are
+//! [`MAX_SHORTCUTS_PER_EDGE`] shortcuts per edge: bounds on the build where contraction
+//! densifies the graph.
 //!
 //! Every subgoal keeps the edges it had when contracted (all to subgoals contracted later or to
 //! the core), core subgoals their core edges. A query searches up from both ends over these
@@ -44,9 +45,11 @@ const CORE_DEGREE: usize = 24;
 const WITNESS_SETTLED: usize = 60;
 /// Witness-search pushes in all, per subgoal (plus [`PUSHES_FLOOR`]), before the contraction
 /// stops and the subgoals left become the core: bounds the build time where the graph
-/// densifies (random512-10-0 stops here, after 7.7 million; unbounded it would take 38 million,
-/// 573 per subgoal, and its build 6.7 s on 5 Dec's slow host instead of 2.2 s; the hierarchies
-/// kept take at most 104 per subgoal, den520d, or within the floor, moonglade's 224).
+/// densifies (unbounded, random512-10-0 would take 38 million, 573 per subgoal, and its build
+/// 6.7 s on 5 Dec's slow host; the hierarchies kept take at most 104 per subgoal, den520d, or
+/// within the floor, moonglade's 224). Half of it spent with most of the graph left stops the
+/// contraction too (random512-10-0 there: its build 2.2 → 1.6 s, its hierarchy dropped for
+/// landmarks either way; random512-25-0 has contracted nearly all by then).
 const PUSHES_PER_SUBGOAL: usize = 100;
 /// Routes of one or two edges the contraction order's estimates may look at, per subgoal
 /// (plus [`VISITS_FLOOR`]): on open maps, whose subgoals see dozens of others, the estimates
@@ -260,6 +263,7 @@ impl Hierarchy {
         let mut order: std::collections::BinaryHeap<std::cmp::Reverse<(i64, u32)>> =
             std::collections::BinaryHeap::new();
         let mut spent = 0;
+        let mut contracted = 0;
         for x in 0..n {
             if witness.visits > visits_budget {
                 // Too dense to order within the bound: every subgoal left unordered stays in
@@ -278,7 +282,11 @@ impl Hierarchy {
             if done[x] {
                 continue;
             }
-            if spent > budget || witness.visits > visits_budget || shortcuts > max_shortcuts {
+            // Half the push budget spent with most of the graph left: the contraction densifies
+            // the graph instead of thinning it, and its core would stay most of it (random512-10-0's,
+            // 41 % of its subgoals at the full budget, is dropped for landmarks): stop there.
+            let stalling = 2 * spent > budget && 2 * contracted < n;
+            if spent > budget || stalling || witness.visits > visits_budget || shortcuts > max_shortcuts {
                 break;
             }
             let degree = adj[x].len();
@@ -302,6 +310,7 @@ impl Hierarchy {
             spent += witness.pushes - before;
             shortcuts += pairs.len();
             done[x] = true;
+            contracted += 1;
             up[x] = contract(&mut adj, x, &pairs);
             for e in &up[x] {
                 let t = e.to as usize;

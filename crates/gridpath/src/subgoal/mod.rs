@@ -631,13 +631,14 @@ impl SubgoalGraph {
             self.hierarchy = Some(built);
             return;
         }
-        // The time of the sample, the fastest of three passes (a shared machine's preemptions
-        // last longer than the sample): the core is searched without a heuristic, so fewer
+        // The time of the sample, the fastest of `passes` passes (three in all for each way
+        // of answering: a shared machine's preemptions last longer than the sample), or the
+        // bound if none ran within it: the core is searched without a heuristic, so fewer
         // nodes alone can hide more edges, and no count weighs heap operations against edges
         // as the machine does.
-        let work = |graph: &mut Self, bound: Duration| -> Duration {
+        let work = |graph: &mut Self, bound: Duration, passes: usize| -> Duration {
             let mut best = bound;
-            for _ in 0..3 {
+            for _ in 0..passes {
                 let began = Instant::now();
                 for &(a, b) in &pairs {
                     let _ = std::hint::black_box(graph.search(a, b));
@@ -651,24 +652,30 @@ impl SubgoalGraph {
             }
             best
         };
-        let flat = work(self, Duration::MAX);
+        // One pass over the graph itself bounds the hierarchy's; its other two need run no
+        // longer than twice the hierarchy's time, past which the hierarchy is kept whatever
+        // they show (random512-25-0's three took 260 ms of its build, its hierarchy's 27).
+        let first_flat = work(self, Duration::MAX, 1);
         self.hierarchy = Some(built);
-        let mut tiered = work(self, flat);
+        let mut tiered = work(self, first_flat, 3);
         // Labels that read more than the search settles (moonglade's: many seeds, each label
         // long) are dropped for the search.
         if let Some(labels) = self.hierarchy.as_mut().and_then(hierarchy::Hierarchy::take_labels) {
-            let searched = work(self, tiered);
+            let searched = work(self, tiered, 3);
             if searched < tiered {
                 tiered = searched;
             } else if let Some(h) = &mut self.hierarchy {
                 h.put_labels(labels);
             }
         }
-        // A hierarchy with hub labels, or twice as fast as the search over the graph itself,
-        // is kept without timing landmarks (which never took a tenth off the sample on the
-        // shared maps, and take a tenth of random512-25's build): the flat edges would only
-        // take room.
-        if tiered < flat && (self.has_labels() || tiered * 2 < flat) {
+        let held = self.hierarchy.take();
+        let flat = first_flat.min(work(self, first_flat.min(tiered * 2), 2));
+        self.hierarchy = held;
+        // A hierarchy with hub labels, or twice as fast as the search over the graph itself
+        // (`flat` is then at least twice `tiered`, the bound its passes stopped at), is kept
+        // without timing landmarks (which never took a tenth off the sample on the shared
+        // maps, and take a tenth of random512-25's build): the flat edges would only take room.
+        if tiered < flat && (self.has_labels() || tiered * 2 <= flat) {
             self.flat = None;
             return;
         }
@@ -679,7 +686,7 @@ impl SubgoalGraph {
         let built = self.hierarchy.take();
         self.landmarks = self.measure_landmarks();
         let bound = flat.mul_f64(LANDMARK_SLACK);
-        let marked = if self.landmarks.is_some() { work(self, bound) } else { Duration::MAX };
+        let marked = if self.landmarks.is_some() { work(self, bound, 3) } else { Duration::MAX };
         if tiered < flat && tiered.mul_f64(LANDMARK_SLACK) < marked {
             self.hierarchy = built;
             self.landmarks = None;
