@@ -101,7 +101,7 @@ pub(super) struct Hierarchy {
     /// Hub labels, where they fit (see `labels.rs`): the queries' upward searches done at the
     /// build.
     labels: Option<Labels>,
-    /// With the labels, where room is left: per edge (in `edges`' order, one run each), the
+    /// With the labels, where room is left (and taken out with them): per edge (in `edges`' order, one run each), the
     /// route it stands for in the subgoal graph after its holder, up to its other end. A route
     /// found by the labels is then copied out a run per edge; a shortcut unpacked half by half
     /// (a search of the bypassed subgoal's list, and a stack) was an eighth of a query.
@@ -116,6 +116,13 @@ pub(super) fn less(a: [u32; 2], b: [u32; 2]) -> bool {
 
 pub(super) fn add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
     [a[0] + b[0], a[1] + b[1]]
+}
+
+/// A hierarchy's labels taken out ([`Hierarchy::take_labels`]), with the unpacked edges that
+/// serve them.
+pub(super) struct TakenLabels {
+    labels: Labels,
+    unpacked: Option<Runs<Step>>,
 }
 
 /// One search side's state per slot.
@@ -264,6 +271,8 @@ impl Hierarchy {
             std::collections::BinaryHeap::new();
         let mut spent = 0;
         let mut contracted = 0;
+        // Subgoals, not free slots (a repair leaves some).
+        let live = subgoals.iter().filter(|s| s.cell != NONE).count();
         for x in 0..n {
             if witness.visits > visits_budget {
                 // Too dense to order within the bound: every subgoal left unordered stays in
@@ -285,7 +294,7 @@ impl Hierarchy {
             // Half the push budget spent with most of the graph left: the contraction densifies
             // the graph instead of thinning it, and its core would stay most of it (random512-10-0's,
             // 41 % of its subgoals at the full budget, is dropped for landmarks): stop there.
-            let stalling = 2 * spent > budget && 2 * contracted < n;
+            let stalling = 2 * spent > budget && 2 * contracted < live;
             if spent > budget || stalling || witness.visits > visits_budget || shortcuts > max_shortcuts {
                 break;
             }
@@ -369,13 +378,15 @@ impl Hierarchy {
     }
 
     /// Takes the labels out (queries search the hierarchy until they are put back).
-    pub(super) fn take_labels(&mut self) -> Option<Labels> {
-        self.labels.take()
+    pub(super) fn take_labels(&mut self) -> Option<TakenLabels> {
+        // The unpacked edges serve the labels alone: they go with them.
+        self.labels.take().map(|labels| TakenLabels { labels, unpacked: self.unpacked.take() })
     }
 
     /// Puts labels back.
-    pub(super) fn put_labels(&mut self, labels: Labels) {
-        self.labels = Some(labels);
+    pub(super) fn put_labels(&mut self, taken: TakenLabels) {
+        self.labels = Some(taken.labels);
+        self.unpacked = taken.unpacked;
     }
 
     /// Bytes the hierarchy holds.
@@ -775,7 +786,7 @@ fn unpack(
     start_v: u32,
     pos: impl Fn(usize) -> (u16, u16),
 ) -> bool {
-    // The vertex chain start .. meet .. goal, shortcuts unpacked (into the workspace's
+    // The hops start .. meet .. goal, unpacked into the route after (in the workspace's
     // buffers: no allocation per query).
     let mut hops = std::mem::take(&mut w.hops);
     hops.clear();
@@ -860,6 +871,28 @@ pub(super) struct Hop {
 #[cfg(test)]
 mod tests {
     use crate::{Grid, Pos, Settings, SubgoalGraph};
+
+    /// The unpacked edges serve the labels alone: taken out with them, put back with them.
+    #[test]
+    fn unpacked_edges_go_with_the_labels() {
+        let mut grid = Grid::new(30, 30).unwrap();
+        for y in (1..30).step_by(3) {
+            for x in (1..30).step_by(3) {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+            }
+        }
+        let mut graph = SubgoalGraph::build(&grid);
+        graph.force_hierarchy();
+        let h = graph.hierarchy.as_mut().unwrap();
+        assert!(h.unpacked.is_some());
+        let with = h.bytes();
+        let taken = h.take_labels().unwrap();
+        assert!(h.unpacked.is_none());
+        assert!(h.bytes() < with);
+        h.put_labels(taken);
+        assert!(h.unpacked.is_some());
+        assert_eq!(h.bytes(), with);
+    }
 
     /// The routes copied from the unpacked edges are the routes unpacked half by half: the
     /// same cells for queries between every pair of a spread of cells (both ways, so every

@@ -404,8 +404,8 @@ enum Meeting {
 }
 
 /// The query by labels: the best hub both ends reach, or the best way across the core; leaves
-/// the route in the subgoal graph, start first, in `w.steps` (as `hierarchy::search`). `expanded` counts the label entries and table cells
-/// read.
+/// the route in the subgoal graph, start first, in `w.steps` (as `hierarchy::search`).
+/// `expanded` counts the label entries and table cells read.
 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
 pub(super) fn search<F: Fn(usize) -> usize>(
     h: &Hierarchy,
@@ -422,7 +422,8 @@ pub(super) fn search<F: Fn(usize) -> usize>(
     if w.reach.len() < n {
         w.reach.resize(n, f64::INFINITY);
     }
-    // New room is unstamped; `search_in` clears the stamps when they start again.
+    // New room in the goal's core reaches is unstamped; `search_in` clears the stamps when they
+    // start again.
     if w.goal_core.len() < labels.core.len() {
         w.goal_core.resize(labels.core.len(), Reach::default());
     }
@@ -599,8 +600,8 @@ mod tests {
         let near = (Pos::new(0, 0), Pos::new(2, 0));
         let expected = graph.find_path(&grid, far.0, far.1, &settings).unwrap().cost;
         let mut query = SubgoalQuery::default();
-        // Stamp the labels' buffers with generations 2 and 4, the second on a route from beside
-        // the far goal: cheap reaches to the hubs its side reads, stamped 4.
+        // Stamp the buffers with generations 2 and 4, the second on a route from beside the far
+        // goal (the start's reaches are not stamped, and are unreached again after each query).
         for other in [(Pos::new(0, 39), Pos::new(39, 0)), (Pos::new(37, 39), Pos::new(20, 20))] {
             graph.find_path_with(&grid, other.0, other.1, &settings, &mut query).unwrap();
         }

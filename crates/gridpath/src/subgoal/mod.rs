@@ -207,8 +207,9 @@ struct Workspace {
     heap_b: OpenList,
     fwd: Vec<hierarchy::Side>,
     bwd: Vec<hierarchy::Side>,
-    /// The hub labels' query: per hub, its best reach from the start; per core place, its best
-    /// reach to the goal; the core places the start and the goal reach, with their costs.
+    /// The hub labels' query: per hub, its best reach from the start (infinite where not
+    /// reached, between queries everywhere); per core place, its best reach to the goal; the
+    /// core places the start and the goal reach, with their costs.
     reach: Vec<f64>,
     /// The labels' query wrote `reach` and has not made it unreached again yet.
     reach_written: bool,
@@ -655,6 +656,7 @@ impl SubgoalGraph {
         // One pass over the graph itself bounds the hierarchy's; its other two need run no
         // longer than twice the hierarchy's time, past which the hierarchy is kept whatever
         // they show (random512-25-0's three took 260 ms of its build, its hierarchy's 27).
+        // (The first pass also lays out the flat edges and warms the caches: a loose bound.)
         let first_flat = work(self, Duration::MAX, 1);
         self.hierarchy = Some(built);
         let mut tiered = work(self, first_flat, 3);
