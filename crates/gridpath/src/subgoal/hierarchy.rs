@@ -872,16 +872,22 @@ pub(super) struct Hop {
 mod tests {
     use crate::{Grid, Pos, Settings, SubgoalGraph};
 
+    /// Posts of one or two cells every few: a graph whose hierarchy has shortcuts and labels.
+    fn posts() -> Grid {
+        let mut grid = Grid::new(48, 48).unwrap();
+        for y in (1..48).step_by(4) {
+            for x in (1..48).step_by(3) {
+                grid.set_wall(Pos::new(x, y), true).unwrap();
+                grid.set_wall(Pos::new(x, y + 1), (x + y) % 2 == 0).unwrap();
+            }
+        }
+        grid
+    }
+
     /// The unpacked edges serve the labels alone: taken out with them, put back with them.
     #[test]
     fn unpacked_edges_go_with_the_labels() {
-        let mut grid = Grid::new(30, 30).unwrap();
-        for y in (1..30).step_by(3) {
-            for x in (1..30).step_by(3) {
-                grid.set_wall(Pos::new(x, y), true).unwrap();
-            }
-        }
-        let mut graph = SubgoalGraph::build(&grid);
+        let mut graph = SubgoalGraph::build(&posts());
         graph.force_hierarchy();
         let h = graph.hierarchy.as_mut().unwrap();
         assert!(h.unpacked.is_some());
@@ -899,13 +905,7 @@ mod tests {
     /// edge is walked from its holder and back to it).
     #[test]
     fn unpacked_edges_give_the_routes_unpacked_half_by_half() {
-        let mut grid = Grid::new(48, 48).unwrap();
-        for y in (1..48).step_by(4) {
-            for x in (1..48).step_by(3) {
-                grid.set_wall(Pos::new(x, y), true).unwrap();
-                grid.set_wall(Pos::new(x, y + 1), (x + y) % 2 == 0).unwrap();
-            }
-        }
+        let grid = posts();
         let mut graph = SubgoalGraph::build(&grid);
         graph.force_hierarchy();
         assert!(graph.hierarchy.as_ref().is_some_and(|h| h.unpacked.is_some() && h.shortcuts > 0));
