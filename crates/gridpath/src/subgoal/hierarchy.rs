@@ -101,10 +101,11 @@ pub(super) struct Hierarchy {
     /// Hub labels, where they fit (see `labels.rs`): the queries' upward searches done at the
     /// build.
     labels: Option<Labels>,
-    /// With the labels, where room is left (and taken out with them): per edge (in `edges`' order, one run each), the
-    /// route it stands for in the subgoal graph after its holder, up to its other end. A route
-    /// found by the labels is then copied out a run per edge; a shortcut unpacked half by half
-    /// (a search of the bypassed subgoal's list, and a stack) was an eighth of a query.
+    /// With the labels, where room is left (and taken out with them): per edge (in `edges`'
+    /// order, one run each), the route it stands for in the subgoal graph after its holder, up
+    /// to its other end. A route found by the labels is then copied out a run per edge; a
+    /// shortcut unpacked half by half (a search of the bypassed subgoal's list, and a stack)
+    /// was an eighth of a query.
     unpacked: Option<Runs<Step>>,
     pub(super) core: usize,
     pub(super) shortcuts: usize,
@@ -870,24 +871,13 @@ pub(super) struct Hop {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Grid, Pos, Settings, SubgoalGraph};
-
-    /// Posts of one or two cells every few: a graph whose hierarchy has shortcuts and labels.
-    fn posts() -> Grid {
-        let mut grid = Grid::new(48, 48).unwrap();
-        for y in (1..48).step_by(4) {
-            for x in (1..48).step_by(3) {
-                grid.set_wall(Pos::new(x, y), true).unwrap();
-                grid.set_wall(Pos::new(x, y + 1), (x + y) % 2 == 0).unwrap();
-            }
-        }
-        grid
-    }
+    use crate::subgoal::pillars;
+    use crate::{Pos, Settings, SubgoalGraph};
 
     /// The unpacked edges serve the labels alone: taken out with them, put back with them.
     #[test]
     fn unpacked_edges_go_with_the_labels() {
-        let mut graph = SubgoalGraph::build(&posts());
+        let mut graph = SubgoalGraph::build(&pillars());
         graph.force_hierarchy();
         let h = graph.hierarchy.as_mut().unwrap();
         assert!(h.unpacked.is_some());
@@ -905,7 +895,7 @@ mod tests {
     /// edge is walked from its holder and back to it).
     #[test]
     fn unpacked_edges_give_the_routes_unpacked_half_by_half() {
-        let grid = posts();
+        let grid = pillars();
         let mut graph = SubgoalGraph::build(&grid);
         graph.force_hierarchy();
         assert!(graph.hierarchy.as_ref().is_some_and(|h| h.unpacked.is_some() && h.shortcuts > 0));
@@ -915,9 +905,10 @@ mod tests {
             h.unpacked = None;
         }
         let settings = Settings::default();
-        let open: Vec<Pos> = (0..48 * 48)
+        let side = grid.width();
+        let open: Vec<Pos> = (0..side * side)
             .step_by(37)
-            .map(|i| Pos::new(i % 48, i / 48))
+            .map(|i| Pos::new(i % side, i / side))
             .filter(|&p| grid.is_passable(p))
             .collect();
         for &a in &open {

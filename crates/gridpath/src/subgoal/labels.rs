@@ -551,18 +551,8 @@ fn dijkstra(
 
 #[cfg(test)]
 mod tests {
-    use crate::{Grid, Pos, Settings, SubgoalGraph, SubgoalQuery};
-
-    /// A grid of pillars every third cell: many subgoals, a hierarchy with labels.
-    fn pillars() -> Grid {
-        let mut grid = Grid::new(40, 40).unwrap();
-        for y in (1..40).step_by(3) {
-            for x in (1..40).step_by(3) {
-                grid.set_wall(Pos::new(x, y), true).unwrap();
-            }
-        }
-        grid
-    }
+    use crate::subgoal::pillars;
+    use crate::{Pos, Settings, SubgoalGraph, SubgoalQuery};
 
     /// Every hub a query's start side reached is unreached again once it answers (the next
     /// query reads no stale reach), whether the goal was found or not.

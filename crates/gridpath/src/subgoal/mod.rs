@@ -1576,3 +1576,16 @@ impl SubgoalGraph {
         })
     }
 }
+
+/// A 40 × 40 grid of pillars every third cell, for the subgoal modules' tests: many subgoals, a
+/// hierarchy with shortcuts and hub labels.
+#[cfg(test)]
+fn pillars() -> Grid {
+    let mut grid = Grid::new(40, 40).unwrap();
+    for y in (1..40).step_by(3) {
+        for x in (1..40).step_by(3) {
+            grid.set_wall(Pos::new(x, y), true).unwrap();
+        }
+    }
+    grid
+}
