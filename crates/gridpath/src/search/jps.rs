@@ -412,6 +412,52 @@ impl<'a> View<'a> {
             (x, y) = (nx, ny);
         }
     }
+    /// The goal's route from padded index `i` at `(x, y)` when the goal is in sight: its
+    /// diagonal steps, then its straight ones (an octile-shortest route, the one a jump takes),
+    /// all legal. Returns the direction the goal is entered by and the route's cost `a + b·√2`
+    /// as `(dir, a, b)`; `None` at the first illegal step. One walk, where an expansion makes
+    /// every jump; as Warthog's JPS does before an expansion's jumps. Not inlined: the search
+    /// calls it once, before its loop.
+    #[inline(never)]
+    pub(crate) fn goal_in_sight(&self, mut i: usize, x: usize, y: usize) -> Option<(u32, u64, u64)> {
+        let (gx, gy) = (self.gx, self.gy);
+        let (dx, dy) = (gx.abs_diff(x), gy.abs_diff(y));
+        let (east, south) = (gx > x, gy > y);
+        let diagonal_steps = dx.min(dy);
+        // The diagonal's index into `DIRS` (NE, SE, SW, NW are 4 to 7).
+        let diagonal = match (east, south) {
+            (true, false) => 4,
+            (true, true) => 5,
+            (false, true) => 6,
+            (false, false) => 7,
+        };
+        let step = if south { self.stride } else { self.stride.wrapping_neg() };
+        let step = if east { step.wrapping_add(1) } else { step.wrapping_sub(1) };
+        for _ in 0..diagonal_steps {
+            // The move masks: the diagonal step is legal (both sides and the target open).
+            if self.masks[i] >> diagonal & 1 == 0 {
+                return None;
+            }
+            i = i.wrapping_add(step);
+        }
+        let straight = dx.abs_diff(dy);
+        let (a, b) = (straight as u64, diagonal_steps as u64);
+        if straight == 0 {
+            return Some((diagonal, a, b));
+        }
+        // The turning cell, then the straight run along the goal's row or column.
+        let (tx, ty) = (
+            if east { x + diagonal_steps } else { x - diagonal_steps },
+            if south { y + diagonal_steps } else { y - diagonal_steps },
+        );
+        let (lines, line, from, to, dir) = if dx > dy {
+            (&self.rows, gy, tx, gx, if east { 1 } else { 3 })
+        } else {
+            (&self.cols, gx, ty, gy, if south { 2 } else { 0 })
+        };
+        all_open(lines.open, lines.wpl, line, from.min(to), from.max(to)).then_some((dir, a, b))
+    }
+
     /// Jumps from the node `i` at padded `(x, y)` (cost `(ga, gb)`), entered by a jump in
     /// direction `dir` (or [`NO_DIR`] at the start), in every direction JPS's pruning keeps,
     /// offering each jump point found to `relax`.
@@ -463,6 +509,21 @@ impl<'a> View<'a> {
             self.diagonal_ray_in::<_, BITS, WEIGHTED, false, false>(node, relax);
         }
     }
+}
+
+/// Whether bits `lo..=hi` of `line` of `plane` (`wpl` words a line) are all set: every cell
+/// of a straight run open.
+#[inline(always)]
+fn all_open(plane: &[u64], wpl: usize, line: usize, lo: usize, hi: usize) -> bool {
+    let base = line * wpl;
+    let (first, last) = (lo / 64, hi / 64);
+    (first..=last).all(|w| {
+        let from = if w == first { lo % 64 } else { 0 };
+        let to = if w == last { hi % 64 } else { 63 };
+        // Bits `from..=to` of the word.
+        let want = (!0u64 >> (63 - to)) & (!0u64 << from);
+        plane[base + w] & want == want
+    })
 }
 
 /// Octile distance between padded coordinates as the pair `(hi − lo, lo)`.
@@ -525,6 +586,27 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
     }
     // Built once: what the loop and every relaxation touch.
     let mut r = Relax { nodes, open, stats, obs, grid, stride, gx, gy };
+    // On uniform cost a goal in sight of the start (`View::goal_in_sight`) is reached at the
+    // start's estimate: no route is shorter, so the start's jumps need not be made. Most
+    // queries on a small or open map end here (arena: 12.4 -> 5.1 jump points a query, half
+    // the time). Checked at every expansion, the walks cost large maps 10 % (maze512-16).
+    if !WEIGHTED {
+        let (x, y) = (q.start.x as usize + 1, q.start.y as usize + 1);
+        if let Some((dir, a, b)) = view.goal_in_sight(start, x, y) {
+            r.nodes.close(start);
+            r.stats.expanded += 1;
+            if O::ENABLED {
+                r.obs.event(TraceEvent::Closed { pos: q.start });
+            }
+            r.relax(start, gx, gy, dir, a, b);
+            r.nodes.close(goal);
+            r.stats.expanded += 1;
+            if O::ENABLED {
+                r.obs.event(TraceEvent::Closed { pos: q.goal });
+            }
+            return Ok(r.finish(start, goal, out));
+        }
+    }
     while let Some(top) = r.open.pop_live(|e| !r.nodes.closed(e.cell as usize)) {
         let i = top.cell as usize;
         if r.nodes.closed(i) {
@@ -536,10 +618,7 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             r.obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
         }
         if i == goal {
-            unwind_jumps(r.nodes, grid, start, goal, out);
-            let (a, b) = r.nodes.lattice(goal);
-            r.stats.peak_open = r.open.peak() as u64;
-            return Ok((r.stats, value(u64::from(a), u64::from(b))));
+            return Ok(r.finish(start, goal, out));
         }
         #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
         let (x, y) = {
@@ -581,6 +660,15 @@ struct Relax<'a, O> {
 }
 
 impl<O: Observer> Relax<'_, O> {
+    /// The route to the closed `goal` (into `out`) and its cost.
+    #[inline(never)]
+    fn finish(&mut self, start: usize, goal: usize, out: &mut Vec<Pos>) -> (Stats, f64) {
+        unwind_jumps(self.nodes, self.grid, start, goal, out);
+        let (a, b) = self.nodes.lattice(goal);
+        self.stats.peak_open = self.open.peak() as u64;
+        (self.stats, value(u64::from(a), u64::from(b)))
+    }
+
     /// Offers the jump point `(jx, jy)`, entered in direction `dir` on a jump from the node
     /// `parent`, at the cost `(na, nb)`: opened, or updated when cheaper than before. Not
     /// inlined: it is called from the straight jumps and from the four diagonal rays.
@@ -1062,6 +1150,107 @@ mod tests {
         assert!(sqrt2_lt(1, 2) && !sqrt2_lt(2, 2) && !sqrt2_lt(5, 7) && sqrt2_lt(5, 8));
         assert!(sqrt2_lt(-1, 0) && sqrt2_lt(-2, -2) && !sqrt2_lt(-1, -2) && !sqrt2_lt(1, -1));
         assert!(sqrt2_le(0, 0) && !sqrt2_lt(0, 0) && sqrt2_le(0, 1) && !sqrt2_le(1, 1));
+    }
+
+    /// `goal_in_sight` against the route walked cell by cell: the diagonal steps first, then
+    /// the straight ones, each legal by the move masks; on random grids of two terrain classes,
+    /// lines of one to four words.
+    #[test]
+    fn the_goal_in_sight_is_the_diagonal_first_route_walked_cell_by_cell() {
+        let (mut seen, mut in_sight) = (0, 0);
+        for (width, height, seed) in [(9, 7, 1), (70, 40, 2), (200, 31, 3), (40, 200, 4)] {
+            for walls in [0, 5, 20] {
+                let grid = random_grid(width, height, seed * 100 + walls, walls);
+                let masks = grid.octile_moves();
+                let stride = grid.stride();
+                let mut state = seed;
+                for _ in 0..400 {
+                    state =
+                        state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    let from = Pos::new(
+                        (state >> 20 & 0xffff) as u32 % width,
+                        (state >> 40 & 0xffff) as u32 % height,
+                    );
+                    state =
+                        state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    let to = Pos::new(
+                        (state >> 20 & 0xffff) as u32 % width,
+                        (state >> 40 & 0xffff) as u32 % height,
+                    );
+                    let (i, goal) = (grid.index(from), grid.index(to));
+                    let class = grid.class_at(i);
+                    if class == 0 || grid.class_at(goal) != class {
+                        continue;
+                    }
+                    let (x, y, gx, gy) =
+                        (from.x as usize + 1, from.y as usize + 1, to.x as usize + 1, to.y as usize + 1);
+                    let view =
+                        View::new(grid.cells(), masks, grid.jumps(), grid.planes(), stride, class, (gx, gy));
+                    // The reference: one step at a time towards the goal, diagonally while both
+                    // coordinates differ.
+                    let (mut cx, mut cy, mut dir, mut legal) = (x, y, None, true);
+                    let (mut a, mut b) = (0, 0);
+                    while (cx, cy) != (gx, gy) {
+                        let sign = |to: usize, at: usize| i32::from(to > at) - i32::from(to < at);
+                        let (sx, sy) = (sign(gx, cx), sign(gy, cy));
+                        let k = (0..8u32).find(|&k| DIRS[k as usize] == (sx, sy)).unwrap();
+                        if u32::from(masks[cy * stride + cx]) >> k & 1 == 0 {
+                            legal = false;
+                            break;
+                        }
+                        if sx != 0 && sy != 0 {
+                            b += 1;
+                        } else {
+                            a += 1;
+                        }
+                        (cx, cy, dir) = (
+                            cx.wrapping_add_signed(sx as isize),
+                            cy.wrapping_add_signed(sy as isize),
+                            Some(k),
+                        );
+                    }
+                    let want = if legal { dir.map(|d| (d, a, b)) } else { None };
+                    seen += 1;
+                    in_sight += usize::from(want.is_some());
+                    if from != to {
+                        assert_eq!(
+                            view.goal_in_sight(i, x, y),
+                            want,
+                            "{from} to {to}, {width}x{height}, {walls}% walls"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            in_sight > seen / 10 && in_sight < seen,
+            "{in_sight} of {seen} pairs in sight: too few either way"
+        );
+    }
+
+    /// A goal in sight of the start: two nodes closed, the octile route, on both JPS variants.
+    #[test]
+    fn a_goal_in_sight_of_the_start_ends_the_search_at_once() {
+        use crate::{Algorithm, Searcher, Settings};
+        let mut grid = Grid::new(40, 30).unwrap();
+        // A post off the route: the start's jumps would find it.
+        grid.set_tile(Pos::new(20, 5), Tile::Wall).unwrap();
+        let settings = Settings::with_algorithm(Algorithm::Jps);
+        for online in [false, true] {
+            let mut searcher = Searcher::new();
+            searcher.set_jump_bits(!online);
+            let path = searcher.find_path(&grid, Pos::new(3, 4), Pos::new(30, 20), &settings).unwrap();
+            assert_eq!(path.stats.expanded, 2, "online {online}");
+            assert!((path.cost - (11.0 + 16.0 * std::f64::consts::SQRT_2)).abs() < 1e-9, "{}", path.cost);
+            assert_eq!(path.cells.len(), 28);
+            assert_eq!(path.cells[16], Pos::new(19, 20), "diagonal first, then straight");
+            // Blocked on the diagonal: the search goes on, as exact as before.
+            grid.set_tile(Pos::new(10, 11), Tile::Wall).unwrap();
+            let path = searcher.find_path(&grid, Pos::new(3, 4), Pos::new(30, 20), &settings).unwrap();
+            assert!(path.stats.expanded > 2);
+            assert!((path.cost - (11.0 + 16.0 * std::f64::consts::SQRT_2)).abs() < 1e-9, "{}", path.cost);
+            grid.set_tile(Pos::new(10, 11), Tile::FLOOR).unwrap();
+        }
     }
 
     #[test]
