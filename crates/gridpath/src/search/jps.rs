@@ -23,6 +23,11 @@
 //! (`Searcher::set_jump_bits(false)`) every scan runs, as in online JPS; the jump points,
 //! expansions and paths are the same.
 //!
+//! On uniform cost a search first walks the goal's diagonal-first route from the start
+//! (`View::goal_in_sight`, as Warthog's expansions do): when every step is legal, that route
+//! costs the start's estimate and no other can be shorter, so the search ends there, with no
+//! jump made. Most queries on small or open maps end so.
+//!
 //! # Terrain costs
 //!
 //! On a grid with terrain costs (not [`Grid::has_uniform_cost`](crate::Grid::has_uniform_cost);
