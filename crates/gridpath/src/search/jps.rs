@@ -84,7 +84,7 @@
 use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
-use crate::grid::{DIRS, Lines, Planes};
+use crate::grid::{DIRS, Lines, Planes, dir_index};
 use crate::trace::{Observer, TraceEvent};
 
 /// No goal on a scanned line.
@@ -429,13 +429,9 @@ impl<'a> View<'a> {
         let (dx, dy) = (gx.abs_diff(x), gy.abs_diff(y));
         let (east, south) = (gx > x, gy > y);
         let diagonal_steps = dx.min(dy);
-        // The diagonal's index into `DIRS` (NE, SE, SW, NW are 4 to 7).
-        let diagonal = match (east, south) {
-            (true, false) => 4,
-            (true, true) => 5,
-            (false, true) => 6,
-            (false, false) => 7,
-        };
+        let (sx, sy) = (if east { 1 } else { -1 }, if south { 1 } else { -1 });
+        #[expect(clippy::cast_possible_truncation, reason = "an index into DIRS")]
+        let diagonal = dir_index(sx, sy) as u32;
         let step = if south { self.stride } else { self.stride.wrapping_neg() };
         let step = if east { step.wrapping_add(1) } else { step.wrapping_sub(1) };
         for _ in 0..diagonal_steps {
@@ -455,11 +451,10 @@ impl<'a> View<'a> {
             if east { x + diagonal_steps } else { x - diagonal_steps },
             if south { y + diagonal_steps } else { y - diagonal_steps },
         );
-        let (lines, line, from, to, dir) = if dx > dy {
-            (&self.rows, gy, tx, gx, if east { 1 } else { 3 })
-        } else {
-            (&self.cols, gx, ty, gy, if south { 2 } else { 0 })
-        };
+        let (lines, line, from, to, (dx, dy)) =
+            if dx > dy { (&self.rows, gy, tx, gx, (sx, 0)) } else { (&self.cols, gx, ty, gy, (0, sy)) };
+        #[expect(clippy::cast_possible_truncation, reason = "an index into DIRS")]
+        let dir = dir_index(dx, dy) as u32;
         all_open(lines.open, lines.wpl, line, from.min(to), from.max(to)).then_some((dir, a, b))
     }
 
@@ -1198,7 +1193,8 @@ mod tests {
                     while (cx, cy) != (gx, gy) {
                         let sign = |to: usize, at: usize| i32::from(to > at) - i32::from(to < at);
                         let (sx, sy) = (sign(gx, cx), sign(gy, cy));
-                        let k = (0..8u32).find(|&k| DIRS[k as usize] == (sx, sy)).unwrap();
+                        #[expect(clippy::cast_possible_truncation, reason = "an index into DIRS")]
+                        let k = dir_index(sx, sy) as u32;
                         if u32::from(masks[cy * stride + cx]) >> k & 1 == 0 {
                             legal = false;
                             break;
