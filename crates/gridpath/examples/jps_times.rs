@@ -16,9 +16,14 @@ use gridpath::formats::{self, map_path_for_scen};
 use gridpath::{Algorithm, Searcher, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files: Vec<String> = std::env::args().skip(1).collect();
+    let mut files: Vec<String> = std::env::args().skip(1).collect();
+    // `--bits`: JPS with jump bits alone (the online column left empty), for A/B runs.
+    let bits_only = files.first().is_some_and(|a| a == "--bits");
+    if bits_only {
+        files.remove(0);
+    }
     if files.is_empty() {
-        return Err("usage: jps_times X.map.scen ... (each map X.map next to its scenarios)".into());
+        return Err("usage: jps_times [--bits] X.map.scen ... (each map X.map next to its scenarios)".into());
     }
     let settings = Settings::with_algorithm(Algorithm::Jps);
     println!("{:<20} {:>6} {:>12} {:>12}", "map", "n", "JPS ns", "online ns");
@@ -26,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let scenarios = formats::parse_scen(&std::fs::read_to_string(file)?)?;
         let grid = formats::load_map(&map_path_for_scen(file.as_ref()))?.grid;
         let mut means = [0.0; 2];
-        for (online, mean) in means.iter_mut().enumerate() {
+        for (online, mean) in means.iter_mut().enumerate().take(if bits_only { 1 } else { 2 }) {
             let mut searcher = Searcher::new();
             searcher.set_jump_bits(online == 0);
             let mut cells = Vec::new();

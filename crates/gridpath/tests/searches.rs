@@ -754,3 +754,42 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// JPS's diagonal rays skip runs of idle cells by counts its searcher works out for the
+    /// grid and repairs after edits (`search/diagonal_skips.rs`): on open grids of one cost
+    /// (long diagonal runs) with walls painted and erased between queries, one searcher keeps
+    /// giving the optimum, and the same path and work as online JPS, which skips nothing.
+    #[test]
+    fn jps_diagonal_skips_stay_exact_across_edits(
+        (w, h) in (20u32..70, 20u32..70),
+        walls in prop::collection::vec((any::<u32>(), any::<u32>(), 1u32..12, any::<bool>()), 0..14),
+        edits in prop::collection::vec((any::<u32>(), any::<u32>(), any::<bool>()), 1..24),
+        ends in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 3),
+    ) {
+        let mut grid = Grid::new(w, h).unwrap();
+        for (x, y, len, across) in walls {
+            for k in 0..len {
+                let (px, py) = if across { (x % w + k, y % h) } else { (x % w, y % h + k) };
+                if px < w && py < h {
+                    grid.set_wall(Pos::new(px, py), true).unwrap();
+                }
+            }
+        }
+        let mut s = Searcher::new();
+        let at = |x: u32, y: u32| Pos::new(x % w, y % h);
+        for chunk in edits.chunks(3) {
+            for &(x0, y0, x1, y1) in &ends {
+                check_jps(&grid, at(x0, y0), at(x1, y1), &mut s)?;
+            }
+            for &(x, y, wall) in chunk {
+                grid.set_wall(at(x, y), wall).unwrap();
+            }
+        }
+        for &(x0, y0, x1, y1) in &ends {
+            check_jps(&grid, at(x0, y0), at(x1, y1), &mut s)?;
+        }
+    }
+}

@@ -201,6 +201,9 @@ pub(crate) struct View<'a> {
     jumps: &'a [u8],
     /// The grid's fence masks (`Grid::fence_masks`; empty without fences).
     fences: &'a [u8],
+    /// The jump bits with the diagonal rays' skip counts (`diagonal_skips.rs`), for the rays
+    /// with jump bits on uniform cost; empty: every ray steps cell by cell.
+    skips: &'a [u32],
     #[cfg(test)]
     class: u8,
     stride: usize,
@@ -228,6 +231,7 @@ impl<'a> View<'a> {
             masks,
             jumps,
             fences: &[],
+            skips: &[],
             #[cfg(test)]
             class,
             stride,
@@ -236,6 +240,11 @@ impl<'a> View<'a> {
             gx: goal.0,
             gy: goal.1,
         }
+    }
+
+    /// This view with the diagonal rays' skip counts for the grid (`DiagonalSkips::update`).
+    pub(crate) fn with_skips(self, skips: &'a [u32]) -> Self {
+        Self { skips, ..self }
     }
 
     /// This view with the grid's fence masks: its rough cells next to a fence try every move.
@@ -376,7 +385,10 @@ impl<'a> View<'a> {
         // Per cell: the jump bits (straight components: a jump point ahead) or the move mask
         // (straight components: the first step is legal); bits 4–7 are the diagonal moves in both.
         let steps_of = if BITS { self.jumps } else { self.masks };
-        let mut mask = steps_of[parent];
+        // With the skip counts, the jump bits are read from them (one word a step).
+        let skipping = BITS && !WEIGHTED && !self.skips.is_empty();
+        let bits_at = |i: usize| if skipping { self.skips[i] } else { u32::from(steps_of[i]) };
+        let mut mask = bits_at(parent);
         let mut steps = 0u64;
         // The padded index of the ray's cell, moved by one diagonal step at a time.
         let step = if SOUTH { self.stride } else { self.stride.wrapping_neg() };
@@ -385,10 +397,29 @@ impl<'a> View<'a> {
         let mut i = parent;
         // The terrain cost of every cell the ray and its scans enter: its first cell's.
         let c = if WEIGHTED { u64::from(self.cells[parent.wrapping_add(step)] & 63) } else { 1 };
+        // Idle cells ahead are skipped up to the goal's row and column, where the scans run.
+        let before_goal = |at: usize, goal: usize, forward: bool| match (forward, goal > at, goal < at) {
+            (true, true, _) => goal - at - 1,
+            (false, _, true) => at - goal - 1,
+            _ => usize::MAX,
+        };
         loop {
             // One byte says whether the diagonal step is legal (both sides and the target open).
             if mask >> diagonal & 1 == 0 {
                 return;
+            }
+            if skipping {
+                let idle = (mask >> (8 + 4 * (diagonal - 4)) & 15) as usize;
+                let k = idle.min(before_goal(x, gx, EAST)).min(before_goal(y, gy, SOUTH));
+                if k > 0 {
+                    // The next `k` cells are idle: no scan to run, nothing to offer.
+                    i = i.wrapping_add(step.wrapping_mul(k));
+                    x = if EAST { x + k } else { x - k };
+                    y = if SOUTH { y + k } else { y - k };
+                    steps += k as u64;
+                    mask = self.skips[i];
+                    continue;
+                }
             }
             let nx = if EAST { x + 1 } else { x - 1 };
             let ny = if SOUTH { y + 1 } else { y - 1 };
@@ -400,7 +431,7 @@ impl<'a> View<'a> {
             }
             // Skipped: a scan the cell's jump bits say finds no jump point, unless it runs along
             // the goal's row or column; online, a scan whose first step is blocked.
-            mask = steps_of[i];
+            mask = bits_at(i);
             let (row_bit, col_bit) = (mask >> across & 1 == 1, mask >> down & 1 == 1);
             if row_bit || (BITS && ny == gy) {
                 let row_goal = if ny == gy { gx } else { NO_GOAL };
@@ -570,7 +601,14 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             .with_fences(grid.fence_masks());
     let stride64 = stride as u64;
     let magic = (1u64 << 40).div_ceil(stride64);
-    let Searcher { jump_nodes: nodes, buckets: open, .. } = searcher;
+    let Searcher { jump_nodes: nodes, buckets: open, diagonal_skips, .. } = searcher;
+    // The diagonal skips read the jump bits; the weighted rays stop at rough cells, which the
+    // counts do not know.
+    let skips = if BITS && !WEIGHTED { diagonal_skips.update(grid) } else { None };
+    let view = match skips {
+        Some(skips) => view.with_skips(skips),
+        None => view,
+    };
     nodes.reset(grid.padded_len());
     // On terrain costs a jump's steps cost up to the largest cost each.
     let side =

@@ -3,6 +3,7 @@
 mod best_first;
 mod bfs;
 mod bidir;
+mod diagonal_skips;
 mod heap;
 mod incremental;
 mod jps;
@@ -443,6 +444,8 @@ pub struct Searcher {
     pub(crate) bwd: Nodes,
     /// JPS's nodes (see [`jps::JumpNodes`]).
     pub(crate) jump_nodes: jps::JumpNodes,
+    /// JPS's diagonal rays' skip counts, for the grid state of its last query.
+    pub(crate) diagonal_skips: diagonal_skips::DiagonalSkips,
     /// Binary heaps: forward, and backward for bidirectional search.
     pub(crate) heap: OpenList,
     pub(crate) heap_b: OpenList,
@@ -502,7 +505,8 @@ impl Searcher {
         let one_side = std::mem::size_of::<Node>() + std::mem::size_of::<u8>();
         match algorithm {
             Algorithm::Bidirectional => 2 * one_side,
-            Algorithm::Jps => std::mem::size_of::<jps::JumpNode>(),
+            // The nodes, and the diagonal skips with the jump bits (`diagonal_skips.rs`).
+            Algorithm::Jps => std::mem::size_of::<jps::JumpNode>() + std::mem::size_of::<u32>(),
             Algorithm::Theta => std::mem::size_of::<theta::Node>(),
             // Over jump points, its usual form on the Moving AI rules.
             Algorithm::LazyTheta => std::mem::size_of::<theta_jump::JumpCell>(),

@@ -1,0 +1,322 @@
+//! Diagonal skips: for JPS's diagonal rays, per cell and diagonal, how many steps the ray can
+//! take at once — JPS+'s precomputed diagonal distances (Rabin), in the form our rays need.
+//!
+//! A ray's step from a cell reads the cell's jump bits (`Grid::jumps`): whether the diagonal
+//! step is legal, then, on the cell stepped to, whether either straight scan finds a jump
+//! point. Most cells of a long ray are *idle*: the step is legal and neither scan finds
+//! anything, so the ray only walks on. On maze512-16 (corridors 16 cells wide) a query walks
+//! ~3,500 diagonal steps for ~200 expansions, a fifth of its time. Here each cell also holds,
+//! per diagonal, how many idle cells follow it along that diagonal (at most 15), and the ray
+//! jumps over them in one step: maze512-16, AR0011SR, 32room about a fifth faster, Boston and
+//! Berlin a tenth (`examples/jps_times.rs --bits`, one thread, alternating with the search
+//! without them).
+//!
+//! The counts live with the jump bits in one `u32` per padded cell (bits 0–7: the cell's jump
+//! byte, as the grid had it when the counts were worked out; bits `8 + 4k`..: the count along
+//! diagonal `4 + k` of `DIRS`, NE, SE, SW, NW), so a ray's step still reads one word. They are
+//! the searcher's, not the grid's (4 bytes a cell only where JPS runs: A*'s grid stays as small
+//! as it was), for the last few grids it searched, each worked out on its first JPS query and
+//! kept only where its runs are long enough to pay ([`MIN_MEAN_SKIP`]; elsewhere the rays step
+//! cell by cell as before). After an edit, the next JPS query finds the cells whose jump byte
+//! changed (the copy in bits 0–7 against the grid's) and repairs the counts behind each along
+//! its diagonals, walking back only while a count changes (an edit rewrites a few lines of jump
+//! bits; a count depends on at most the 15 cells ahead of it).
+//!
+//! The counts never take a ray past its goal's row or column: the ray caps each skip there,
+//! since on those lines its scans run whatever the bits say.
+
+use crate::Grid;
+
+/// Longest skip one count holds (4 bits); a longer idle run is skipped in several.
+const MAX_SKIP: u32 = 15;
+
+/// Grids whose counts a searcher keeps at once: a game's planner searches one map for units of
+/// several sizes (each size its own grid, `Grid::for_agent_size`), and alternating between two
+/// of them must not work the counts out afresh every time.
+const GRIDS: usize = 4;
+
+/// The skip counts for the grids a searcher searched last (see the module doc).
+#[derive(Debug, Default)]
+pub(crate) struct DiagonalSkips {
+    /// The counts per grid, the one used last first.
+    grids: Vec<Counts>,
+    /// Scratch: the cells whose jump byte changed since the counts were worked out.
+    changed: Vec<usize>,
+    /// Counts worked out afresh for a whole grid so far.
+    rebuilds: u64,
+}
+
+/// The skip counts for one state of one grid.
+#[derive(Debug, Default)]
+struct Counts {
+    /// The grid ([`Grid::id`]) and its revision the counts were worked out for, and its
+    /// padded cells.
+    grid: (u64, u64),
+    cells: usize,
+    /// Per padded cell: its jump byte, then a 4-bit count per diagonal. Empty where the rays
+    /// step cell by cell ([`MIN_MEAN_SKIP`]: decided once per grid).
+    table: Vec<u32>,
+    /// The jump bytes the counts were worked out from, compared with the grid's 64 at a time
+    /// after an edit (a pass over `table` to compare them took 110 µs on a 512² map).
+    jumps: Vec<u8>,
+}
+
+/// The mean count (over the cells' legal diagonal steps) below which a grid's rays step cell
+/// by cell: where most runs are short (random obstacles, narrow corridors) a skip rarely saves a
+/// step, and a ray reading 4 bytes a cell instead of 1 fills the cache sooner (maze512-4, mean
+/// 1.6, 15 % slower with the skips; random512-25, 0.2, 5–10 %). Measured means: maze512-16 7.0,
+/// AR0011SR 8.9, Boston 6.8, 32room 6.3, `NewYork` 10.1; den520d 3.5, arena 3.0, brc202d 2.0,
+/// hrt201n 1.8, 8room 1.3, random512-10 0.1, maze512-1 0 (no diagonal steps).
+const MIN_MEAN_SKIP: f64 = 5.0;
+
+/// The bit offset of diagonal `d`'s count (`d`: 4 to 7, NE, SE, SW, NW).
+const fn shift(d: usize) -> usize {
+    8 + 4 * (d - 4)
+}
+
+/// The padded-index step of diagonal `d` on rows of `stride` cells.
+fn step_of(d: usize, stride: usize) -> isize {
+    let stride = stride.cast_signed();
+    match d {
+        4 => 1 - stride,
+        5 => 1 + stride,
+        6 => stride - 1,
+        _ => -1 - stride,
+    }
+}
+
+/// The straight bits (of `DIRS`: N 0, E 1, S 2, W 3) of diagonal `d`'s two components.
+const fn components(d: usize) -> (u8, u8) {
+    match d {
+        4 => (1, 0),
+        5 => (1, 2),
+        6 => (3, 2),
+        _ => (3, 0),
+    }
+}
+
+impl DiagonalSkips {
+    /// The counts for `grid` as it is now: repaired after edits, worked out afresh for a grid
+    /// not among the last few searched, as they were otherwise; `None` for a grid whose rays
+    /// step cell by cell ([`MIN_MEAN_SKIP`]: decided when the grid is first searched).
+    pub(crate) fn update(&mut self, grid: &Grid) -> Option<&[u32]> {
+        self.update_with(grid, MIN_MEAN_SKIP)
+    }
+
+    /// [`update`](Self::update) with a mean count of `min_mean` to keep the counts for a grid.
+    fn update_with(&mut self, grid: &Grid, min_mean: f64) -> Option<&[u32]> {
+        let (id, revision) = (grid.id(), grid.revision());
+        let jumps = grid.jumps();
+        let found = self.grids.iter().position(|c| c.grid.0 == id && c.cells == jumps.len());
+        let mut counts = match found {
+            Some(k) => self.grids.remove(k),
+            None if self.grids.len() < GRIDS => Counts::default(),
+            // The one used longest ago makes room, its memory reused.
+            None => self.grids.pop().unwrap_or_default(),
+        };
+        if found.is_none() {
+            self.rebuilds += 1;
+            counts.rebuild(jumps, grid.stride(), min_mean);
+        } else if counts.grid.1 != revision && !counts.table.is_empty() {
+            counts.repair(jumps, grid.stride(), &mut self.changed);
+        }
+        (counts.grid, counts.cells) = ((id, revision), jumps.len());
+        self.grids.insert(0, counts);
+        let table = &self.grids[0].table;
+        (!table.is_empty()).then_some(table.as_slice())
+    }
+}
+
+impl Counts {
+    /// Works out every count from `jumps`, and keeps them if their mean is at least `min_mean`.
+    fn rebuild(&mut self, jumps: &[u8], stride: usize, min_mean: f64) {
+        self.table.clear();
+        self.table.extend(jumps.iter().map(|&j| u32::from(j)));
+        let rows = jumps.len() / stride;
+        let (mut sum, mut legal) = (0u64, 0u64);
+        for d in 4..8 {
+            // A count reads the count of the cell ahead: rows in the order that puts it first.
+            let south = matches!(d, 5 | 6);
+            for k in 0..rows {
+                let y = if south { rows - 1 - k } else { k };
+                for i in y * stride..(y + 1) * stride {
+                    let count = count_at(&self.table, jumps, i, d, step_of(d, stride));
+                    self.table[i] |= count << shift(d);
+                    sum += u64::from(count);
+                    legal += u64::from(jumps[i] >> d & 1);
+                }
+            }
+        }
+        #[expect(clippy::cast_precision_loss, reason = "a ratio of counts")]
+        let mean = sum as f64 / legal.max(1) as f64;
+        self.jumps.clear();
+        if mean < min_mean {
+            self.table = Vec::new();
+        } else {
+            self.jumps.extend_from_slice(jumps);
+        }
+    }
+
+    /// Brings the counts in step with `jumps` where its bytes changed (see the module doc);
+    /// `changed`: scratch.
+    fn repair(&mut self, jumps: &[u8], stride: usize, changed: &mut Vec<usize>) {
+        changed.clear();
+        for (k, (now, then)) in jumps.chunks(64).zip(self.jumps.chunks_mut(64)).enumerate() {
+            if now != then {
+                changed.extend((0..now.len()).filter(|&i| now[i] != then[i]).map(|i| k * 64 + i));
+                then.copy_from_slice(now);
+            }
+        }
+        for &i in changed.iter() {
+            self.table[i] = (self.table[i] & !0xff) | u32::from(jumps[i]);
+        }
+        let len = self.table.len().cast_signed();
+        for d in 4..8 {
+            let step = step_of(d, stride);
+            // Cells ahead along the diagonal first: their counts are final when read.
+            let south = matches!(d, 5 | 6);
+            for k in 0..changed.len() {
+                let c = changed[if south { changed.len() - 1 - k } else { k }];
+                let count = count_at(&self.table, jumps, c, d, step);
+                set_count(&mut self.table, d, c, count);
+                // Behind it: the cell before reads this cell's bits and count; on back while a
+                // count changes.
+                let mut p = c.cast_signed() - step;
+                while (0..len).contains(&p) {
+                    #[expect(clippy::cast_sign_loss, reason = "range-checked")]
+                    let q = p as usize;
+                    let count = count_at(&self.table, jumps, q, d, step);
+                    if count == self.table[q] >> shift(d) & MAX_SKIP {
+                        break;
+                    }
+                    set_count(&mut self.table, d, q, count);
+                    p -= step;
+                }
+            }
+        }
+    }
+}
+
+/// Diagonal `d`'s count at padded cell `i`: 0 where the diagonal step is not legal or the cell
+/// it leads to is not idle (a straight scan along either component finds a jump point there);
+/// else one more than that cell's count, at most [`MAX_SKIP`].
+fn count_at(table: &[u32], jumps: &[u8], i: usize, d: usize, step: isize) -> u32 {
+    if jumps[i] >> d & 1 == 0 {
+        return 0;
+    }
+    // A legal step never leaves the padded grid (the border is walls).
+    let next = i.wrapping_add_signed(step);
+    let (across, down) = components(d);
+    if jumps[next] >> across & 1 == 1 || jumps[next] >> down & 1 == 1 {
+        return 0;
+    }
+    (1 + (table[next] >> shift(d) & MAX_SKIP)).min(MAX_SKIP)
+}
+
+fn set_count(table: &mut [u32], d: usize, i: usize, count: u32) {
+    table[i] = (table[i] & !(MAX_SKIP << shift(d))) | count << shift(d);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Pos, Tile};
+
+    fn random_grid(side: u32, seed: u64, walls_in_100: u64) -> Grid {
+        let mut grid = Grid::new(side, side).expect("a small grid");
+        let mut state = seed;
+        for p in 0..side * side {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            if (state >> 33) % 100 < walls_in_100 {
+                grid.set_tile(Pos::new(p % side, p / side), Tile::Wall).expect("on the grid");
+            }
+        }
+        grid
+    }
+
+    /// The counts by their definition, stepping the diagonal cell by cell.
+    fn stepped(grid: &Grid, i: usize, d: usize) -> u32 {
+        let (jumps, step) = (grid.jumps(), step_of(d, grid.stride()));
+        let (across, down) = components(d);
+        let (mut count, mut at) = (0, i);
+        while count < MAX_SKIP && jumps[at] >> d & 1 == 1 {
+            let next = at.wrapping_add_signed(step);
+            if jumps[next] >> across & 1 == 1 || jumps[next] >> down & 1 == 1 {
+                break;
+            }
+            count += 1;
+            at = next;
+        }
+        count
+    }
+
+    fn check(grid: &Grid, table: Option<&[u32]>, what: &str) {
+        let table = table.expect("counts kept for every grid with a least mean of 0");
+        for (i, &t) in table.iter().enumerate() {
+            assert_eq!(t & 0xff, u32::from(grid.jumps()[i]), "{what}: jump byte of cell {i}");
+            for d in 4..8 {
+                assert_eq!(t >> shift(d) & MAX_SKIP, stepped(grid, i, d), "{what}: cell {i}, diagonal {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn counts_are_the_idle_cells_ahead_built_and_repaired_after_random_edits() {
+        let mut some_long = false;
+        for (seed, walls) in [(1, 3), (2, 10), (3, 25), (4, 0)] {
+            let mut grid = random_grid(40, seed, walls);
+            let mut skips = DiagonalSkips::default();
+            check(&grid, skips.update_with(&grid, 0.0), "built");
+            some_long |= skips.grids[0].table.iter().any(|&t| (4..8).any(|d| t >> shift(d) & MAX_SKIP >= 5));
+            let mut state = seed;
+            for edit in 0..60 {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let (x, y) = (
+                    u32::try_from((state >> 20) % 40).unwrap_or(0),
+                    u32::try_from((state >> 40) % 40).unwrap_or(0),
+                );
+                let tile = if (state >> 10) % 2 == 0 { Tile::Wall } else { Tile::FLOOR };
+                grid.set_tile(Pos::new(x, y), tile).expect("on the grid");
+                // Sometimes two edits before the next query: the repair sees both.
+                if edit % 3 != 1 {
+                    check(&grid, skips.update_with(&grid, 0.0), &format!("seed {seed}, after edit {edit}"));
+                }
+            }
+            // Other grids in turn with this one: each kept, this one still repaired.
+            let others: Vec<Grid> =
+                (0..GRIDS as u64).map(|k| random_grid(40, seed + 10 + k, walls)).collect();
+            for other in &others[1..] {
+                check(other, skips.update_with(other, 0.0), "another grid");
+                grid.set_tile(Pos::new(u32::try_from(seed).unwrap_or(0), 7), Tile::Wall)
+                    .expect("on the grid");
+                check(&grid, skips.update_with(&grid, 0.0), "this grid again");
+            }
+            assert_eq!(skips.grids.len(), GRIDS, "the grids kept");
+            // One grid more than it keeps: the one used longest ago goes.
+            check(&others[0], skips.update_with(&others[0], 0.0), "one grid more");
+            check(&grid, skips.update_with(&grid, 0.0), "this grid after one grid more");
+            assert_eq!(skips.grids.len(), GRIDS, "the grids kept");
+        }
+        assert!(some_long, "the grids have idle runs of 5 or more");
+    }
+
+    #[test]
+    fn rays_step_cell_by_cell_where_idle_runs_are_short() {
+        let mut skips = DiagonalSkips::default();
+        // Open ground: runs as long as the map.
+        let open = random_grid(40, 1, 0);
+        assert!(skips.update(&open).is_some(), "open ground skips");
+        // A wall in every fourth cell: most runs end at once.
+        let mut dense = random_grid(40, 2, 25);
+        assert!(skips.update(&dense).is_none(), "dense walls step cell by cell");
+        // Decided once: not worked out again for the next query, nor after an edit.
+        dense.set_tile(Pos::new(3, 3), Tile::Wall).expect("on the grid");
+        assert!(skips.update(&dense).is_none());
+        assert!(skips.update(&dense).is_none());
+        assert_eq!(skips.rebuilds, 2, "one build for each grid");
+        // Kept as decided through edits, and still repaired where kept.
+        let mut open = open;
+        open.set_tile(Pos::new(5, 5), Tile::Wall).expect("on the grid");
+        check(&open, skips.update(&open), "open after an edit");
+    }
+}
