@@ -50,10 +50,10 @@ pub(crate) struct DiagonalSkips {
 /// The skip counts for one state of one grid.
 #[derive(Debug, Default)]
 struct Counts {
-    /// The grid ([`Grid::id`]) and its revision the counts were worked out for, and its
-    /// padded cells.
+    /// The grid ([`Grid::id`]) and its revision the counts were worked out for, and its shape:
+    /// padded cells and row length (a grid of as many cells in other rows is another grid).
     grid: (u64, u64),
-    cells: usize,
+    shape: (usize, usize),
     /// Per padded cell: its jump byte, then a 4-bit count per diagonal. Empty where the rays
     /// step cell by cell ([`MIN_MEAN_SKIP`]: decided once per grid).
     table: Vec<u32>,
@@ -113,7 +113,8 @@ impl DiagonalSkips {
     fn update_with(&mut self, grid: &Grid, min_mean: f64) -> Option<&[u32]> {
         let (id, revision) = (grid.id(), grid.revision());
         let jumps = grid.jumps();
-        let found = self.grids.iter().position(|c| c.grid.0 == id && c.cells == jumps.len());
+        let shape = (jumps.len(), grid.stride());
+        let found = self.grids.iter().position(|c| c.grid.0 == id && c.shape == shape);
         let mut counts = if let Some(k) = found {
             let mut counts = self.grids.remove(k);
             if counts.grid.1 != revision {
@@ -123,7 +124,7 @@ impl DiagonalSkips {
         } else {
             self.counts_for_new(jumps, grid.stride(), min_mean)
         };
-        (counts.grid, counts.cells) = ((id, revision), jumps.len());
+        (counts.grid, counts.shape) = ((id, revision), shape);
         self.grids.insert(0, counts);
         let table = &self.grids[0].table;
         (!table.is_empty()).then_some(table.as_slice())
@@ -134,7 +135,7 @@ impl DiagonalSkips {
     /// its own): then that grid's counts, copied and repaired, at a small share of a build's
     /// cost (~150 µs against 2–4 ms on a 512² map).
     fn counts_for_new(&mut self, jumps: &[u8], stride: usize, min_mean: f64) -> Counts {
-        let near = self.grids.iter().position(|c| c.cells == jumps.len() && c.is_near(jumps));
+        let near = self.grids.iter().position(|c| c.shape == (jumps.len(), stride) && c.is_near(jumps));
         let mut counts = if self.grids.len() < GRIDS {
             Counts::default()
         } else {
@@ -386,5 +387,9 @@ mod tests {
         dense.set_tile(Pos::new(1, 1), Tile::Wall).expect("on the grid");
         assert!(skips.update(&dense.clone()).is_none());
         assert_eq!(skips.rebuilds, 3, "the copy of the dense grid not built");
+        // As many cells in other rows: another grid, however alike its bytes.
+        let (wide, tall) = (Grid::new(30, 10).expect("a grid"), Grid::new(10, 30).expect("a grid"));
+        check(&wide, skips.update_with(&wide, 0.0), "wide");
+        check(&tall, skips.update_with(&tall, 0.0), "tall");
     }
 }
