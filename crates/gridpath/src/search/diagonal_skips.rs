@@ -27,6 +27,7 @@
 //! since on those lines its scans run whatever the bits say.
 
 use crate::Grid;
+use crate::grid::{DIRS, dir_index};
 
 /// Longest skip one count holds (4 bits); a longer idle run is skipped in several.
 const MAX_SKIP: u32 = 15;
@@ -80,25 +81,17 @@ const fn shift(d: usize) -> usize {
     8 + 4 * (d - 4)
 }
 
-/// The padded-index step of diagonal `d` on rows of `stride` cells.
-fn step_of(d: usize, stride: usize) -> isize {
-    let stride = stride.cast_signed();
-    match d {
-        4 => 1 - stride,
-        5 => 1 + stride,
-        6 => stride - 1,
-        _ => -1 - stride,
-    }
+/// Diagonal `d`'s count in a cell's word (`table`'s): how many idle cells a ray along it may
+/// skip from that cell.
+pub(crate) const fn skip(word: u32, d: usize) -> usize {
+    (word >> shift(d) & MAX_SKIP) as usize
 }
 
-/// The straight bits (of `DIRS`: N 0, E 1, S 2, W 3) of diagonal `d`'s two components.
-const fn components(d: usize) -> (u8, u8) {
-    match d {
-        4 => (1, 0),
-        5 => (1, 2),
-        6 => (3, 2),
-        _ => (3, 0),
-    }
+/// The padded-index step of diagonal `d` (of [`DIRS`]) on rows of `stride` cells, and the
+/// directions of its two straight components (a row scan's, a column scan's).
+fn diagonal(d: usize, stride: usize) -> (isize, (usize, usize)) {
+    let (dx, dy) = DIRS[d];
+    (dy as isize * stride.cast_signed() + dx as isize, (dir_index(dx, 0), dir_index(0, dy)))
 }
 
 impl DiagonalSkips {
@@ -135,7 +128,13 @@ impl DiagonalSkips {
     /// its own): then that grid's counts, copied and repaired, at a small share of a build's
     /// cost (~150 µs against 2–4 ms on a 512² map).
     fn counts_for_new(&mut self, jumps: &[u8], stride: usize, min_mean: f64) -> Counts {
-        let near = self.grids.iter().position(|c| c.shape == (jumps.len(), stride) && c.is_near(jumps));
+        // The first kept grid of this shape whose jump bytes differ in at most one cell in
+        // `NEAR`; its changed cells are then in `self.changed`.
+        let (changed, limit) = (&mut self.changed, jumps.len() / NEAR);
+        let near = self
+            .grids
+            .iter()
+            .position(|c| c.shape == (jumps.len(), stride) && c.changed_cells(jumps, changed, limit));
         let mut counts = if self.grids.len() < GRIDS {
             Counts::default()
         } else {
@@ -146,10 +145,10 @@ impl DiagonalSkips {
             Some(Some(base)) => {
                 counts.table.clone_from(&base.table);
                 counts.jumps.clone_from(&base.jumps);
-                counts.repair(jumps, stride, &mut self.changed);
+                counts.apply(jumps, stride, &self.changed);
             }
-            // The one that made room was the near one: repaired in place.
-            Some(None) => counts.repair(jumps, stride, &mut self.changed),
+            // The one that made room was the near one: brought in step in place.
+            Some(None) => counts.apply(jumps, stride, &self.changed),
             None => {
                 self.rebuilds += 1;
                 counts.rebuild(jumps, stride, min_mean);
@@ -168,11 +167,12 @@ impl Counts {
         let (mut sum, mut legal) = (0u64, 0u64);
         for d in 4..8 {
             // A count reads the count of the cell ahead: rows in the order that puts it first.
-            let south = matches!(d, 5 | 6);
+            let way = diagonal(d, stride);
+            let south = way.0 > 0;
             for k in 0..rows {
                 let y = if south { rows - 1 - k } else { k };
                 for i in y * stride..(y + 1) * stride {
-                    let count = count_at(&self.table, jumps, i, d, step_of(d, stride));
+                    let count = count_at(&self.table, jumps, i, d, way);
                     self.table[i] |= count << shift(d);
                     sum += u64::from(count);
                     legal += u64::from(jumps[i] >> d & 1);
@@ -188,42 +188,49 @@ impl Counts {
         }
     }
 
-    /// Whether `jumps` differs from the jump bytes these counts were worked out from in at most
-    /// one cell in [`NEAR`]: the counts of a copy of their grid a few edits on.
-    fn is_near(&self, jumps: &[u8]) -> bool {
-        let differ: usize = jumps
-            .chunks(64)
-            .zip(self.jumps.chunks(64))
-            .filter(|(now, then)| now != then)
-            .map(|(now, then)| now.iter().zip(then.iter()).filter(|(a, b)| a != b).count())
-            .sum();
-        differ <= jumps.len() / NEAR
-    }
-
-    /// Brings the counts in step with `jumps` where its bytes changed (see the module doc);
-    /// `changed`: scratch. For a grid whose rays step cell by cell, only the bytes' copy.
-    fn repair(&mut self, jumps: &[u8], stride: usize, changed: &mut Vec<usize>) {
+    /// The cells whose jump byte in `jumps` differs from the one the counts were worked out
+    /// from, into `changed` (compared 64 at a time); `false`, with `changed` incomplete, as soon
+    /// as there are more than `limit`.
+    fn changed_cells(&self, jumps: &[u8], changed: &mut Vec<usize>, limit: usize) -> bool {
         changed.clear();
-        for (k, (now, then)) in jumps.chunks(64).zip(self.jumps.chunks_mut(64)).enumerate() {
+        for (k, (now, then)) in jumps.chunks(64).zip(self.jumps.chunks(64)).enumerate() {
             if now != then {
                 changed.extend((0..now.len()).filter(|&i| now[i] != then[i]).map(|i| k * 64 + i));
-                then.copy_from_slice(now);
+                if changed.len() > limit {
+                    return false;
+                }
             }
+        }
+        true
+    }
+
+    /// Brings the counts in step with `jumps` where its bytes changed (see the module doc).
+    fn repair(&mut self, jumps: &[u8], stride: usize, changed: &mut Vec<usize>) {
+        self.changed_cells(jumps, changed, usize::MAX);
+        self.apply(jumps, stride, changed);
+    }
+
+    /// [`repair`](Self::repair) for the `changed` cells, found already. For a grid whose rays
+    /// step cell by cell, only the bytes' copy.
+    fn apply(&mut self, jumps: &[u8], stride: usize, changed: &[usize]) {
+        for &i in changed {
+            self.jumps[i] = jumps[i];
         }
         if self.table.is_empty() {
             return;
         }
-        for &i in changed.iter() {
+        for &i in changed {
             self.table[i] = (self.table[i] & !0xff) | u32::from(jumps[i]);
         }
         let len = self.table.len().cast_signed();
         for d in 4..8 {
-            let step = step_of(d, stride);
+            let way = diagonal(d, stride);
+            let step = way.0;
             // Cells ahead along the diagonal first: their counts are final when read.
-            let south = matches!(d, 5 | 6);
+            let south = step > 0;
             for k in 0..changed.len() {
                 let c = changed[if south { changed.len() - 1 - k } else { k }];
-                let count = count_at(&self.table, jumps, c, d, step);
+                let count = count_at(&self.table, jumps, c, d, way);
                 set_count(&mut self.table, d, c, count);
                 // Behind it: the cell before reads this cell's bits and count; on back while a
                 // count changes.
@@ -231,7 +238,7 @@ impl Counts {
                 while (0..len).contains(&p) {
                     #[expect(clippy::cast_sign_loss, reason = "range-checked")]
                     let q = p as usize;
-                    let count = count_at(&self.table, jumps, q, d, step);
+                    let count = count_at(&self.table, jumps, q, d, way);
                     if count == self.table[q] >> shift(d) & MAX_SKIP {
                         break;
                     }
@@ -243,16 +250,17 @@ impl Counts {
     }
 }
 
-/// Diagonal `d`'s count at padded cell `i`: 0 where the diagonal step is not legal or the cell
-/// it leads to is not idle (a straight scan along either component finds a jump point there);
-/// else one more than that cell's count, at most [`MAX_SKIP`].
-fn count_at(table: &[u32], jumps: &[u8], i: usize, d: usize, step: isize) -> u32 {
+/// Diagonal `d`'s count at padded cell `i` (`way`: its [`diagonal`] step and components): 0
+/// where the diagonal step is not legal or the cell it leads to is not idle (a straight scan
+/// along either component finds a jump point there); else one more than that cell's count, at
+/// most [`MAX_SKIP`].
+fn count_at(table: &[u32], jumps: &[u8], i: usize, d: usize, way: (isize, (usize, usize))) -> u32 {
+    let (step, (across, down)) = way;
     if jumps[i] >> d & 1 == 0 {
         return 0;
     }
     // A legal step never leaves the padded grid (the border is walls).
     let next = i.wrapping_add_signed(step);
-    let (across, down) = components(d);
     if jumps[next] >> across & 1 == 1 || jumps[next] >> down & 1 == 1 {
         return 0;
     }
@@ -282,8 +290,8 @@ mod tests {
 
     /// The counts by their definition, stepping the diagonal cell by cell.
     fn stepped(grid: &Grid, i: usize, d: usize) -> u32 {
-        let (jumps, step) = (grid.jumps(), step_of(d, grid.stride()));
-        let (across, down) = components(d);
+        let jumps = grid.jumps();
+        let (step, (across, down)) = diagonal(d, grid.stride());
         let (mut count, mut at) = (0, i);
         while count < MAX_SKIP && jumps[at] >> d & 1 == 1 {
             let next = at.wrapping_add_signed(step);

@@ -81,6 +81,7 @@
 //! (the move masks leave out the fenced steps), as A* does. A plain cell's neighbourhood has
 //! no fence, so the local argument above holds there unchanged.
 
+use super::diagonal_skips::skip;
 use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Stats};
 use crate::Pos;
@@ -409,7 +410,7 @@ impl<'a> View<'a> {
                 return;
             }
             if skipping {
-                let idle = (mask >> (8 + 4 * (diagonal - 4)) & 15) as usize;
+                let idle = skip(mask, diagonal as usize);
                 let k = idle.min(before_goal(x, gx, EAST)).min(before_goal(y, gy, SOUTH));
                 if k > 0 {
                     // The next `k` cells are idle: no scan to run, nothing to offer.
