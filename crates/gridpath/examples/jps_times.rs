@@ -1,7 +1,8 @@
 //! Times gridpath's JPS alone on Moving AI scenario files, per map, for side-by-side runs with
 //! another library on the same files (`warthog_side_by_side.sh` runs it against Warthog's
 //! `warthog-jps`). Each query is timed on its own, as `gridpath bench` does (one
-//! `Searcher::find_path_into` call, the cells written), over a warm pass after a first one that
+//! `Searcher::find_path_into` call, the cells written; with `--corners` one
+//! `Searcher::find_corners_into` call, the route's corners written), over a warm pass after a first one that
 //! is not counted; the mean per query in nanoseconds, with jump bits and online (no jump bits:
 //! Warthog's `jps2` has no preprocessing, its `jps2+` has jump tables). Every cost is checked
 //! against the scenario's published optimum.
@@ -18,12 +19,15 @@ use gridpath::{Algorithm, Searcher, Settings};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut files: Vec<String> = std::env::args().skip(1).collect();
     // `--bits`: JPS with jump bits alone (the online column left empty), for A/B runs.
-    let bits_only = files.first().is_some_and(|a| a == "--bits");
-    if bits_only {
-        files.remove(0);
-    }
+    // `--corners`: only the route's corners written (`Searcher::find_corners_into`), not every
+    // cell: what Warthog's timer covers, which stops before it extracts its path.
+    let mut flag = |name: &str| files.iter().position(|a| a == name).map(|k| files.remove(k)).is_some();
+    let (bits_only, corners) = (flag("--bits"), flag("--corners"));
     if files.is_empty() {
-        return Err("usage: jps_times [--bits] X.map.scen ... (each map X.map next to its scenarios)".into());
+        return Err(
+            "usage: jps_times [--bits] [--corners] X.map.scen ... (each map X.map next to its scenarios)"
+                .into(),
+        );
     }
     let settings = Settings::with_algorithm(Algorithm::Jps);
     println!("{:<20} {:>6} {:>12} {:>12}", "map", "n", "JPS ns", "online ns");
@@ -40,7 +44,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for timed in [false, true] {
                 for s in &scenarios {
                     let began = Instant::now();
-                    let found = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
+                    let found = if corners {
+                        searcher.find_corners_into(&grid, s.start, s.goal, &settings, &mut cells)
+                    } else {
+                        searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
+                    };
                     let elapsed = began.elapsed();
                     let (cost, _, _) = found.map_err(|e| format!("{file}: {e}"))?;
                     // The published optima are rounded (`gridpath bench` allows 0.01 too).

@@ -452,6 +452,57 @@ pub fn path_cells(grid: &Grid, vertices: &[Pos]) -> Vec<Pos> {
     cells
 }
 
+/// The turning points of a path: its first and last cell and every cell where its direction
+/// changes. For a grid path the cells between collinear steps are dropped, so consecutive
+/// corners lie on one horizontal, vertical or diagonal line ([`path_cells`] gives the cells
+/// back); an any-angle or smoothed path, whose vertices turn already, keeps them all.
+///
+/// ```
+/// use gridpath::{sight, Pos};
+/// let p = Pos::new;
+/// let cells = [p(0, 0), p(1, 0), p(2, 0), p(3, 1), p(4, 2), p(4, 3)];
+/// assert_eq!(sight::corners(&cells), [p(0, 0), p(2, 0), p(4, 2), p(4, 3)]);
+/// ```
+#[must_use]
+pub fn corners(path: &[Pos]) -> Vec<Pos> {
+    let mut out = path.to_vec();
+    keep_corners(&mut out);
+    out
+}
+
+/// [`corners`] in place: `path` keeps only its turning points.
+pub fn keep_corners(path: &mut Vec<Pos>) {
+    let mut kept = 0;
+    for k in 0..path.len() {
+        let p = path[k];
+        if kept >= 2 && goes_straight_on(path[kept - 2], path[kept - 1], p) {
+            path[kept - 1] = p;
+        } else {
+            path[kept] = p;
+            kept += 1;
+        }
+    }
+    path.truncate(kept);
+}
+
+/// Appends `p` to a list of corners being built (see [`corners`]): the last one is replaced
+/// when the path goes straight on through it to `p`.
+pub(crate) fn push_corner(out: &mut Vec<Pos>, p: Pos) {
+    match out[..] {
+        [.., a, b] if goes_straight_on(a, b, p) => *out.last_mut().expect("two corners at least") = p,
+        _ => out.push(p),
+    }
+}
+
+/// Whether the path `a` → `b` → `c` goes on through `b` in the same direction (collinear, not
+/// turning back).
+fn goes_straight_on(a: Pos, b: Pos, c: Pos) -> bool {
+    let step =
+        |from: Pos, to: Pos| (i64::from(to.x) - i64::from(from.x), i64::from(to.y) - i64::from(from.y));
+    let ((ax, ay), (bx, by)) = (step(a, b), step(b, c));
+    ax * by == ay * bx && ax * bx + ay * by > 0
+}
+
 /// [`path_cells`] into `cells` (cleared first), reusing its allocation. Every vertex must be
 /// on `grid`.
 pub(crate) fn path_cells_into(grid: &Grid, vertices: &[Pos], cells: &mut Vec<Pos>) {
@@ -669,6 +720,23 @@ mod tests {
     use super::*;
     use crate::grid::Tile;
     use proptest::prelude::*;
+
+    #[test]
+    fn corners_drop_collinear_cells_only() {
+        let p = Pos::new;
+        let path = [p(0, 0), p(1, 0), p(2, 0), p(2, 1), p(2, 2), p(3, 3), p(4, 4)];
+        assert_eq!(corners(&path), [p(0, 0), p(2, 0), p(2, 2), p(4, 4)]);
+        assert_eq!(corners(&[p(1, 1)]), [p(1, 1)]);
+        assert_eq!(corners(&[]), []);
+        assert_eq!(corners(&[p(1, 1), p(5, 2)]), [p(1, 1), p(5, 2)], "vertices are kept");
+        assert_eq!(corners(&[p(0, 0), p(3, 1), p(6, 2), p(6, 4)]), [p(0, 0), p(6, 2), p(6, 4)]);
+        assert_eq!(corners(&[p(0, 0), p(2, 0), p(1, 0)]), [p(0, 0), p(2, 0), p(1, 0)], "a turn back is kept");
+        let mut built = Vec::new();
+        for &q in &path {
+            push_corner(&mut built, q);
+        }
+        assert_eq!(built, corners(&path));
+    }
 
     /// The reference: every cell of the segment's bounding box tested on its own, in doubled
     /// coordinates (cell centres even, borders odd), by the separating-axis test of the segment

@@ -394,6 +394,39 @@ proptest! {
     }
 
     #[test]
+    fn corners_are_the_routes_turns(
+        grid in arb_grid(),
+        rules in arb_rules(),
+        ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
+        (agent_size, partial) in (1u8..=3, any::<bool>()),
+    ) {
+        let start = Pos::new(ends.0 % grid.width(), ends.1 % grid.height());
+        let goal = Pos::new(ends.2 % grid.width(), ends.3 % grid.height());
+        let (mut cells, mut corners) = (Vec::new(), Vec::new());
+        for online in [false, true] {
+            let mut s = Searcher::new();
+            s.set_jump_bits(!online);
+            for algorithm in Algorithm::ALL {
+                let set = Settings { algorithm, rules, agent_size, partial, ..Settings::default() };
+                let full = s.find_path_into(&grid, start, goal, &set, &mut cells);
+                let turns = s.find_corners_into(&grid, start, goal, &set, &mut corners);
+                match (full, turns) {
+                    (Ok((cost, stats, outcome)), Ok(got)) => {
+                        // The same route, work and cost: only what is written differs.
+                        prop_assert_eq!(&corners, &gridpath::sight::corners(&cells), "{} {:?}", algorithm, rules);
+                        prop_assert_eq!((cost, stats, outcome), got);
+                        if !algorithm.is_any_angle() {
+                            prop_assert_eq!(&gridpath::sight::path_cells(&grid, &corners), &cells);
+                        }
+                    }
+                    (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                    (a, b) => prop_assert!(false, "{algorithm}: cells {a:?}, corners {b:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
     fn weighted_and_greedy_paths_stay_legal(grid in arb_grid(), w in 1.0f64..5.0, ends in (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>())) {
         let start = Pos::new(ends.0 % grid.width(), ends.1 % grid.height());
         let goal = Pos::new(ends.2 % grid.width(), ends.3 % grid.height());

@@ -83,9 +83,10 @@
 
 use super::diagonal_skips::skip;
 use super::octile::{FORWARD as NOT_BACK, entry, value};
-use super::{NO_DIR, Query, Searcher, Stats};
+use super::{NO_DIR, Query, Searcher, Shape, Stats};
 use crate::Pos;
 use crate::grid::{DIRS, Lines, Planes, dir_index};
+use crate::sight::push_corner;
 use crate::trace::{Observer, TraceEvent};
 
 /// No goal on a scanned line.
@@ -643,7 +644,7 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             if O::ENABLED {
                 r.obs.event(TraceEvent::Closed { pos: q.goal });
             }
-            return Ok(r.finish(start, goal, out));
+            return Ok(r.finish((start, goal), (out, q.shape)));
         }
     }
     while let Some(top) = r.open.pop_live(|e| !r.nodes.closed(e.cell as usize)) {
@@ -657,7 +658,7 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             r.obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
         }
         if i == goal {
-            return Ok(r.finish(start, goal, out));
+            return Ok(r.finish((start, goal), (out, q.shape)));
         }
         #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
         let (x, y) = {
@@ -701,8 +702,15 @@ struct Relax<'a, O> {
 impl<O: Observer> Relax<'_, O> {
     /// The route to the closed `goal` (into `out`) and its cost.
     #[inline(never)]
-    fn finish(&mut self, start: usize, goal: usize, out: &mut Vec<Pos>) -> (Stats, f64) {
-        unwind_jumps(self.nodes, self.grid, start, goal, out);
+    fn finish(
+        &mut self,
+        (start, goal): (usize, usize),
+        (out, shape): (&mut Vec<Pos>, Shape),
+    ) -> (Stats, f64) {
+        match shape {
+            Shape::Cells => unwind_jumps(self.nodes, self.grid, start, goal, out),
+            Shape::Corners => unwind_corners(self.nodes, self.grid, start, goal, out),
+        }
         let (a, b) = self.nodes.lattice(goal);
         self.stats.peak_open = self.open.peak() as u64;
         (self.stats, value(u64::from(a), u64::from(b)))
@@ -963,6 +971,34 @@ fn unwind_jumps(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize
             pos = Pos::new(pos.x.wrapping_add_signed(sx), pos.y.wrapping_add_signed(sy));
             out.push(pos);
         }
+        i = p;
+    }
+    out.reverse();
+}
+
+/// Writes the route's corners ([`crate::sight::corners`]): of the jump points from start to
+/// goal and the turning cells between them (see [`unwind_jumps`]), those where it turns.
+fn unwind_corners(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
+    let mut i = goal;
+    let mut pos = grid.pos_of(goal);
+    out.push(pos);
+    while i != start {
+        let p = nodes.far_parent(i);
+        let parent = grid.pos_of(p);
+        let (ox, oy) = (parent.x.abs_diff(pos.x), parent.y.abs_diff(pos.y));
+        let (straight, diagonal) = (ox.abs_diff(oy), ox.min(oy));
+        if straight > 0 && diagonal > 0 {
+            // Where the jump left the parent's diagonal.
+            let (dx, dy) = DIRS[nodes.dir(i) as usize];
+            #[expect(clippy::cast_possible_wrap, reason = "a run across the grid, below 2^31")]
+            let back = straight as i32;
+            push_corner(
+                out,
+                Pos::new(pos.x.wrapping_add_signed(-dx * back), pos.y.wrapping_add_signed(-dy * back)),
+            );
+        }
+        push_corner(out, parent);
+        pos = parent;
         i = p;
     }
     out.reverse();

@@ -17,6 +17,7 @@ use std::fmt;
 use crate::Corners;
 use crate::grid::{Grid, MAX_AGENT_SIZE, Moves, Pos, Rules};
 use crate::heuristic::Heuristic;
+use crate::sight;
 use crate::trace::{NoTrace, Observer};
 
 pub(crate) use heap::{BucketQueue, Entry, OpenList};
@@ -543,7 +544,7 @@ impl Searcher {
     ) -> Result<Path, SearchError> {
         let mut cells = Vec::new();
         let (cost, stats, outcome) =
-            self.find_path_into_traced(grid, start, goal, settings, &mut cells, observer)?;
+            self.find_path_into_traced(grid, start, goal, settings, (&mut cells, Shape::Cells), observer)?;
         Ok(Path { cells, cost, stats, outcome })
     }
 
@@ -561,7 +562,40 @@ impl Searcher {
         settings: &Settings,
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats, Outcome), SearchError> {
-        self.find_path_into_traced(grid, start, goal, settings, out, &mut NoTrace)
+        self.find_path_into_traced(grid, start, goal, settings, (out, Shape::Cells), &mut NoTrace)
+    }
+
+    /// Like [`Searcher::find_path_into`], writing only the route's corners into `out`
+    /// ([`sight::corners`](crate::sight::corners): the start, every cell where the route turns,
+    /// the goal; consecutive corners on one straight or diagonal line for the grid searches)
+    /// — what a unit walking the route or a caller wanting only its cost needs. JPS writes
+    /// them from its jump points, without the cells between them; the other searches' routes
+    /// are reduced to theirs. The same route and cost as [`Searcher::find_path_into`].
+    ///
+    /// ```
+    /// use gridpath::{Algorithm, Grid, Pos, Searcher, Settings, sight};
+    /// let grid = Grid::new(8, 4).unwrap();
+    /// let mut searcher = Searcher::new();
+    /// let settings = Settings::with_algorithm(Algorithm::Jps);
+    /// let mut corners = Vec::new();
+    /// let (cost, ..) = searcher.find_corners_into(&grid, Pos::new(0, 0), Pos::new(7, 2), &settings, &mut corners)?;
+    /// assert_eq!(corners.first(), Some(&Pos::new(0, 0)));
+    /// assert_eq!(corners.last(), Some(&Pos::new(7, 2)));
+    /// assert_eq!(grid.path_cost(&sight::path_cells(&grid, &corners), settings.rules)?, cost);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Searcher::find_path`].
+    pub fn find_corners_into(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        out: &mut Vec<Pos>,
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
+        self.find_path_into_traced(grid, start, goal, settings, (out, Shape::Corners), &mut NoTrace)
     }
 
     fn find_path_into_traced<O: Observer>(
@@ -570,13 +604,13 @@ impl Searcher {
         start: Pos,
         goal: Pos,
         settings: &Settings,
-        out: &mut Vec<Pos>,
+        (out, shape): (&mut Vec<Pos>, Shape),
         observer: &mut O,
     ) -> Result<(f64, Stats, Outcome), SearchError> {
         if settings.agent_size != 1 {
-            return self.find_sized(grid, start, goal, settings, out, observer);
+            return self.find_sized(grid, start, goal, settings, (out, shape), observer);
         }
-        match self.search(grid, start, goal, settings, out, observer) {
+        match self.search(grid, start, goal, settings, (out, shape), observer) {
             Ok((cost, stats)) => Ok((cost, stats, Outcome::Complete)),
             Err(
                 SearchError::NoPath { .. }
@@ -586,7 +620,7 @@ impl Searcher {
                 // The start was checked before the goal, so it is valid here.
                 let target = partial::closest_reachable(grid, start, goal, settings.rules);
                 let exact = Settings { partial: false, ..*settings };
-                let (cost, stats) = self.search(grid, start, target, &exact, out, observer)?;
+                let (cost, stats) = self.search(grid, start, target, &exact, (out, shape), observer)?;
                 Ok((cost, stats, Outcome::Partial { goal }))
             }
             Err(e) => Err(e),
@@ -601,7 +635,7 @@ impl Searcher {
         start: Pos,
         goal: Pos,
         settings: &Settings,
-        out: &mut Vec<Pos>,
+        (out, shape): (&mut Vec<Pos>, Shape),
         observer: &mut O,
     ) -> Result<(f64, Stats, Outcome), SearchError> {
         out.clear();
@@ -624,7 +658,7 @@ impl Searcher {
         self.agent_grid(grid, size);
         let cache = self.sized.take().expect("agent_grid keeps it");
         let one = Settings { agent_size: 1, ..*settings };
-        let result = self.find_path_into_traced(&cache.grid, start, goal, &one, out, observer);
+        let result = self.find_path_into_traced(&cache.grid, start, goal, &one, (out, shape), observer);
         self.sized = Some(cache);
         result
     }
@@ -657,7 +691,7 @@ impl Searcher {
         start: Pos,
         goal: Pos,
         settings: &Settings,
-        out: &mut Vec<Pos>,
+        (out, shape): (&mut Vec<Pos>, Shape),
         observer: &mut O,
     ) -> Result<(f64, Stats), SearchError> {
         out.clear();
@@ -675,7 +709,7 @@ impl Searcher {
             return Ok((0.0, Stats::default()));
         }
         check_same_class(grid, start, goal)?;
-        let q = Query { grid, start, goal, settings };
+        let q = Query { grid, start, goal, settings, shape };
         // The exact searches know their cost; the others are measured on their path.
         let exact = |r: Result<(Stats, f64), Stats>| r.map(|(stats, cost)| (stats, Some(cost)));
         let measured = |r: Result<Stats, Stats>| r.map(|stats| (stats, None));
@@ -706,17 +740,28 @@ impl Searcher {
             }
             Algorithm::LazyTheta => exact(theta::run::<O, true>(&mut self.any_angle, &q, out, observer)),
         };
+        // JPS writes corners itself; the other searches' cells are reduced to theirs.
+        if shape == Shape::Corners && settings.algorithm != Algorithm::Jps {
+            sight::keep_corners(out);
+        }
         match result {
             Ok((stats, known)) => {
                 // Every search reports the cost of the path it returns under the one step-cost
                 // rule, so all algorithms' costs are comparable. The exact searches' own cost is
                 // that sum (up to float rounding), without a second walk along the path.
-                let cost = known.unwrap_or_else(|| grid.path_cost(out, settings.rules).unwrap_or(f64::NAN));
+                let measure = |cells: &[Pos]| grid.path_cost(cells, settings.rules).unwrap_or(f64::NAN);
+                let cost = known.unwrap_or_else(|| match shape {
+                    Shape::Cells => measure(out),
+                    Shape::Corners => measure(&sight::path_cells(grid, out)),
+                });
                 debug_assert!(
                     if settings.algorithm.is_any_angle() {
                         grid.any_angle_cost(out, settings.rules)
                     } else {
-                        grid.path_cost(out, settings.rules)
+                        match shape {
+                            Shape::Cells => grid.path_cost(out, settings.rules),
+                            Shape::Corners => grid.path_cost(&sight::path_cells(grid, out), settings.rules),
+                        }
                     }
                     .is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
                     "search returned an illegal path or a wrong cost"
@@ -745,6 +790,17 @@ pub(crate) struct Query<'a> {
     pub(crate) start: Pos,
     pub(crate) goal: Pos,
     pub(crate) settings: &'a Settings,
+    /// What the search writes of its route.
+    pub(crate) shape: Shape,
+}
+
+/// What of its route a search writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Every cell ([`Searcher::find_path_into`]).
+    Cells,
+    /// Its corners ([`Searcher::find_corners_into`]).
+    Corners,
 }
 
 /// Per-cell cost, 8 bytes; only read for cells that are open this query. The cell's state

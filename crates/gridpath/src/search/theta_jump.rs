@@ -399,7 +399,7 @@ mod tests {
     /// This search alone, without the cell-by-cell fallback of the dispatch.
     fn over_jumps(grid: &Grid, start: Pos, goal: Pos) -> Result<(Stats, f64, Vec<Pos>), Stats> {
         let settings = Settings::with_algorithm(Algorithm::LazyTheta);
-        let q = Query { grid, start, goal, settings: &settings };
+        let q = Query { grid, start, goal, settings: &settings, shape: crate::search::Shape::Cells };
         let mut out = Vec::new();
         run::<_, true>(&mut Workspace::default(), &q, &mut out, &mut NoTrace).map(|(s, c)| (s, c, out))
     }

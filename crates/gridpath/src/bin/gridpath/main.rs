@@ -416,7 +416,7 @@ fn solve(
         let out = serde_json::json!({
             "algorithm": settings.algorithm.name(),
             "cost": cost,
-            "path": xy(&route::corners(&vertices)),
+            "path": xy(&gridpath::sight::corners(&vertices)),
             "cells": crossed.len(),
             "cells_path": xy(&crossed),
             "smoothed": smooth,

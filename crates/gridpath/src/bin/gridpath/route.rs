@@ -1,26 +1,7 @@
-//! What the CLI prints and checks about a route, apart from the searches: its corner points,
-//! and an independent check that a large agent's body fits along it.
+//! What the CLI checks about a route, apart from the searches: an independent check that a large
+//! agent's body fits along it.
 
 use gridpath::{Grid, Pos, Tile, sight};
-
-/// The turning points of a route: its first and last cell and every cell where the direction
-/// changes (for a grid path, the cells between collinear steps are dropped; for an any-angle
-/// or smoothed path, whose vertices are its turning points already, nothing is).
-pub(crate) fn corners(cells: &[Pos]) -> Vec<Pos> {
-    let step = |a: Pos, b: Pos| (i64::from(b.x) - i64::from(a.x), i64::from(b.y) - i64::from(a.y));
-    let mut out: Vec<Pos> = cells.first().copied().into_iter().collect();
-    for w in cells.windows(3) {
-        let ((ax, ay), (bx, by)) = (step(w[0], w[1]), step(w[1], w[2]));
-        // Collinear and in the same direction: the middle cell is no corner.
-        if ax * by != ay * bx || ax * bx + ay * by <= 0 {
-            out.push(w[1]);
-        }
-    }
-    if cells.len() > 1 {
-        out.extend(cells.last());
-    }
-    out
-}
 
 /// The terrain class of a tile, 0 for a wall or a cell off the grid.
 fn class(tile: Option<Tile>) -> u8 {
@@ -68,15 +49,6 @@ pub(crate) fn body_fits_along(grid: &Grid, vertices: &[Pos], k: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn corners_drop_collinear_cells_only() {
-        let p = |x, y| Pos::new(x, y);
-        let path = [p(0, 0), p(1, 0), p(2, 0), p(2, 1), p(2, 2), p(3, 3), p(4, 4)];
-        assert_eq!(corners(&path), [p(0, 0), p(2, 0), p(2, 2), p(4, 4)]);
-        assert_eq!(corners(&[p(1, 1)]), [p(1, 1)]);
-        assert_eq!(corners(&[p(1, 1), p(5, 2)]), [p(1, 1), p(5, 2)], "vertices are kept");
-    }
 
     #[test]
     fn a_body_needs_room_on_every_step() {
