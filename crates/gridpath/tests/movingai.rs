@@ -112,3 +112,24 @@ fn weighted_astar_expands_each_cell_at_most_once_and_stays_within_its_bound() {
     }
     assert!(checked > 1000, "only {checked} weighted searches were checked");
 }
+
+/// JPS's corners, written from its jump points, on real maps (maze512-16's long corridors and
+/// diagonal skips, moonglade's terrain classes): the corners of the cell route of the same
+/// query, and so the same length. Every 10th scenario.
+#[test]
+fn jps_corners_are_the_turns_of_its_cell_routes() {
+    for scen_rel in ["mazes/maze512-16-0.map.scen", "wc3maps512/moonglade.map.scen"] {
+        let scen_path = common::movingai_dir().join(scen_rel);
+        let scenarios = parse_scen(&std::fs::read_to_string(&scen_path).unwrap()).unwrap();
+        let grid = parse_map_bytes(&std::fs::read(map_path_for_scen(&scen_path)).unwrap()).unwrap().grid;
+        let settings = Settings::with_algorithm(Algorithm::Jps);
+        let (mut searcher, mut cells, mut corners) = (Searcher::new(), Vec::new(), Vec::new());
+        for (n, s) in scenarios.iter().enumerate().step_by(10) {
+            let (cost, ..) = searcher.find_path_into(&grid, s.start, s.goal, &settings, &mut cells).unwrap();
+            let (turned, ..) =
+                searcher.find_corners_into(&grid, s.start, s.goal, &settings, &mut corners).unwrap();
+            assert_eq!(corners, gridpath::sight::corners(&cells), "{scen_rel} #{n}");
+            assert!((cost - turned).abs() < 1e-9 && (cost - s.optimal).abs() <= 0.01, "{scen_rel} #{n}");
+        }
+    }
+}
