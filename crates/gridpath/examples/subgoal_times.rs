@@ -12,13 +12,17 @@
 use std::time::Instant;
 
 use gridpath::formats::{self, map_path_for_scen};
-use gridpath::{Algorithm, Settings, SubgoalGraph};
+use gridpath::{Settings, SubgoalGraph};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut passes = 5;
     if let Some(k) = args.iter().position(|a| a == "--passes") {
-        passes = args.get(k + 1).and_then(|n| n.parse().ok()).ok_or("--passes N: a count")?;
+        passes = args
+            .get(k + 1)
+            .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0)
+            .ok_or("--passes N: a count of 1 or more")?;
         args.drain(k..=k + 1);
     }
     if args.is_empty() {
@@ -26,7 +30,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "usage: subgoal_times [--passes N] X.map.scen ... (each map X.map next to its scenarios)".into(),
         );
     }
-    let settings = Settings::with_algorithm(Algorithm::Jps);
+    // The Moving AI rules, the graph's own.
+    let settings = Settings::default();
     println!("{:<20} {:>6} {:>12}", "map", "n", "graph ns");
     for file in &args {
         let scenarios = formats::parse_scen(&std::fs::read_to_string(file)?)?;

@@ -453,9 +453,10 @@ pub fn path_cells(grid: &Grid, vertices: &[Pos]) -> Vec<Pos> {
 }
 
 /// The turning points of a path: its first and last cell and every cell where its direction
-/// changes. For a grid path the cells between collinear steps are dropped, so consecutive
-/// corners lie on one horizontal, vertical or diagonal line ([`path_cells`] gives the cells
-/// back); an any-angle or smoothed path, whose vertices turn already, keeps them all.
+/// changes (a turn back too). For a grid path the cells between collinear steps are dropped,
+/// so consecutive corners lie on one horizontal, vertical or diagonal line ([`path_cells`]
+/// gives the cells back); an any-angle or smoothed path keeps every vertex where it turns (one
+/// on the straight line between its neighbours is dropped).
 ///
 /// ```
 /// use gridpath::{sight, Pos};
@@ -497,8 +498,9 @@ pub(crate) fn push_corner(out: &mut Vec<Pos>, p: Pos) {
 /// Whether the path `a` → `b` → `c` goes on through `b` in the same direction (collinear, not
 /// turning back).
 fn goes_straight_on(a: Pos, b: Pos, c: Pos) -> bool {
+    // Products of two differences of `u32`s: past `i64`.
     let step =
-        |from: Pos, to: Pos| (i64::from(to.x) - i64::from(from.x), i64::from(to.y) - i64::from(from.y));
+        |from: Pos, to: Pos| (i128::from(to.x) - i128::from(from.x), i128::from(to.y) - i128::from(from.y));
     let ((ax, ay), (bx, by)) = (step(a, b), step(b, c));
     ax * by == ay * bx && ax * bx + ay * by > 0
 }
@@ -731,11 +733,21 @@ mod tests {
         assert_eq!(corners(&[p(1, 1), p(5, 2)]), [p(1, 1), p(5, 2)], "vertices are kept");
         assert_eq!(corners(&[p(0, 0), p(3, 1), p(6, 2), p(6, 4)]), [p(0, 0), p(6, 2), p(6, 4)]);
         assert_eq!(corners(&[p(0, 0), p(2, 0), p(1, 0)]), [p(0, 0), p(2, 0), p(1, 0)], "a turn back is kept");
-        let mut built = Vec::new();
-        for &q in &path {
-            push_corner(&mut built, q);
+        assert_eq!(
+            corners(&[p(0, 0), p(1, 0), p(1, 0), p(2, 0)]),
+            [p(0, 0), p(1, 0), p(1, 0), p(2, 0)],
+            "a repeat is kept"
+        );
+        let far = [p(0, 0), p(u32::MAX, 1), p(u32::MAX - 1, 2)];
+        assert_eq!(corners(&far), far, "no overflow far apart");
+        for path in [&path[..], &[p(0, 0), p(2, 0), p(1, 0), p(1, 1)], &[p(3, 3), p(3, 3), p(4, 4), p(5, 5)]]
+        {
+            let mut built = Vec::new();
+            for &q in path {
+                push_corner(&mut built, q);
+            }
+            assert_eq!(built, corners(path));
         }
-        assert_eq!(built, corners(&path));
     }
 
     /// The reference: every cell of the segment's bounding box tested on its own, in doubled

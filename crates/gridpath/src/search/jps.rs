@@ -644,7 +644,7 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             if O::ENABLED {
                 r.obs.event(TraceEvent::Closed { pos: q.goal });
             }
-            return Ok(r.finish((start, goal), (out, q.shape)));
+            return Ok(r.finish(start, goal, out, q.shape));
         }
     }
     while let Some(top) = r.open.pop_live(|e| !r.nodes.closed(e.cell as usize)) {
@@ -658,7 +658,7 @@ fn search<O: Observer, const BITS: bool, const WEIGHTED: bool>(
             r.obs.event(TraceEvent::Closed { pos: grid.pos_of(i) });
         }
         if i == goal {
-            return Ok(r.finish((start, goal), (out, q.shape)));
+            return Ok(r.finish(start, goal, out, q.shape));
         }
         #[expect(clippy::cast_possible_truncation, reason = "padded coordinates are below 8194")]
         let (x, y) = {
@@ -700,13 +700,9 @@ struct Relax<'a, O> {
 }
 
 impl<O: Observer> Relax<'_, O> {
-    /// The route to the closed `goal` (into `out`) and its cost.
+    /// The route to the closed `goal` (into `out`, as `shape` says) and its cost.
     #[inline(never)]
-    fn finish(
-        &mut self,
-        (start, goal): (usize, usize),
-        (out, shape): (&mut Vec<Pos>, Shape),
-    ) -> (Stats, f64) {
+    fn finish(&mut self, start: usize, goal: usize, out: &mut Vec<Pos>, shape: Shape) -> (Stats, f64) {
         match shape {
             Shape::Cells => unwind_jumps(self.nodes, self.grid, start, goal, out),
             Shape::Corners => unwind_corners(self.nodes, self.grid, start, goal, out),
@@ -986,16 +982,14 @@ fn unwind_corners(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usi
         let p = nodes.far_parent(i);
         let parent = grid.pos_of(p);
         let (ox, oy) = (parent.x.abs_diff(pos.x), parent.y.abs_diff(pos.y));
-        let (straight, diagonal) = (ox.abs_diff(oy), ox.min(oy));
-        if straight > 0 && diagonal > 0 {
-            // Where the jump left the parent's diagonal.
-            let (dx, dy) = DIRS[nodes.dir(i) as usize];
-            #[expect(clippy::cast_possible_wrap, reason = "a run across the grid, below 2^31")]
-            let back = straight as i32;
-            push_corner(
-                out,
-                Pos::new(pos.x.wrapping_add_signed(-dx * back), pos.y.wrapping_add_signed(-dy * back)),
-            );
+        // A jump off a diagonal left it onto its longer axis: walking back, the route meets
+        // the parent's diagonal that many cells on along that axis.
+        if ox > oy && oy > 0 {
+            let x = if parent.x > pos.x { pos.x + (ox - oy) } else { pos.x - (ox - oy) };
+            push_corner(out, Pos::new(x, pos.y));
+        } else if oy > ox && ox > 0 {
+            let y = if parent.y > pos.y { pos.y + (oy - ox) } else { pos.y - (oy - ox) };
+            push_corner(out, Pos::new(pos.x, y));
         }
         push_corner(out, parent);
         pos = parent;

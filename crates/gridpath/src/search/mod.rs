@@ -581,7 +581,8 @@ impl Searcher {
     /// let (cost, ..) = searcher.find_corners_into(&grid, Pos::new(0, 0), Pos::new(7, 2), &settings, &mut corners)?;
     /// assert_eq!(corners.first(), Some(&Pos::new(0, 0)));
     /// assert_eq!(corners.last(), Some(&Pos::new(7, 2)));
-    /// assert_eq!(grid.path_cost(&sight::path_cells(&grid, &corners), settings.rules)?, cost);
+    /// let cells = sight::path_cells(&grid, &corners);
+    /// assert!((grid.path_cost(&cells, settings.rules)? - cost).abs() < 1e-9);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -740,32 +741,29 @@ impl Searcher {
             }
             Algorithm::LazyTheta => exact(theta::run::<O, true>(&mut self.any_angle, &q, out, observer)),
         };
-        // JPS writes corners itself; the other searches' cells are reduced to theirs.
-        if shape == Shape::Corners && settings.algorithm != Algorithm::Jps {
-            sight::keep_corners(out);
-        }
         match result {
             Ok((stats, known)) => {
                 // Every search reports the cost of the path it returns under the one step-cost
                 // rule, so all algorithms' costs are comparable. The exact searches' own cost is
                 // that sum (up to float rounding), without a second walk along the path.
-                let measure = |cells: &[Pos]| grid.path_cost(cells, settings.rules).unwrap_or(f64::NAN);
-                let cost = known.unwrap_or_else(|| match shape {
-                    Shape::Cells => measure(out),
-                    Shape::Corners => measure(&sight::path_cells(grid, out)),
-                });
+                let cost = known.unwrap_or_else(|| grid.path_cost(out, settings.rules).unwrap_or(f64::NAN));
+                // JPS reads the shape (its `finish`) and knows its cost; the others wrote cells.
+                let corners_written = shape == Shape::Corners && settings.algorithm == Algorithm::Jps;
                 debug_assert!(
                     if settings.algorithm.is_any_angle() {
                         grid.any_angle_cost(out, settings.rules)
+                    } else if corners_written {
+                        grid.path_cost(&sight::path_cells(grid, out), settings.rules)
                     } else {
-                        match shape {
-                            Shape::Cells => grid.path_cost(out, settings.rules),
-                            Shape::Corners => grid.path_cost(&sight::path_cells(grid, out), settings.rules),
-                        }
+                        grid.path_cost(out, settings.rules)
                     }
                     .is_ok_and(|c| (c - cost).abs() <= 1e-9 * c.max(1.0)),
                     "search returned an illegal path or a wrong cost"
                 );
+                if shape == Shape::Corners {
+                    // Cells reduced to their corners; JPS's corners stay as they are.
+                    sight::keep_corners(out);
+                }
                 Ok((cost, stats))
             }
             Err(stats) => {
