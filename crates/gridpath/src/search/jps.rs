@@ -944,57 +944,63 @@ impl JumpNodes {
     }
 }
 
-/// Writes the full cell path: the jump points from start to goal with the cells between them.
-/// A jump point found off a diagonal ray was entered straight from a turning cell on its
-/// parent's diagonal: walking back, the path turns onto the diagonal where it meets it.
-fn unwind_jumps(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
+/// The route's jumps from the closed `goal` back to `start`, each as `(jump point, turn,
+/// parent)`. A jump point found off a diagonal ray was entered straight, along the jump's
+/// longer axis, from a turning cell on its parent's diagonal: walking back, the route runs
+/// along that axis to the turn (the jump point itself for a diagonal jump, the parent for a
+/// straight one), then diagonally to the parent.
+fn jumps_back(
+    nodes: &JumpNodes,
+    grid: &crate::Grid,
+    (start, goal): (usize, usize),
+    mut each: impl FnMut(Pos, Pos, Pos),
+) {
+    let toward = |from: u32, to: u32, n: u32| if to > from { from + n } else { from - n };
     let mut i = goal;
     let mut pos = grid.pos_of(goal);
-    out.push(pos);
-    while i != start {
-        let p = nodes.far_parent(i);
-        let target = grid.pos_of(p);
-        let (ox, oy) = (target.x.abs_diff(pos.x), target.y.abs_diff(pos.y));
-        // Against the direction of the jump up to the parent's diagonal (all the way for a jump
-        // along a line), then diagonally to the parent.
-        let (dx, dy) = DIRS[nodes.dir(i) as usize];
-        for _ in 0..ox.abs_diff(oy) {
-            pos = Pos::new(pos.x.wrapping_add_signed(-dx), pos.y.wrapping_add_signed(-dy));
-            out.push(pos);
-        }
-        let (sx, sy) = (if target.x > pos.x { 1 } else { -1 }, if target.y > pos.y { 1 } else { -1 });
-        for _ in 0..ox.min(oy) {
-            pos = Pos::new(pos.x.wrapping_add_signed(sx), pos.y.wrapping_add_signed(sy));
-            out.push(pos);
-        }
-        i = p;
-    }
-    out.reverse();
-}
-
-/// Writes the route's corners ([`crate::sight::corners`]): of the jump points from start to
-/// goal and the turning cells between them (see [`unwind_jumps`]), those where it turns.
-fn unwind_corners(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
-    let mut i = goal;
-    let mut pos = grid.pos_of(goal);
-    out.push(pos);
     while i != start {
         let p = nodes.far_parent(i);
         let parent = grid.pos_of(p);
         let (ox, oy) = (parent.x.abs_diff(pos.x), parent.y.abs_diff(pos.y));
-        // A jump off a diagonal left it onto its longer axis: walking back, the route meets
-        // the parent's diagonal that many cells on along that axis.
-        if ox > oy && oy > 0 {
-            let x = if parent.x > pos.x { pos.x + (ox - oy) } else { pos.x - (ox - oy) };
-            push_corner(out, Pos::new(x, pos.y));
-        } else if oy > ox && ox > 0 {
-            let y = if parent.y > pos.y { pos.y + (oy - ox) } else { pos.y - (oy - ox) };
-            push_corner(out, Pos::new(pos.x, y));
-        }
-        push_corner(out, parent);
+        let turn = if ox > oy {
+            Pos::new(toward(pos.x, parent.x, ox - oy), pos.y)
+        } else {
+            Pos::new(pos.x, toward(pos.y, parent.y, oy - ox))
+        };
+        each(pos, turn, parent);
         pos = parent;
         i = p;
     }
+}
+
+/// Writes the full cell path: the jump points from start to goal with the cells between them
+/// ([`jumps_back`]).
+fn unwind_jumps(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
+    // One step from `a` towards `b` on each axis (none where they agree).
+    let towards = |a: u32, b: u32| i32::from(b > a) - i32::from(b < a);
+    out.push(grid.pos_of(goal));
+    jumps_back(nodes, grid, (start, goal), |mut at, turn, parent| {
+        for end in [turn, parent] {
+            let (sx, sy) = (towards(at.x, end.x), towards(at.y, end.y));
+            while at != end {
+                at = Pos::new(at.x.wrapping_add_signed(sx), at.y.wrapping_add_signed(sy));
+                out.push(at);
+            }
+        }
+    });
+    out.reverse();
+}
+
+/// Writes the route's corners ([`crate::sight::corners`]): of the jump points from start to
+/// goal and the turning cells between them ([`jumps_back`]), those where it turns.
+fn unwind_corners(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
+    out.push(grid.pos_of(goal));
+    jumps_back(nodes, grid, (start, goal), |at, turn, parent| {
+        if turn != at && turn != parent {
+            push_corner(out, turn);
+        }
+        push_corner(out, parent);
+    });
     out.reverse();
 }
 
