@@ -104,23 +104,33 @@ impl DiagonalSkips {
 
     /// [`update`](Self::update) with a mean count of `min_mean` to keep the counts for a grid.
     fn update_with(&mut self, grid: &Grid, min_mean: f64) -> Option<&[u32]> {
-        let (id, revision) = (grid.id(), grid.revision());
-        let jumps = grid.jumps();
-        let shape = (jumps.len(), grid.stride());
+        let state = (grid.id(), grid.revision());
+        let shape = (grid.jumps().len(), grid.stride());
+        // The common case, every query on an unchanged grid: the counts used last, as they are.
+        if !self.grids.first().is_some_and(|c| c.grid == state && c.shape == shape) {
+            self.bring_forward(grid, min_mean);
+        }
+        let table = &self.grids[0].table;
+        (!table.is_empty()).then_some(table.as_slice())
+    }
+
+    /// Puts the counts for `grid` first among those kept: found and repaired, or worked out
+    /// for a grid not among them.
+    fn bring_forward(&mut self, grid: &Grid, min_mean: f64) {
+        let (id, revision, jumps, stride) = (grid.id(), grid.revision(), grid.jumps(), grid.stride());
+        let shape = (jumps.len(), stride);
         let found = self.grids.iter().position(|c| c.grid.0 == id && c.shape == shape);
         let mut counts = if let Some(k) = found {
             let mut counts = self.grids.remove(k);
             if counts.grid.1 != revision {
-                counts.repair(jumps, grid.stride(), &mut self.changed);
+                counts.repair(jumps, stride, &mut self.changed);
             }
             counts
         } else {
-            self.counts_for_new(jumps, grid.stride(), min_mean)
+            self.counts_for_new(jumps, stride, min_mean)
         };
         (counts.grid, counts.shape) = ((id, revision), shape);
         self.grids.insert(0, counts);
-        let table = &self.grids[0].table;
-        (!table.is_empty()).then_some(table.as_slice())
     }
 
     /// The counts for a grid not among those kept. Most often it is a copy of one that is, a

@@ -747,12 +747,12 @@ impl Searcher {
                 // rule, so all algorithms' costs are comparable. The exact searches' own cost is
                 // that sum (up to float rounding), without a second walk along the path.
                 let cost = known.unwrap_or_else(|| grid.path_cost(out, settings.rules).unwrap_or(f64::NAN));
-                // JPS reads the shape (its `finish`) and knows its cost; the others wrote cells.
-                let corners_written = shape == Shape::Corners && settings.algorithm == Algorithm::Jps;
+                // A search that reads the shape (JPS's `finish`) may have written corners: the
+                // check walks their cells (a cell path's are its own).
                 debug_assert!(
                     if settings.algorithm.is_any_angle() {
                         grid.any_angle_cost(out, settings.rules)
-                    } else if corners_written {
+                    } else if shape == Shape::Corners {
                         grid.path_cost(&sight::path_cells(grid, out), settings.rules)
                     } else {
                         grid.path_cost(out, settings.rules)
@@ -761,7 +761,8 @@ impl Searcher {
                     "search returned an illegal path or a wrong cost"
                 );
                 if shape == Shape::Corners {
-                    // Cells reduced to their corners; JPS's corners stay as they are.
+                    // Cells reduced to their corners (corners already written stay as they are:
+                    // one pass over a few of them).
                     sight::keep_corners(out);
                 }
                 Ok((cost, stats))
