@@ -2,7 +2,7 @@
 //! and profiles of the query (`gridpath bench --subgoal` interleaves A\*, JPS and the graph per
 //! query, which leaves the graph's share of a profile small). The graph is built first, not
 //! timed; each query is timed on its own (one `SubgoalGraph::find_path_into` call, the cells
-//! written) over `--passes N` warm passes (default 5) after a first one that is not counted;
+//! written; with `--corners` one `SubgoalGraph::find_corners_into` call, the route's corners) over `--passes N` warm passes (default 5) after a first one that is not counted;
 //! the mean per query in nanoseconds. Every cost is checked against the scenario's optimum.
 //!
 //! ```sh
@@ -25,9 +25,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or("--passes N: a count of 1 or more")?;
         args.drain(k..=k + 1);
     }
+    // `--corners`: only the route's corners written (`SubgoalGraph::find_corners_into`).
+    let corners = args.iter().position(|a| a == "--corners").map(|k| args.remove(k)).is_some();
     if args.is_empty() {
         return Err(
-            "usage: subgoal_times [--passes N] X.map.scen ... (each map X.map next to its scenarios)".into(),
+            "usage: subgoal_times [--passes N] [--corners] X.map.scen ... (each map X.map next to its scenarios)".into(),
         );
     }
     // The Moving AI rules, the graph's own.
@@ -42,7 +44,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for pass in 0..=passes {
             for s in &scenarios {
                 let began = Instant::now();
-                let found = graph.find_path_into(&grid, s.start, s.goal, &settings, &mut cells);
+                let found = if corners {
+                    graph.find_corners_into(&grid, s.start, s.goal, &settings, &mut cells)
+                } else {
+                    graph.find_path_into(&grid, s.start, s.goal, &settings, &mut cells)
+                };
                 let elapsed = began.elapsed();
                 let (cost, _) = found.map_err(|e| format!("{file}: {e}"))?;
                 if (cost - s.optimal).abs() > 0.01 {

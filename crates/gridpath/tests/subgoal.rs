@@ -7,7 +7,7 @@ mod common;
 use common::reference_cost;
 use gridpath::formats::{map_path_for_scen, parse_map_bytes, parse_scen};
 use gridpath::{
-    Corners, Grid, Pos, Rules, SearchError, Searcher, Settings, SubgoalGraph, SubgoalQuery, Tile,
+    Corners, Grid, Pos, Rules, SearchError, Searcher, Settings, SubgoalGraph, SubgoalQuery, Tile, sight,
 };
 use proptest::prelude::*;
 
@@ -63,6 +63,25 @@ fn check_query(
         got.is_err() || graph.is_current(grid),
         "{what}: an answer must come from a graph in step with the grid"
     );
+    // Its corners: the same route's turns (the cells' own corners), at the same cost and work.
+    let mut corners = vec![Pos::new(u32::MAX, 0)];
+    let turns = graph.find_corners_into(grid, start, goal, &Settings::default(), &mut corners);
+    match (&got, &turns) {
+        (Ok(path), Ok((cost, stats))) => {
+            prop_assert_eq!(&corners, &sight::corners(&path.cells), "{}: the corners of its cells", what);
+            prop_assert_eq!((path.cost, path.stats), (*cost, *stats), "{}: the same cost and work", what);
+        }
+        (Err(a), Err(b)) => {
+            prop_assert_eq!(
+                std::mem::discriminant(a),
+                std::mem::discriminant(b),
+                "{}: the same refusal",
+                what
+            );
+            prop_assert!(corners.is_empty(), "{what}: nothing written for a refusal, got {corners:?}");
+        }
+        _ => prop_assert!(false, "{what}: cells {got:?} but corners {turns:?}"),
+    }
     check_answer(&got, searcher, grid, (start, goal), what)
 }
 
@@ -501,7 +520,7 @@ fn shared_map(rel: &str) -> (Vec<gridpath::formats::Scenario>, Grid) {
 }
 
 /// Every `step`-th of `scenarios` answered by `graph` with a legal path of the published
-/// optimal length (absolute tolerance 0.01, as GPPC checks).
+/// optimal length (absolute tolerance 0.01, as GPPC checks), and its corners those of the path.
 fn matches_published(
     graph: &mut SubgoalGraph,
     grid: &Grid,
@@ -509,11 +528,17 @@ fn matches_published(
     step: usize,
     what: &str,
 ) {
+    let mut corners = Vec::new();
     for (n, s) in scenarios.iter().enumerate().step_by(step) {
         let path = graph
             .find_path(grid, s.start, s.goal, &Settings::default())
             .unwrap_or_else(|e| panic!("{what} #{n}: {e}"));
         assert!(grid.path_cost(&path.cells, Rules::OCTILE).is_ok(), "{what} #{n}: illegal path");
+        let (cost, _) = graph
+            .find_corners_into(grid, s.start, s.goal, &Settings::default(), &mut corners)
+            .unwrap_or_else(|e| panic!("{what} #{n}: corners: {e}"));
+        assert_eq!(corners, sight::corners(&path.cells), "{what} #{n}: the corners of the path");
+        assert!((cost - path.cost).abs() < EPS, "{what} #{n}: the corners' cost");
         assert!(
             (path.cost - s.optimal).abs() <= 0.01,
             "{what} #{n}: length {} but published optimum {}",

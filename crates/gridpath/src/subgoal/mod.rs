@@ -60,7 +60,7 @@ use std::time::{Duration, Instant};
 use crate::Corners;
 use crate::grid::{DIRS, Grid, Moves, Pos};
 use crate::search::{
-    BucketQueue, Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Stats,
+    BucketQueue, Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Shape, Stats,
     check_endpoint, check_same_class,
 };
 use stops::Stops;
@@ -258,11 +258,14 @@ impl SubgoalQuery {
         &mut self,
         grid: &Grid,
         (start, goal): (Pos, Pos),
-        out: &mut Vec<Pos>,
+        (out, shape): (&mut Vec<Pos>, Shape),
     ) -> Result<(f64, Stats), SearchError> {
         self.by_graph = false;
         let exact = Settings::with_algorithm(crate::Algorithm::Jps);
-        let (cost, stats, _) = self.fallback.find_path_into(grid, start, goal, &exact, out)?;
+        let (cost, stats, _) = match shape {
+            Shape::Cells => self.fallback.find_path_into(grid, start, goal, &exact, out)?,
+            Shape::Corners => self.fallback.find_corners_into(grid, start, goal, &exact, out)?,
+        };
         Ok((cost, stats))
     }
 }
@@ -749,9 +752,9 @@ impl SubgoalGraph {
                 for &(a, b) in &pairs {
                     let ends = (grid.pos_of(a), grid.pos_of(b));
                     if by_jps {
-                        let _ = query.by_jps(grid, ends, &mut cells);
+                        let _ = query.by_jps(grid, ends, (&mut cells, Shape::Cells));
                     } else {
-                        let _ = self.answer(grid, ends, &mut query, &mut cells);
+                        let _ = self.answer(grid, ends, &mut query, (&mut cells, Shape::Cells));
                     }
                     std::hint::black_box(&cells);
                     if began.elapsed() >= bound {
@@ -1215,6 +1218,48 @@ impl SubgoalGraph {
         settings: &Settings,
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats), SearchError> {
+        self.find_shape_into(grid, (start, goal), settings, (out, Shape::Cells))
+    }
+
+    /// Like [`SubgoalGraph::find_path_into`], writing only the route's corners into `out` (as
+    /// [`Searcher::find_corners_into`] does: the start, every cell where the route turns, the
+    /// goal; [`sight::corners`](crate::sight::corners) of the cells). The subgoals of the route
+    /// and the one turn of each edge between them, no cell between: the same route and cost.
+    ///
+    /// ```
+    /// use gridpath::{formats, sight, Settings, SubgoalGraph};
+    /// let map = formats::parse_ascii("S...#....\n..#.#.##.\n..#...#.G").unwrap();
+    /// let (start, goal, grid) = (map.start.unwrap(), map.goal.unwrap(), map.grid);
+    /// let mut graph = SubgoalGraph::build(&grid);
+    /// let settings = Settings::default();
+    /// let (mut cells, mut corners) = (Vec::new(), Vec::new());
+    /// let (cost, _) = graph.find_path_into(&grid, start, goal, &settings, &mut cells)?;
+    /// let (same, _) = graph.find_corners_into(&grid, start, goal, &settings, &mut corners)?;
+    /// assert_eq!(corners, sight::corners(&cells));
+    /// assert_eq!(cost, same);
+    /// # Ok::<(), gridpath::SearchError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SubgoalGraph::find_path`].
+    pub fn find_corners_into(
+        &mut self,
+        grid: &Grid,
+        start: Pos,
+        goal: Pos,
+        settings: &Settings,
+        out: &mut Vec<Pos>,
+    ) -> Result<(f64, Stats), SearchError> {
+        self.find_shape_into(grid, (start, goal), settings, (out, Shape::Corners))
+    }
+
+    fn find_shape_into(
+        &mut self,
+        grid: &Grid,
+        (start, goal): (Pos, Pos),
+        settings: &Settings,
+        (out, shape): (&mut Vec<Pos>, Shape),
+    ) -> Result<(f64, Stats), SearchError> {
         out.clear();
         check_endpoint(grid, start, Endpoint::Start)?;
         check_endpoint(grid, goal, Endpoint::Goal)?;
@@ -1222,7 +1267,7 @@ impl SubgoalGraph {
         self.repair(grid);
         self.lay_out_edges();
         let mut query = self.query.take().unwrap_or_default();
-        let answer = self.answer(grid, (start, goal), &mut query, out);
+        let answer = self.answer(grid, (start, goal), &mut query, (out, shape));
         self.query = Some(query);
         answer
     }
@@ -1251,9 +1296,9 @@ impl SubgoalGraph {
         check_endpoint(grid, goal, Endpoint::Goal)?;
         Self::check(grid, settings).map_err(|reason| SearchError::SubgoalUnsupported { reason })?;
         let (cost, stats) = if self.is_current(grid) {
-            self.answer(grid, (start, goal), query, &mut cells)?
+            self.answer(grid, (start, goal), query, (&mut cells, Shape::Cells))?
         } else {
-            query.by_jps(grid, (start, goal), &mut cells)?
+            query.by_jps(grid, (start, goal), (&mut cells, Shape::Cells))?
         };
         Ok(Path { cells, cost, stats, outcome: Outcome::Complete })
     }
@@ -1275,7 +1320,7 @@ impl SubgoalGraph {
         grid: &Grid,
         (start, goal): (Pos, Pos),
         query: &mut SubgoalQuery,
-        out: &mut Vec<Pos>,
+        (out, shape): (&mut Vec<Pos>, Shape),
     ) -> Result<(f64, Stats), SearchError> {
         out.clear();
         if start == goal {
@@ -1289,12 +1334,16 @@ impl SubgoalGraph {
         let (s, g) = (grid.index(start), grid.index(goal));
         match self.search_in(&mut query.work, s, g) {
             Ok((pair, stats)) => {
-                if self.refine(&query.work, self.xy(s), out) {
+                let refined = match shape {
+                    Shape::Cells => self.refine(&query.work, self.xy(s), out),
+                    Shape::Corners => refine_corners(&query.work, self.xy(s), out),
+                };
+                if refined {
                     return Ok((value(pair), stats));
                 }
                 // Never seen: a shortcut whose halves are missing. Stay exact.
                 debug_assert!(false, "a subgoal route could not be refined");
-                query.by_jps(grid, (start, goal), out)
+                query.by_jps(grid, (start, goal), (out, shape))
             }
             Err(stats) => Err(SearchError::NoPath { start, goal, stats }),
         }
@@ -1575,6 +1624,35 @@ impl SubgoalGraph {
             free(j) && corners && !fenced && mx.abs() <= 1 && my.abs() <= 1
         })
     }
+}
+
+/// [`SubgoalGraph::refine`]'s route as its corners: the start, then per edge its turn (where it
+/// has both diagonal and straight steps) and its end, each dropped where the route goes straight
+/// on through it. Unpadded coordinates, as `refine` writes.
+fn refine_corners(work: &Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
+    let steps = &work.steps;
+    let unpadded = |x: i32, y: i32| {
+        #[expect(clippy::cast_sign_loss, reason = "a route stays inside the map")]
+        Pos::new((x - 1) as u32, (y - 1) as u32)
+    };
+    out.push(unpadded(i32::from(s.0), i32::from(s.1)));
+    for pair in steps.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let (ax, ay, bx, by) = (i32::from(a.x), i32::from(a.y), i32::from(b.x), i32::from(b.y));
+        let (dx, dy) = (bx - ax, by - ay);
+        let diag = dx.abs().min(dy.abs());
+        if diag != 0 && dx.abs() != dy.abs() {
+            // The turn: `diag` diagonal steps in, or as many before the end.
+            let (tx, ty) = if b.diagonal_first {
+                (ax + dx.signum() * diag, ay + dy.signum() * diag)
+            } else {
+                (bx - dx.signum() * diag, by - dy.signum() * diag)
+            };
+            crate::sight::push_corner(out, unpadded(tx, ty));
+        }
+        crate::sight::push_corner(out, unpadded(bx, by));
+    }
+    steps.len() >= 2
 }
 
 /// A 40 × 40 grid of pillars every third cell, for the subgoal modules' tests: many subgoals, a
