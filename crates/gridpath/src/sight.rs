@@ -12,6 +12,7 @@
 //! walked: a 4-connected unit never moves at an angle.
 
 use crate::grid::{Corners, Grid, IllegalStep, Moves, Pos, Rules};
+use crate::search::Shape;
 
 /// What one walk along a segment reports for each cell whose inside it crosses.
 trait Visit {
@@ -492,6 +493,34 @@ pub(crate) fn push_corner(out: &mut Vec<Pos>, p: Pos) {
     match out[..] {
         [.., a, b] if goes_straight_on(a, b, p) => *out.last_mut().expect("two corners at least") = p,
         _ => out.push(p),
+    }
+}
+
+/// Appends a run of a route from `from` (the last point already in `out`) through `turn` to
+/// `to`, each leg one straight or diagonal line (a leg may be empty: `turn` is `from` or `to`):
+/// every cell after `from` for [`Shape::Cells`], or for [`Shape::Corners`] the turn where the run
+/// bends there and `to`, each merged as [`push_corner`] does. JPS's jumps and the subgoal graph's
+/// edges are such runs.
+pub(crate) fn push_legs(out: &mut Vec<Pos>, (from, turn, to): (Pos, Pos, Pos), shape: Shape) {
+    match shape {
+        Shape::Cells => {
+            // One step from `a` towards `b` on each axis (none where they agree).
+            let towards = |a: u32, b: u32| i32::from(b > a) - i32::from(b < a);
+            let mut at = from;
+            for end in [turn, to] {
+                let (sx, sy) = (towards(at.x, end.x), towards(at.y, end.y));
+                while at != end {
+                    at = Pos::new(at.x.wrapping_add_signed(sx), at.y.wrapping_add_signed(sy));
+                    out.push(at);
+                }
+            }
+        }
+        Shape::Corners => {
+            if turn != from && turn != to {
+                push_corner(out, turn);
+            }
+            push_corner(out, to);
+        }
     }
 }
 

@@ -86,7 +86,7 @@ use super::octile::{FORWARD as NOT_BACK, entry, value};
 use super::{NO_DIR, Query, Searcher, Shape, Stats};
 use crate::Pos;
 use crate::grid::{DIRS, Lines, Planes, dir_index};
-use crate::sight::push_corner;
+use crate::sight::push_legs;
 use crate::trace::{Observer, TraceEvent};
 
 /// No goal on a scanned line.
@@ -703,10 +703,7 @@ impl<O: Observer> Relax<'_, O> {
     /// The route to the closed `goal` (into `out`, as `shape` says) and its cost.
     #[inline(never)]
     fn finish(&mut self, start: usize, goal: usize, out: &mut Vec<Pos>, shape: Shape) -> (Stats, f64) {
-        match shape {
-            Shape::Cells => unwind_jumps(self.nodes, self.grid, start, goal, out),
-            Shape::Corners => unwind_corners(self.nodes, self.grid, start, goal, out),
-        }
+        unwind(self.nodes, self.grid, (start, goal), out, shape);
         let (a, b) = self.nodes.lattice(goal);
         self.stats.peak_open = self.open.peak() as u64;
         (self.stats, value(u64::from(a), u64::from(b)))
@@ -973,34 +970,17 @@ fn jumps_back(
     }
 }
 
-/// Writes the full cell path: the jump points from start to goal with the cells between them
-/// ([`jumps_back`]).
-fn unwind_jumps(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
-    // One step from `a` towards `b` on each axis (none where they agree).
-    let towards = |a: u32, b: u32| i32::from(b > a) - i32::from(b < a);
+/// Writes the route (the jump points from start to goal with what `shape` keeps of the cells
+/// between them, [`push_legs`]) into `out`.
+fn unwind(
+    nodes: &JumpNodes,
+    grid: &crate::Grid,
+    (start, goal): (usize, usize),
+    out: &mut Vec<Pos>,
+    shape: Shape,
+) {
     out.push(grid.pos_of(goal));
-    jumps_back(nodes, grid, (start, goal), |mut at, turn, parent| {
-        for end in [turn, parent] {
-            let (sx, sy) = (towards(at.x, end.x), towards(at.y, end.y));
-            while at != end {
-                at = Pos::new(at.x.wrapping_add_signed(sx), at.y.wrapping_add_signed(sy));
-                out.push(at);
-            }
-        }
-    });
-    out.reverse();
-}
-
-/// Writes the route's corners ([`crate::sight::corners`]): of the jump points from start to
-/// goal and the turning cells between them ([`jumps_back`]), those where it turns.
-fn unwind_corners(nodes: &JumpNodes, grid: &crate::Grid, start: usize, goal: usize, out: &mut Vec<Pos>) {
-    out.push(grid.pos_of(goal));
-    jumps_back(nodes, grid, (start, goal), |at, turn, parent| {
-        if turn != at && turn != parent {
-            push_corner(out, turn);
-        }
-        push_corner(out, parent);
-    });
+    jumps_back(nodes, grid, (start, goal), |at, turn, parent| push_legs(out, (at, turn, parent), shape));
     out.reverse();
 }
 

@@ -562,7 +562,7 @@ impl Searcher {
         settings: &Settings,
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats, Outcome), SearchError> {
-        self.find_path_into_traced(grid, start, goal, settings, (out, Shape::Cells), &mut NoTrace)
+        self.find_shaped_into(grid, (start, goal), settings, (out, Shape::Cells))
     }
 
     /// Like [`Searcher::find_path_into`], writing only the route's corners into `out`
@@ -596,7 +596,18 @@ impl Searcher {
         settings: &Settings,
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats, Outcome), SearchError> {
-        self.find_path_into_traced(grid, start, goal, settings, (out, Shape::Corners), &mut NoTrace)
+        self.find_shaped_into(grid, (start, goal), settings, (out, Shape::Corners))
+    }
+
+    /// [`Searcher::find_path_into`] or [`Searcher::find_corners_into`], as `shape` says.
+    pub(crate) fn find_shaped_into(
+        &mut self,
+        grid: &Grid,
+        (start, goal): (Pos, Pos),
+        settings: &Settings,
+        (out, shape): (&mut Vec<Pos>, Shape),
+    ) -> Result<(f64, Stats, Outcome), SearchError> {
+        self.find_path_into_traced(grid, start, goal, settings, (out, shape), &mut NoTrace)
     }
 
     fn find_path_into_traced<O: Observer>(

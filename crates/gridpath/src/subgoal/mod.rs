@@ -63,6 +63,7 @@ use crate::search::{
     BucketQueue, Endpoint, Entry, OpenList, Outcome, Path, SearchError, Searcher, Settings, Shape, Stats,
     check_endpoint, check_same_class,
 };
+use crate::sight;
 use stops::Stops;
 
 /// No subgoal here.
@@ -262,10 +263,7 @@ impl SubgoalQuery {
     ) -> Result<(f64, Stats), SearchError> {
         self.by_graph = false;
         let exact = Settings::with_algorithm(crate::Algorithm::Jps);
-        let (cost, stats, _) = match shape {
-            Shape::Cells => self.fallback.find_path_into(grid, start, goal, &exact, out)?,
-            Shape::Corners => self.fallback.find_corners_into(grid, start, goal, &exact, out)?,
-        };
+        let (cost, stats, _) = self.fallback.find_shaped_into(grid, (start, goal), &exact, (out, shape))?;
         Ok((cost, stats))
     }
 }
@@ -1334,11 +1332,7 @@ impl SubgoalGraph {
         let (s, g) = (grid.index(start), grid.index(goal));
         match self.search_in(&mut query.work, s, g) {
             Ok((pair, stats)) => {
-                let refined = match shape {
-                    Shape::Cells => self.refine(&query.work, self.xy(s), out),
-                    Shape::Corners => refine_corners(&query.work, self.xy(s), out),
-                };
-                if refined {
+                if self.refine(&query.work, self.xy(s), (out, shape)) {
                     return Ok((value(pair), stats));
                 }
                 // Never seen: a shortcut whose halves are missing. Stay exact.
@@ -1564,51 +1558,42 @@ impl SubgoalGraph {
         Ok((w.nodes[goal_v].g, stats))
     }
 
-    /// Writes the cells of the route in `work.steps` into `out`, start first; `false` for a
-    /// route without its start and goal (never seen).
-    fn refine(&self, work: &Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
+    /// Writes the route in `work.steps` into `out`, start first, as `shape` says: its cells or
+    /// its corners. Each edge is h-reachable, diagonal steps first or straight steps first as
+    /// its step says: the shape the scan that found it walked, free by construction, so no cell
+    /// is read (on long routes, reading them was most of a query: a cache miss a row). `false`
+    /// for a route without its start and goal (never seen).
+    fn refine(&self, work: &Workspace, s: (u16, u16), (out, shape): (&mut Vec<Pos>, Shape)) -> bool {
         let steps = &work.steps;
-        // A route has its start and its goal at least (`search` found them distinct).
-        let ok = steps.len() >= 2;
-        out.push(Pos::new(u32::from(s.0) - 1, u32::from(s.1) - 1));
-        for pair in steps.windows(2) {
-            self.push_edge((pair[0].x, pair[0].y), (pair[1].x, pair[1].y), pair[1].diagonal_first, out);
-        }
-        ok
-    }
-
-    /// Appends the cells after `a` up to `b` of an h-reachable edge, diagonal steps first or
-    /// straight steps first as `diagonal_first` says: the shape the scan that found the edge
-    /// walked, free by construction, so no cell is read (on long routes, reading them was most
-    /// of a query: a cache miss a row).
-    fn push_edge(&self, a: (u16, u16), b: (u16, u16), diagonal_first: bool, out: &mut Vec<Pos>) {
-        let (ax, ay, bx, by) = (i32::from(a.0), i32::from(a.1), i32::from(b.0), i32::from(b.1));
-        let (sx, sy) = ((bx - ax).signum(), (by - ay).signum());
-        let (dx, dy) = ((bx - ax).abs(), (by - ay).abs());
-        let diag = dx.min(dy);
-        let (cx, cy) = if dx > dy { (sx, 0) } else { (0, sy) };
-        let straight = dx.max(dy) - diag;
-        let order: [(i32, i32, i32); 2] = if diagonal_first {
-            [(sx, sy, diag), (cx, cy, straight)]
-        } else {
-            [(cx, cy, straight), (sx, sy, diag)]
+        // Unpadded coordinates (padded coordinates are at least 1).
+        let unpadded = |x: i32, y: i32| {
+            #[expect(clippy::cast_sign_loss, reason = "a route stays inside the map")]
+            Pos::new((x - 1) as u32, (y - 1) as u32)
         };
-        // Unpadded coordinates of the cell after `a`'s (padded coordinates are at least 1).
-        let (mut x, mut y) = (ax - 1, ay - 1);
-        let mark = out.len();
-        for (mx, my, count) in order {
-            for _ in 0..count {
-                x += mx;
-                y += my;
-                #[expect(clippy::cast_sign_loss, reason = "a route stays inside the map")]
-                out.push(Pos::new(x as u32, y as u32));
-            }
+        out.push(unpadded(i32::from(s.0), i32::from(s.1)));
+        for pair in steps.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let (ax, ay, bx, by) = (i32::from(a.x), i32::from(a.y), i32::from(b.x), i32::from(b.y));
+            let (dx, dy) = (bx - ax, by - ay);
+            let diag = dx.abs().min(dy.abs());
+            // The turn: `diag` diagonal steps in, or as many before the end.
+            let (tx, ty) = if b.diagonal_first {
+                (ax + dx.signum() * diag, ay + dy.signum() * diag)
+            } else {
+                (bx - dx.signum() * diag, by - dy.signum() * diag)
+            };
+            let mark = out.len();
+            sight::push_legs(out, (unpadded(ax, ay), unpadded(tx, ty), unpadded(bx, by)), shape);
+            debug_assert!(
+                shape == Shape::Corners || self.legal_steps(&out[mark - 1..]),
+                "an edge refined into an illegal shape"
+            );
         }
-        debug_assert!(self.legal_steps(&out[mark - 1..]), "an edge refined into an illegal shape");
+        steps.len() >= 2
     }
 
     /// Whether each step of `cells` (unpadded, neighbours) stays on the first cell's class,
-    /// cuts no corner and crosses no fence: the check of [`SubgoalGraph::push_edge`]'s shapes.
+    /// cuts no corner and crosses no fence: the check of [`SubgoalGraph::refine`]'s shapes.
     fn legal_steps(&self, cells: &[Pos]) -> bool {
         let at = |p: Pos| (p.y as usize + 1) * self.stride + p.x as usize + 1;
         let class = self.cells[at(cells[0])] >> 6;
@@ -1624,35 +1609,6 @@ impl SubgoalGraph {
             free(j) && corners && !fenced && mx.abs() <= 1 && my.abs() <= 1
         })
     }
-}
-
-/// [`SubgoalGraph::refine`]'s route as its corners: the start, then per edge its turn (where it
-/// has both diagonal and straight steps) and its end, each dropped where the route goes straight
-/// on through it. Unpadded coordinates, as `refine` writes.
-fn refine_corners(work: &Workspace, s: (u16, u16), out: &mut Vec<Pos>) -> bool {
-    let steps = &work.steps;
-    let unpadded = |x: i32, y: i32| {
-        #[expect(clippy::cast_sign_loss, reason = "a route stays inside the map")]
-        Pos::new((x - 1) as u32, (y - 1) as u32)
-    };
-    out.push(unpadded(i32::from(s.0), i32::from(s.1)));
-    for pair in steps.windows(2) {
-        let (a, b) = (&pair[0], &pair[1]);
-        let (ax, ay, bx, by) = (i32::from(a.x), i32::from(a.y), i32::from(b.x), i32::from(b.y));
-        let (dx, dy) = (bx - ax, by - ay);
-        let diag = dx.abs().min(dy.abs());
-        if diag != 0 && dx.abs() != dy.abs() {
-            // The turn: `diag` diagonal steps in, or as many before the end.
-            let (tx, ty) = if b.diagonal_first {
-                (ax + dx.signum() * diag, ay + dy.signum() * diag)
-            } else {
-                (bx - dx.signum() * diag, by - dy.signum() * diag)
-            };
-            crate::sight::push_corner(out, unpadded(tx, ty));
-        }
-        crate::sight::push_corner(out, unpadded(bx, by));
-    }
-    steps.len() >= 2
 }
 
 /// A 40 × 40 grid of pillars every third cell, for the subgoal modules' tests: many subgoals, a
