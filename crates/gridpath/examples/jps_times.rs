@@ -2,8 +2,8 @@
 //! another library on the same files (`warthog_side_by_side.sh` runs it against Warthog's
 //! `warthog-jps`). Each query is timed on its own, as `gridpath bench` does (one
 //! `Searcher::find_path_into` call, the cells written; with `--corners` one
-//! `Searcher::find_corners_into` call, the route's corners written), over a warm pass after a first one that
-//! is not counted; the mean per query in nanoseconds, with jump bits and online (no jump bits:
+//! `Searcher::find_corners_into` call, the route's corners written), over a warm pass after a
+//! first one that is not counted; the mean per query in nanoseconds, with jump bits and online (no jump bits:
 //! Warthog's `jps2` has no preprocessing, its `jps2+` has jump tables). Every cost is checked
 //! against the scenario's published optimum.
 //!

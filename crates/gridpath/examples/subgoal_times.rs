@@ -2,8 +2,9 @@
 //! and profiles of the query (`gridpath bench --subgoal` interleaves A\*, JPS and the graph per
 //! query, which leaves the graph's share of a profile small). The graph is built first, not
 //! timed; each query is timed on its own (one `SubgoalGraph::find_path_into` call, the cells
-//! written; with `--corners` one `SubgoalGraph::find_corners_into` call, the route's corners) over `--passes N` warm passes (default 5) after a first one that is not counted;
-//! the mean per query in nanoseconds. Every cost is checked against the scenario's optimum.
+//! written; with `--corners` one `SubgoalGraph::find_corners_into` call, the route's corners)
+//! over `--passes N` warm passes (default 5) after a first one that is not counted; the mean
+//! per query in nanoseconds. Every cost is checked against the scenario's optimum.
 //!
 //! ```sh
 //! cargo run --release -p gridpath --example subgoal_times -- ../shared/benchmarks/movingai/dao/hrt201n.map.scen

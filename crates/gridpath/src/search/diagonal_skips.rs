@@ -18,7 +18,8 @@
 //! as it was; with a copy of the jump bytes, 5 bytes a cell), for the last few grids it
 //! searched: worked out on a grid's first JPS query, or for a copy of a grid kept a few edits
 //! on (a game's snapshots) copied from it and repaired, and used only where the grid's runs are
-//! long enough to pay ([`MIN_MEAN_SKIP`]; elsewhere the rays step cell by cell as before). After an edit, the next JPS query finds the cells whose jump byte
+//! long enough to pay ([`MIN_MEAN_SKIP`]; elsewhere the rays step cell by cell as before).
+//! After an edit, the next JPS query finds the cells whose jump byte
 //! changed (the copy in bits 0–7 against the grid's) and repairs the counts behind each along
 //! its diagonals, walking back only while a count changes (an edit rewrites a few lines of jump
 //! bits; a count depends on at most the 15 cells ahead of it).
