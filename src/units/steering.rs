@@ -375,6 +375,8 @@ struct Scratch {
     followers: Vec<Option<Follower>>,
     /// Per crowd agent, its wish this frame if it follows a flow field.
     wishes: Vec<Option<Wish>>,
+    /// The crowd agents on routes of their own (not following a field), and their entities.
+    routed: Vec<(usize, Entity)>,
     /// The agents bucketed by cell (neighbours for the push and the arrival touch) and, with
     /// avoidance on, its bodies: bucketed once a frame for both.
     avoidance: Avoidance,
@@ -423,6 +425,7 @@ type CrowdQuery<'w, 's> = Query<
         &'static Speed,
         Option<&'static FollowFlowField>,
         Option<&'static mut PathRequest>,
+        Entity,
     ),
 >;
 
@@ -469,84 +472,48 @@ fn steer_crowd(
         avoid.walker_entities.clear();
     }
     gather_agents(&mut scratch, &units, (grid, space), &avoid.walker_agents);
+    if avoidance.0 {
+        let AvoidScratch { bodies, walkers: walker_bodies, .. } = &mut *avoid;
+        // The followers' bodies come with their wishes, the other units' after them.
+        follower_wishes(&mut scratch, (&fields, &mut sight, grid), dt, Some(bodies));
+        route_bodies(&scratch, (grid, rules), dt, &mut units, bodies);
+        bodies.extend_from_slice(walker_bodies);
+        avoid_and_move(&mut scratch, &mut avoid, grid, dt, &mut units, space);
+        let in_the_way = walkers_in_the_way(&scratch.avoidance, &avoid, grid, dt);
+        if **blocking != in_the_way {
+            **blocking = in_the_way;
+        }
+    } else {
+        follower_wishes(&mut scratch, (&fields, &mut sight, grid), dt, None);
+        push_and_move(&scratch, (grid, rules, space), dt, &mut units);
+        if !blocking.is_empty() {
+            blocking.clear();
+        }
+    }
+}
 
-    follower_wishes(&mut scratch, (&fields, &mut sight, grid), dt, avoidance.0);
-
-    // Seek, separate, arrive, move. Same query, same order as when gathering.
-    let scratch_ref = &*scratch;
-    avoid.bodies.clear();
-    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, _, request)) in
+/// With avoidance off: every unit seeks its next cell and is pushed apart from the units it
+/// overlaps, then takes the legal part of that move (`settle`).
+fn push_and_move(
+    scratch: &Scratch,
+    (grid, rules, space): (&Grid, Rules, GridSpace),
+    dt: f32,
+    units: &mut CrowdQuery,
+) {
+    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, speed, _, request, _)) in
         units.iter_mut().enumerate()
     {
-        let me = scratch_ref.agents[i];
-        // With avoidance on, no push (avoidance keeps the units apart).
-        let push = if avoidance.0 { Vec2::ZERO } else { separation(scratch_ref, i) };
+        let me = scratch.agents[i];
+        let push = separation(scratch, i);
         let cost = grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1);
         let step = speed.0 / f32::from(cost) * dt;
-        let (target, arrived, preferred, remaining) = if let Some(wish) = &scratch_ref.wishes[i] {
-            crowd.best = wish.best;
-            crowd.stalled = wish.stalled;
-            crowd.landed = wish.landed;
-            if let Some(new) = &wish.status {
-                *status = new.clone();
-            }
-            if wish.arrived && !me.arrived {
-                waypoints.clear();
-            }
-            (wish.target, wish.arrived, wish.preferred, wish.remaining)
+        let target = if let Some(wish) = &scratch.wishes[i] {
+            apply_wish(wish, me, (&mut *crowd, &mut status, &mut waypoints));
+            wish.target
         } else {
-            let mut target = None;
-            let mut arrived = me.arrived;
-            if !arrived && matches!(*status, PathStatus::Following | PathStatus::Partial) {
-                // A partial route's end is not the goal: the unit stands there, still partial.
-                let (next, done) = waypoint_target(grid, rules, me.cell, &mut waypoints, request);
-                target = next;
-                arrived = (done && *status == PathStatus::Following)
-                    || (target == Some(crowd.goal)
-                        && me.cell == crowd.goal
-                        && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);
-            }
-            if arrived && !me.arrived {
-                *status = PathStatus::Arrived;
-                waypoints.clear();
-                target = None;
-            }
-            let preferred = if avoidance.0 {
-                preferred_velocity(grid, me, target, speed.0 / f32::from(cost), dt)
-            } else {
-                Vec2::ZERO
-            };
-            // On a route of its own a unit has no field distance to measure progress by: it
-            // counts as stalled while it makes almost no headway (avoidance jostles it, idle
-            // units make room for it).
-            if preferred != Vec2::ZERO && crowd.velocity.dot(preferred) < 0.1 * preferred.length_squared() {
-                crowd.stalled += step;
-            } else {
-                crowd.stalled = 0.0;
-            }
-            // No field to measure the way left by: it never queues (`Body::distance`).
-            (target, arrived, preferred, f32::INFINITY)
+            let route = (&mut *crowd, &mut status, &mut waypoints, request);
+            route_step(grid, rules, me, route, speed.0 / f32::from(cost), dt, false).0
         };
-        if avoidance.0 {
-            // Arrived units wish for nothing but still avoid: they give way to passers. A unit
-            // with nowhere to go (no route yet, no way to its goal) stands its ground.
-            avoid.bodies.push(Body {
-                position: me.pos,
-                velocity: crowd.velocity,
-                planned: crowd.planned,
-                preferred,
-                radius: UNIT_RADIUS,
-                max_speed: speed.0 / f32::from(cost),
-                moving: target.is_some() || arrived,
-                // Tiles it could have walked without getting closer, at its speed on this
-                // cell (how they were counted): seconds stuck.
-                stuck: crowd.stalled * f32::from(cost) / speed.0.max(f32::EPSILON),
-                // Units sent to one goal are a group: they never make room for each other.
-                group: crowd.goal.y.wrapping_mul(grid.width()).wrapping_add(crowd.goal.x).wrapping_add(1),
-                distance: remaining,
-            });
-            continue;
-        }
         if crowd.planned != Vec2::ZERO {
             // Pushed, not planned: when avoidance comes back on, no unit coasts on a velocity
             // planned before it went off (`Body::planned`).
@@ -559,16 +526,143 @@ fn steer_crowd(
             place_unit(&mut unit, &mut transform, space, (pos, cell), seek);
         }
     }
-    if avoidance.0 {
-        let AvoidScratch { bodies, walkers: walker_bodies, .. } = &mut *avoid;
-        bodies.extend_from_slice(walker_bodies);
-        avoid_and_move((&mut scratch.avoidance, &mut avoid), grid, dt, &mut units, space);
-        let in_the_way = walkers_in_the_way(&scratch.avoidance, &avoid, grid, dt);
-        if **blocking != in_the_way {
-            **blocking = in_the_way;
-        }
-    } else if !blocking.is_empty() {
-        blocking.clear();
+}
+
+/// A flow follower's wish, applied to its components.
+fn apply_wish(
+    wish: &Wish,
+    me: Agent,
+    (crowd, status, waypoints): (&mut CrowdUnit, &mut Mut<PathStatus>, &mut Mut<Waypoints>),
+) {
+    crowd.best = wish.best;
+    crowd.stalled = wish.stalled;
+    crowd.landed = wish.landed;
+    if let Some(new) = &wish.status {
+        **status = new.clone();
+    }
+    if wish.arrived && !me.arrived {
+        waypoints.clear();
+    }
+}
+
+/// A unit on a route of its own this frame: the cell it heads for, its status on arriving, its
+/// stall count; with `preferred`, the velocity it wants (else zero).
+fn route_step(
+    grid: &Grid,
+    rules: Rules,
+    me: Agent,
+    (crowd, status, waypoints, request): (
+        &mut CrowdUnit,
+        &mut Mut<PathStatus>,
+        &mut Mut<Waypoints>,
+        Option<Mut<PathRequest>>,
+    ),
+    speed: f32,
+    dt: f32,
+    preferred: bool,
+) -> (Option<Pos>, bool, Vec2) {
+    let mut target = None;
+    let mut arrived = me.arrived;
+    if !arrived && matches!(**status, PathStatus::Following | PathStatus::Partial) {
+        // A partial route's end is not the goal: the unit stands there, still partial.
+        let (next, done) = waypoint_target(grid, rules, me.cell, waypoints, request);
+        target = next;
+        arrived = (done && **status == PathStatus::Following)
+            || (target == Some(crowd.goal)
+                && me.cell == crowd.goal
+                && me.pos.distance(center(me.cell)) <= ARRIVE_RADIUS);
+    }
+    if arrived && !me.arrived {
+        **status = PathStatus::Arrived;
+        waypoints.clear();
+        target = None;
+    }
+    let preferred = if preferred { preferred_velocity(grid, me, target, speed, dt) } else { Vec2::ZERO };
+    // On a route of its own a unit has no field distance to measure progress by: it counts as
+    // stalled while it makes almost no headway (avoidance jostles it, idle units make room for
+    // it).
+    if preferred != Vec2::ZERO && crowd.velocity.dot(preferred) < 0.1 * preferred.length_squared() {
+        crowd.stalled += speed * dt;
+    } else {
+        crowd.stalled = 0.0;
+    }
+    (target, arrived, preferred)
+}
+
+/// The bodies of the crowd's units on routes of their own (the followers' came with their
+/// wishes), each at `bodies[i]` for crowd agent `i`; their route steps are applied.
+fn route_bodies(
+    scratch: &Scratch,
+    (grid, rules): (&Grid, Rules),
+    dt: f32,
+    units: &mut CrowdQuery,
+    bodies: &mut [Body],
+) {
+    for &(i, entity) in &scratch.routed {
+        // Gathered from this query this frame: it is there.
+        let Ok((_, mut crowd, _, mut status, mut waypoints, speed, _, request, _)) = units.get_mut(entity)
+        else {
+            continue;
+        };
+        let me = scratch.agents[i];
+        let cost = f32::from(grid.tile(me.cell).and_then(|t| t.cost()).unwrap_or(1));
+        let route = (&mut *crowd, &mut status, &mut waypoints, request);
+        let (target, arrived, preferred) = route_step(grid, rules, me, route, speed.0 / cost, dt, true);
+        // No field to measure the way left by: it never queues (`Body::distance`).
+        let motion = Motion { top_speed: speed.0, cost, velocity: crowd.velocity, planned: crowd.planned };
+        bodies[i] = crowd_body(
+            me,
+            motion,
+            (crowd.stalled, preferred, f32::INFINITY),
+            target.is_some() || arrived,
+            grid,
+        );
+    }
+}
+
+/// What a crowd unit's body is made of besides its wish: its speed and last velocities.
+#[derive(Clone, Copy, Debug)]
+struct Motion {
+    /// Its speed on open ground, and the cost of the cell it stands on.
+    top_speed: f32,
+    cost: f32,
+    /// [`CrowdUnit`]'s.
+    velocity: Vec2,
+    planned: Vec2,
+}
+
+impl Motion {
+    /// Its speed on the cell it stands on, in tiles per second.
+    fn speed(self) -> f32 {
+        self.top_speed / self.cost
+    }
+}
+
+/// Crowd unit `me`'s body for avoidance, with its stall count, the velocity it wants and its
+/// way left; `moving` when it heads somewhere or has arrived. Arrived units wish for nothing but
+/// still avoid: they give way to passers. A unit with nowhere to go (no route yet, no way to
+/// its goal) stands its ground.
+fn crowd_body(
+    me: Agent,
+    motion: Motion,
+    (stalled, preferred, distance): (f32, Vec2, f32),
+    moving: bool,
+    grid: &Grid,
+) -> Body {
+    Body {
+        position: me.pos,
+        velocity: motion.velocity,
+        planned: motion.planned,
+        preferred,
+        radius: UNIT_RADIUS,
+        max_speed: motion.speed(),
+        moving,
+        // Tiles it could have walked without getting closer, at its speed on this cell (how
+        // they were counted): seconds stuck.
+        stuck: stalled * motion.cost / motion.top_speed.max(f32::EPSILON),
+        // Units sent to one goal are a group: they never make room for each other.
+        group: me.goal.y.wrapping_mul(grid.width()).wrapping_add(me.goal.x).wrapping_add(1),
+        distance,
     }
 }
 
@@ -601,20 +695,27 @@ const IN_THE_WAY: f32 = 1.0;
 
 /// Local avoidance for the bodies gathered this frame (the crowd's, then the walkers'):
 /// velocities on the compute task pool, then the positional pass, then every unit placed where
-/// it ended up.
+/// it ended up, with its wish applied if it follows a field.
 fn avoid_and_move(
-    (avoidance, avoid): (&mut Avoidance, &mut AvoidScratch),
+    scratch: &mut Scratch,
+    avoid: &mut AvoidScratch,
     grid: &Grid,
     dt: f32,
     units: &mut CrowdQuery,
     space: GridSpace,
 ) {
     let AvoidScratch { bodies, frame, .. } = avoid;
+    let Scratch { avoidance, agents, wishes, .. } = scratch;
     // The bodies stand where the agents were bucketed this frame. The walkers (after the
     // crowd's bodies) are not moving: they stay where their Mover took them.
     frame.run(avoidance, bodies, grid, dt);
     let (velocities, positions) = (frame.velocities(), frame.positions());
-    for (i, (mut unit, mut crowd, mut transform, ..)) in units.iter_mut().enumerate() {
+    for (i, (mut unit, mut crowd, mut transform, mut status, mut waypoints, ..)) in
+        units.iter_mut().enumerate()
+    {
+        if let Some(wish) = &wishes[i] {
+            apply_wish(wish, agents[i], (&mut *crowd, &mut status, &mut waypoints));
+        }
         let (body, pos) = (bodies[i], positions[i]);
         crowd.velocity = avoidance.walked(i, (body.position, pos), velocities[i], dt);
         crowd.planned = velocities[i];
@@ -636,16 +737,25 @@ fn gather_agents(
     let (width, height) = (grid.width(), grid.height());
     scratch.agents.clear();
     scratch.followers.clear();
-    for (unit, crowd, transform, status, _, speed, follow, _) in units {
+    scratch.routed.clear();
+    for (unit, crowd, transform, status, _, speed, follow, _, entity) in units {
         let cell = Pos::new(unit.cell.x.min(width - 1), unit.cell.y.min(height - 1));
+        if follow.is_none() {
+            scratch.routed.push((scratch.agents.len(), entity));
+        }
         scratch.followers.push(follow.map(|&follow| {
             let cost = grid.tile(cell).and_then(|t| t.cost()).unwrap_or(1);
             Follower {
                 follow,
+                motion: Motion {
+                    top_speed: speed.0,
+                    cost: f32::from(cost),
+                    velocity: crowd.velocity,
+                    planned: crowd.planned,
+                },
                 best: crowd.best,
                 stalled: crowd.stalled,
                 landed: crowd.landed,
-                speed: speed.0 / f32::from(cost),
                 following: *status == PathStatus::Following,
                 failed: matches!(status, PathStatus::Failed(_)),
             }
@@ -731,12 +841,12 @@ fn agent_distance(scratch: &Scratch, fields: &mut FieldLookup, i: usize) -> f32 
 #[derive(Clone, Copy, Debug)]
 struct Follower {
     follow: FollowFlowField,
+    /// What its body is made of besides its wish.
+    motion: Motion,
     /// [`CrowdUnit`]'s progress so far, and where it first arrived.
     best: f32,
     stalled: f32,
     landed: f32,
-    /// Its speed on the cell it stands on, in tiles per second.
-    speed: f32,
     /// Its status is `Following`; `Failed`.
     following: bool,
     failed: bool,
@@ -769,31 +879,58 @@ const WISH_CHUNK: usize = 512;
 
 /// Works out the wishes of the flow followers among the crowd's agents into
 /// `scratch.wishes`, over the compute pool; the sight checks the tasks make (each its share of
-/// the frame's budget) are remembered afterwards.
+/// the frame's budget) are remembered afterwards. With `bodies` (avoidance on), each wish comes
+/// with the velocity it wants and the follower's body at its index (the other units' places
+/// are left for [`route_bodies`]).
 fn follower_wishes(
     scratch: &mut Scratch,
     (fields, sight, grid): (&FlowFields, &mut GoalSight, &Grid),
     dt: f32,
-    with_preferred: bool,
+    bodies: Option<&mut Vec<Body>>,
 ) {
     let mut wishes = std::mem::take(&mut scratch.wishes);
     wishes.clear();
     wishes.resize(scratch.followers.len(), None);
+    let with_preferred = bodies.is_some();
+    let mut no_bodies = Vec::new();
+    let bodies = bodies.unwrap_or(&mut no_bodies);
+    bodies.clear();
+    if with_preferred {
+        bodies.resize(wishes.len(), Body::new(Vec2::ZERO, UNIT_RADIUS, 0.0));
+    }
+    // Each chunk of wishes with its chunk of bodies, if any: one task writes both.
+    let body_chunks = bodies.chunks_mut(WISH_CHUNK).map(Some).chain(std::iter::repeat_with(|| None));
+    let mut parts: Vec<_> = wishes.chunks_mut(WISH_CHUNK).zip(body_chunks).collect();
     let (scratch_ref, sight_ref) = (&*scratch, &*sight);
-    let (checks, followers) = (sight.checks_left(), wishes.len().max(1));
-    let made = map_chunks(&mut wishes, WISH_CHUNK, |first, out| {
+    let (checks, followers) = (sight.checks_left(), scratch.followers.len().max(1));
+    let made = map_chunks(&mut parts, 1, |chunk, part| {
+        // One part per call: this chunk's wishes and bodies.
+        let (out, bodies) = &mut part[0];
         let mut lookup = FieldLookup::new(fields);
         // This chunk's share of the frame's sight checks.
         let mut sights = SightChecks::new(checks * out.len() / followers);
         for (k, wish) in out.iter_mut().enumerate() {
-            let i = first + k;
+            let i = chunk * WISH_CHUNK + k;
+            let me = scratch_ref.agents[i];
             *wish = scratch_ref.followers[i].map(|follower| {
                 let context = (&mut lookup, sight_ref, &mut sights, grid);
                 follower_wish(context, scratch_ref, i, follower, dt, with_preferred)
             });
+            if let Some(bodies) = bodies {
+                bodies[k] = match (&*wish, scratch_ref.followers[i]) {
+                    (Some(wish), Some(follower)) => {
+                        let way = (wish.stalled, wish.preferred, wish.remaining);
+                        let moving = wish.target.is_some() || wish.arrived;
+                        crowd_body(me, follower.motion, way, moving, grid)
+                    }
+                    // Standing where it is until `route_bodies` gives it its body.
+                    _ => Body::new(me.pos, UNIT_RADIUS, 0.0),
+                };
+            }
         }
         sights.made
     });
+    drop(parts);
     scratch.wishes = wishes;
     for (&key, &seen) in made.iter().flatten() {
         sight.remember(key, seen);
@@ -882,7 +1019,7 @@ fn follower_wish<'a>(
         wish.best = to_go;
         wish.stalled = 0.0;
     } else {
-        wish.stalled += follower.speed * dt;
+        wish.stalled += follower.motion.speed() * dt;
     }
     // Held up by the units arrived round its goal: arrived too, but only within their ring's
     // reach along the field (so the ring never grows back out through a door while the room
@@ -914,7 +1051,7 @@ fn follower_wish<'a>(
     }
     wish.target = target;
     if with_preferred {
-        wish.preferred = preferred_velocity(grid, me, target, follower.speed, dt);
+        wish.preferred = preferred_velocity(grid, me, target, follower.motion.speed(), dt);
         if target.is_some() {
             wish.remaining = to_go;
         }
