@@ -42,7 +42,7 @@ use crate::search::{Entry, OpenList};
 const MAX_CORE: usize = 512;
 /// Labels are kept only while the whole graph stays within this many bytes a grid cell
 /// (issue 24 allows 64 on 512 × 512 maps; `8room_000`'s labels fit, `random512-40`'s do not) ...
-const GRAPH_BYTES_PER_CELL: usize = 60;
+pub(super) const GRAPH_BYTES_PER_CELL: usize = 60;
 /// ... or the labels and the hierarchy within this many bytes, whatever the map's size (small
 /// maps).
 const FLOOR_BYTES: usize = 1 << 20;

@@ -47,12 +47,18 @@
 //! (`landmarks.rs`: a few subgoals' exact distances to every subgoal) as well as the octile
 //! distance; a repair that changes the graph drops those too.
 //!
+//! **The table of scans.** Where memory and time allow, [`SubgoalGraph::rebuild_hierarchy`]
+//! also keeps every open cell's scan (`seeds.rs`): a query reads the subgoals its start and
+//! goal directly-h-reach instead of scanning, and looks for the other end along the one ray or
+//! quadrant it lies in. A repair that changes the graph drops it with the hierarchy.
+//!
 //! Costs are kept as exact `a + b·√2` pairs, as in the octile A*, so a route costs exactly
 //! what [`Searcher`] finds.
 
 mod hierarchy;
 mod labels;
 mod landmarks;
+mod seeds;
 mod stops;
 
 use std::time::{Duration, Instant};
@@ -323,6 +329,10 @@ pub struct SubgoalGraph {
     /// hierarchy answers and they save time; dropped with the hierarchy by a repair that
     /// changed the graph.
     landmarks: Option<landmarks::Landmarks>,
+    /// Every open cell's scan (`seeds.rs`), where memory and time allow: a query reads its
+    /// ends' subgoals instead of scanning. Built with the hierarchy, dropped with it by a
+    /// repair that changed the graph.
+    seeds: Option<seeds::Seeds>,
     /// The subgoals' edges laid out for a search over the graph itself (see [`Runs`]), when
     /// one has run since a repair changed them and no hierarchy answers the queries.
     flat: Option<Runs<Edge>>,
@@ -526,6 +536,84 @@ impl View<'_> {
         }
         bb
     }
+
+    /// Whether [`scan`](Self::scan) from padded cell `s` with `extra` = `g` (open, of `s`'s
+    /// class, another cell) would find `g`: `g` in direct reach. Worked out along the one ray or
+    /// quadrant that can reach `g`, as the scan walks it, instead of the whole scan: a cell off
+    /// `s`'s row and column lies in one quadrant, whose diagonal it is reached from on its own
+    /// row or column (or on the diagonal itself).
+    fn reaches(&self, s: usize, g: usize) -> bool {
+        let class = self.cells[s] >> 6;
+        let free = |i: usize| self.cells[i] >> 6 == class;
+        let fenced = |i: usize, d: usize| !self.fences.is_empty() && self.fences[i] >> d & 1 == 1;
+        let Some(stops) = self.stops.of(class) else {
+            debug_assert!(false, "no stop bits for an open cell's class");
+            return false;
+        };
+        let (sx, sy) = (s % self.stride, s / self.stride);
+        let (gx, gy) = (g % self.stride, g / self.stride);
+        // The scan's ray from `i` at `xy` along `d` no farther than `limit`: how far it reaches
+        // when `g` does not lie that way.
+        let ray = |i: usize, xy: (usize, usize), d: usize, limit: usize| {
+            if limit == 0 || fenced(i, d) {
+                return 0;
+            }
+            let k = stops.first(xy, d, limit);
+            if k > limit { limit } else { k - 1 }
+        };
+        // The scan's ray from `i` at `xy` along `d` no farther than `limit` finds `g`, `n` steps
+        // away that way: no stop before it.
+        let ray_finds = |i: usize, xy: (usize, usize), d: usize, limit: usize, n: usize| {
+            limit > 0 && !fenced(i, d) && n <= limit && stops.first(xy, d, limit) >= n
+        };
+        let (dx, dy) = (gx.abs_diff(sx), gy.abs_diff(sy));
+        // On `s`'s column or row: the straight ray that way (north, east, south, west).
+        if dx == 0 {
+            return ray_finds(s, (sx, sy), if gy < sy { 0 } else { 2 }, usize::MAX, dy);
+        }
+        if dy == 0 {
+            return ray_finds(s, (sx, sy), if gx > sx { 1 } else { 3 }, usize::MAX, dx);
+        }
+        // The quadrant `g` lies in: its diagonal and its two straight directions.
+        let (diag, a, b) = match (gx > sx, gy > sy) {
+            (true, false) => QUADRANTS[0],
+            (true, true) => QUADRANTS[1],
+            (false, true) => QUADRANTS[2],
+            (false, false) => QUADRANTS[3],
+        };
+        let mut max = [ray(s, (sx, sy), a, usize::MAX), ray(s, (sx, sy), b, usize::MAX)];
+        let (mut p, mut px, mut py) = (s, sx, sy);
+        let diagonal = dx.min(dy);
+        for step in 1..=diagonal {
+            let next = p.wrapping_add_signed(self.off[diag]);
+            if !(free(p.wrapping_add_signed(self.off[a]))
+                && free(p.wrapping_add_signed(self.off[b]))
+                && free(next)
+                && !fenced(p, diag))
+            {
+                return false;
+            }
+            p = next;
+            px = px.wrapping_add_signed(DIRS[diag].0 as isize);
+            py = py.wrapping_add_signed(DIRS[diag].1 as isize);
+            if p == g {
+                return true;
+            }
+            if stops.stops_at((px, py)) {
+                return false;
+            }
+            if step == diagonal {
+                // On `g`'s row or column now: along `a` (north or south) or `b`.
+                return if dy > dx {
+                    ray_finds(p, (px, py), a, max[0], dy - dx)
+                } else {
+                    ray_finds(p, (px, py), b, max[1], dx - dy)
+                };
+            }
+            max = [ray(p, (px, py), a, max[0]), ray(p, (px, py), b, max[1])];
+        }
+        false
+    }
 }
 
 /// A copy of the graph, its hierarchy and landmarks: one to work on elsewhere (build its
@@ -548,6 +636,7 @@ impl Clone for SubgoalGraph {
             build_time: self.build_time,
             hierarchy: self.hierarchy.clone(),
             landmarks: self.landmarks.clone(),
+            seeds: self.seeds.clone(),
             flat: self.flat.clone(),
             jps_faster: self.jps_faster,
             speed_up_dropped: self.speed_up_dropped,
@@ -578,6 +667,7 @@ impl SubgoalGraph {
             build_time: Duration::ZERO,
             hierarchy: None,
             landmarks: None,
+            seeds: None,
             flat: None,
             jps_faster: false,
             speed_up_dropped: false,
@@ -623,7 +713,20 @@ impl SubgoalGraph {
     /// timed the same way for the search over the graph itself; they are kept unless they make
     /// the sample a tenth slower (`LANDMARK_SLACK`), and a hierarchy that is not a tenth
     /// faster than they are gives way to them (random512-10's, whose core is most of the graph).
+    ///
+    /// Then every open cell's scan is kept in a table (`seeds.rs`) where the graph stays within
+    /// 60 bytes a cell with it (or within 4 MiB in all: small maps) and a sample of its scans
+    /// says it builds within 0.4 s.
     pub fn rebuild_hierarchy(&mut self) {
+        self.seeds = None;
+        self.choose_speed_ups();
+        let budget = seeds::budget(self.width as usize * self.height as usize, self.bytes());
+        self.seeds = seeds::Seeds::build(&self.view(), budget);
+    }
+
+    /// The hierarchy, its labels and the landmarks kept, as [`SubgoalGraph::rebuild_hierarchy`]
+    /// says.
+    fn choose_speed_ups(&mut self) {
         self.hierarchy = None;
         self.landmarks = None;
         self.speed_up_dropped = false;
@@ -858,7 +961,7 @@ impl SubgoalGraph {
         self.hierarchy.is_some()
     }
 
-    /// Whether a repair dropped the hierarchy or the landmarks that the last timed choice
+    /// Whether a repair dropped the hierarchy, the landmarks or the table of scans that the last timed choice
     /// ([`SubgoalGraph::build`], [`SubgoalGraph::rebuild_hierarchy`]) kept: queries are exact
     /// but slower until [`SubgoalGraph::rebuild_hierarchy`] runs again (a game does it once
     /// its edits pause). `false` after a rebuild (a grid of another size, most cells changed),
@@ -922,6 +1025,7 @@ impl SubgoalGraph {
             + self.free.len() * size_of::<u32>()
             + self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
             + self.landmarks.as_ref().map_or(0, landmarks::Landmarks::bytes)
+            + self.seeds.as_ref().map_or(0, seeds::Seeds::bytes)
             + self.flat.as_ref().map_or(0, Runs::bytes)
     }
 
@@ -965,9 +1069,11 @@ impl SubgoalGraph {
         (self.id, self.revision) = (grid.id(), grid.revision());
         if !changed.is_empty() {
             // What was derived from the graph as it was.
-            self.speed_up_dropped |= self.hierarchy.is_some() || self.landmarks.is_some();
+            self.speed_up_dropped |=
+                self.hierarchy.is_some() || self.landmarks.is_some() || self.seeds.is_some();
             self.hierarchy = None;
             self.landmarks = None;
+            self.seeds = None;
             self.flat = None;
         }
         self.repair_cells(&changed);
@@ -1087,6 +1193,18 @@ impl SubgoalGraph {
         self.free.push(slot);
     }
 
+    /// What a scan reads of the graph.
+    fn view(&self) -> View<'_> {
+        View {
+            cells: &self.cells,
+            fences: &self.fences,
+            slot_at: &self.slot_at,
+            stops: &self.stops,
+            stride: self.stride,
+            off: offsets(self.stride),
+        }
+    }
+
     /// Scans again from subgoal `slot`: replaces the edges its scan found and its read box.
     /// Only the edges it no longer finds, or finds anew, touch the other end's list: after a
     /// one-cell edit most are found again, and each other end's list is a cache miss (looking
@@ -1097,14 +1215,7 @@ impl SubgoalGraph {
         let mut query = self.query.take().unwrap_or_default();
         let mut found = std::mem::take(&mut query.work.found);
         found.clear();
-        let view = View {
-            cells: &self.cells,
-            fences: &self.fences,
-            slot_at: &self.slot_at,
-            stops: &self.stops,
-            stride: self.stride,
-            off: offsets(self.stride),
-        };
+        let view = self.view();
         let bb = view.scan(self.subgoals[slot].cell as usize, usize::MAX, &mut found);
         self.subgoals[slot].read = bb.packed();
         // The slots found now, marked; a mark is cleared once its edge is in place.
@@ -1385,14 +1496,7 @@ impl SubgoalGraph {
         }
         w.generation += 2;
         let generation = w.generation;
-        let view = View {
-            cells: &self.cells,
-            fences: &self.fences,
-            slot_at: &self.slot_at,
-            stops: &self.stops,
-            stride: self.stride,
-            off: offsets(self.stride),
-        };
+        let view = self.view();
         let xy = |i: usize| ((i % self.stride) as u16, (i / self.stride) as u16);
         let slot_of = |i: usize| match view.slot_at[i] {
             NONE if i == s => start_slot,
@@ -1405,8 +1509,17 @@ impl SubgoalGraph {
         // shorter than the octile distance.
         let mut start_edges = std::mem::take(&mut w.start_edges);
         start_edges.clear();
+        // With the table of scans, the other end is looked for alone; the scan with it as a
+        // stop finds what the table holds unless it finds that end.
+        let scan = |from: usize, to: usize, out: &mut Vec<usize>| match &self.seeds {
+            Some(_) if view.reaches(from, to) => out.push(to),
+            Some(seeds) => out.extend(seeds.of(from)),
+            None => {
+                view.scan(from, to, out);
+            }
+        };
         if start_v == start_slot {
-            view.scan(s, g, &mut start_edges);
+            scan(s, g, &mut start_edges);
         }
         let mut found = std::mem::take(&mut w.found);
         found.clear();
@@ -1415,7 +1528,7 @@ impl SubgoalGraph {
         // it so from the goal, which is straight steps first from the start.
         let diagonal_first = direct;
         if goal_v == goal_slot && !direct {
-            view.scan(g, s, &mut found);
+            scan(g, s, &mut found);
             direct = found.contains(&s);
         }
         if direct {
