@@ -82,6 +82,8 @@ impl Seeds {
             }
         }
         seeds.start.push(seeds.cells.len() as u32);
+        // Grown by doubling: the bytes counted are the bytes held.
+        seeds.cells.shrink_to_fit();
         Some(seeds)
     }
 
