@@ -961,10 +961,10 @@ impl SubgoalGraph {
         self.hierarchy.is_some()
     }
 
-    /// Whether a repair dropped the hierarchy, the landmarks or the table of scans that the last timed choice
-    /// ([`SubgoalGraph::build`], [`SubgoalGraph::rebuild_hierarchy`]) kept: queries are exact
-    /// but slower until [`SubgoalGraph::rebuild_hierarchy`] runs again (a game does it once
-    /// its edits pause). `false` after a rebuild (a grid of another size, most cells changed),
+    /// Whether a repair dropped the hierarchy, the landmarks or the table of scans that the
+    /// last timed choice ([`SubgoalGraph::build`], [`SubgoalGraph::rebuild_hierarchy`]) kept:
+    /// queries are exact but slower until [`SubgoalGraph::rebuild_hierarchy`] runs again (a
+    /// game does it once its edits pause). `false` after a rebuild (a grid of another size, most cells changed),
     /// which makes the choice anew, after [`SubgoalGraph::force_hierarchy`] or
     /// [`SubgoalGraph::force_landmarks`], and where the choice kept neither.
     #[must_use]

@@ -121,7 +121,11 @@ mod tests {
             let mut grid = Grid::new(w, h).unwrap();
             for p in grid.positions().collect::<Vec<_>>() {
                 let r = tiles[(p.y * 14 + p.x) as usize];
-                let tile = if r < 25 { Tile::Wall } else if r >= 94 { Tile::Water { cost: 1 } } else { Tile::FLOOR };
+                let tile = match r {
+                    0..25 => Tile::Wall,
+                    94.. => Tile::Water { cost: 1 },
+                    _ => Tile::FLOOR,
+                };
                 grid.set_tile(p, tile).unwrap();
             }
             for (x, y, side) in fences {
@@ -137,7 +141,8 @@ mod tests {
             }
             let graph = SubgoalGraph::build(&grid);
             let view = graph.view();
-            let open: Vec<usize> = grid.positions().map(|p| grid.index(p)).filter(|&i| graph.cells[i] >> 6 != 0).collect();
+            let open: Vec<usize> =
+                grid.positions().map(|p| grid.index(p)).filter(|&i| graph.cells[i] >> 6 != 0).collect();
             let mut scanned = Vec::new();
             for &s in &open {
                 for &g in &open {
@@ -151,7 +156,8 @@ mod tests {
                     if let (false, Some(seeds)) = (found, &graph.seeds)
                         && graph.slot_at[s] == super::NONE
                     {
-                        prop_assert_eq!(seeds.of(s).collect::<Vec<_>>(), scanned.clone(), "the scan from {}", s);
+                        let listed: Vec<usize> = seeds.of(s).collect();
+                        prop_assert_eq!(listed, scanned.clone(), "the scan from {}", s);
                     }
                 }
             }
