@@ -12,8 +12,12 @@ use std::time::{Duration, Instant};
 
 use super::{NONE, View};
 
-/// How long the table may take to build, estimated from a sample of scans first.
-const BUILD_BUDGET: Duration = Duration::from_millis(400);
+/// How long the table may take to build, estimated from a sample of scans first (32room's and
+/// maze512-16's take ~0.2–0.35 s: twice that leaves room for a busy machine) ...
+const BUILD_BUDGET: Duration = Duration::from_millis(800);
+/// ... and the hierarchy's choice and the table together (issue 24 allows 2 s for a 512 × 512
+/// map's whole build, which times the graph against JPS after them).
+pub(super) const SPEED_UPS_BUDGET: Duration = Duration::from_millis(1500);
 
 /// Cells of the sample the estimate is made from.
 const SAMPLE: usize = 2048;
@@ -40,35 +44,35 @@ pub(super) struct Seeds {
 
 impl Seeds {
     /// The table for the open cells of `view` that are not subgoals, or `None` where it would
-    /// take more than `budget` bytes or (by a sample's estimate) more than [`BUILD_BUDGET`] to
-    /// build.
+    /// take more than `budget` bytes or (by a sample's estimate) longer than `time`, at most
+    /// [`BUILD_BUDGET`], to build.
     #[expect(clippy::cast_possible_truncation, reason = "padded cells of a grid fit in u32")]
-    pub(super) fn build(view: &View<'_>, budget: usize) -> Option<Self> {
+    pub(super) fn build(view: &View<'_>, budget: usize, time: Duration) -> Option<Self> {
         let len = view.cells.len();
         let wanted = |i: usize| view.cells[i] >> 6 != 0 && view.slot_at[i] == NONE;
         let open = (0..len).filter(|&i| wanted(i)).count();
         if open == 0 || (len + 1) * size_of::<u32>() > budget {
             return None;
         }
-        // A sample of cells spread over the map first: its time, times the open cells, must
-        // fit the time budget.
+        // A sample of cells spread over the map first: its time and its lists' length, times
+        // the open cells, must fit the budgets (an open map's long scans find many subgoals
+        // each: its table would run out of bytes only after most of the time).
         let mut found = Vec::new();
         let step = (len / SAMPLE).max(1);
         let began = Instant::now();
-        let sampled = (0..len)
-            .step_by(step)
-            .filter(|&i| wanted(i))
-            .map(|i| {
-                found.clear();
-                view.scan(i, usize::MAX, &mut found);
-            })
-            .count()
-            .max(1);
+        let (mut sampled, mut listed) = (0usize, 0usize);
+        for i in (0..len).step_by(step).filter(|&i| wanted(i)) {
+            found.clear();
+            view.scan(i, usize::MAX, &mut found);
+            sampled += 1;
+            listed += found.len();
+        }
+        let sampled = sampled.max(1);
+        let most = budget / size_of::<u32>() - (len + 1);
         let scale = u32::try_from(open.div_ceil(sampled)).unwrap_or(u32::MAX);
-        if began.elapsed().saturating_mul(scale) > BUILD_BUDGET {
+        if began.elapsed().saturating_mul(scale) > time.min(BUILD_BUDGET) || listed * open / sampled > most {
             return None;
         }
-        let most = budget / size_of::<u32>() - (len + 1);
         let mut seeds = Self { start: Vec::with_capacity(len + 1), cells: Vec::new() };
         for i in 0..len {
             seeds.start.push(seeds.cells.len() as u32);
