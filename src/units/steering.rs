@@ -911,13 +911,13 @@ fn follower_wishes(
         let mut sights = SightChecks::new(checks * out.len() / followers);
         for (k, wish) in out.iter_mut().enumerate() {
             let i = chunk * WISH_CHUNK + k;
-            let me = scratch_ref.agents[i];
-            *wish = scratch_ref.followers[i].map(|follower| {
+            let (me, follower) = (scratch_ref.agents[i], scratch_ref.followers[i]);
+            *wish = follower.map(|follower| {
                 let context = (&mut lookup, sight_ref, &mut sights, grid);
                 follower_wish(context, scratch_ref, i, follower, dt, with_preferred)
             });
             if let Some(bodies) = bodies {
-                bodies[k] = match (&*wish, scratch_ref.followers[i]) {
+                bodies[k] = match (&*wish, follower) {
                     (Some(wish), Some(follower)) => {
                         let way = (wish.stalled, wish.preferred, wish.remaining);
                         let moving = wish.target.is_some() || wish.arrived;
@@ -930,7 +930,6 @@ fn follower_wishes(
         }
         sights.made
     });
-    drop(parts);
     scratch.wishes = wishes;
     for (&key, &seen) in made.iter().flatten() {
         sight.remember(key, seen);

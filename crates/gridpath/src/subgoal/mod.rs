@@ -1329,7 +1329,7 @@ impl SubgoalGraph {
         settings: &Settings,
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats), SearchError> {
-        self.find_shape_into(grid, (start, goal), settings, (out, Shape::Cells))
+        self.find_shaped_into(grid, (start, goal), settings, (out, Shape::Cells))
     }
 
     /// Like [`SubgoalGraph::find_path_into`], writing only the route's corners into `out` (as
@@ -1361,10 +1361,10 @@ impl SubgoalGraph {
         settings: &Settings,
         out: &mut Vec<Pos>,
     ) -> Result<(f64, Stats), SearchError> {
-        self.find_shape_into(grid, (start, goal), settings, (out, Shape::Corners))
+        self.find_shaped_into(grid, (start, goal), settings, (out, Shape::Corners))
     }
 
-    fn find_shape_into(
+    fn find_shaped_into(
         &mut self,
         grid: &Grid,
         (start, goal): (Pos, Pos),
@@ -1511,9 +1511,10 @@ impl SubgoalGraph {
         // shorter than the octile distance.
         let mut start_edges = std::mem::take(&mut w.start_edges);
         start_edges.clear();
-        // With the table of scans, the other end is looked for alone; the scan with it as a
-        // stop finds what the table holds unless it finds that end.
-        let scan = |from: usize, to: usize, out: &mut Vec<usize>| match &self.seeds {
+        // What the scan from `from` with `to` as a stop finds: with the table of scans, `to`
+        // alone where it is in direct reach, else the table's list (the same, as the scan
+        // finds `to` or nothing more).
+        let reached = |from: usize, to: usize, out: &mut Vec<usize>| match &self.seeds {
             Some(_) if view.reaches(from, to) => out.push(to),
             Some(seeds) => out.extend(seeds.of(from)),
             None => {
@@ -1521,7 +1522,7 @@ impl SubgoalGraph {
             }
         };
         if start_v == start_slot {
-            scan(s, g, &mut start_edges);
+            reached(s, g, &mut start_edges);
         }
         let mut found = std::mem::take(&mut w.found);
         found.clear();
@@ -1530,7 +1531,7 @@ impl SubgoalGraph {
         // it so from the goal, which is straight steps first from the start.
         let diagonal_first = direct;
         if goal_v == goal_slot && !direct {
-            scan(g, s, &mut found);
+            reached(g, s, &mut found);
             direct = found.contains(&s);
         }
         if direct {
