@@ -685,7 +685,7 @@ impl SubgoalGraph {
         for slot in 0..graph.subgoals.len() {
             graph.rescan(slot);
         }
-        graph.rebuild_hierarchy();
+        graph.rebuild_speed_ups(began);
         graph.time_against_jps(grid);
         graph.build_time = began.elapsed();
         graph
@@ -716,13 +716,18 @@ impl SubgoalGraph {
     ///
     /// Then every open cell's scan is kept in a table (`seeds.rs`) where the graph stays within
     /// 60 bytes a cell with it (or within 4 MiB in all: small maps) and a sample of its scans
-    /// says it builds within 0.8 s, and within 1.5 s with the choice above.
+    /// says the rebuild ends within 1.5 s with it (a whole [`build`](Self::build): the build).
     pub fn rebuild_hierarchy(&mut self) {
+        self.rebuild_speed_ups(Instant::now());
+    }
+
+    /// [`rebuild_hierarchy`](Self::rebuild_hierarchy) as part of work that began at `began`,
+    /// whose time the table's budget counts.
+    fn rebuild_speed_ups(&mut self, began: Instant) {
         self.seeds = None;
-        let began = Instant::now();
         self.choose_speed_ups();
         let budget = seeds::budget(self.width as usize * self.height as usize, self.bytes());
-        let time = seeds::SPEED_UPS_BUDGET.saturating_sub(began.elapsed());
+        let time = seeds::BUILD_BUDGET.saturating_sub(began.elapsed());
         self.seeds = seeds::Seeds::build(&self.view(), budget, time);
     }
 
@@ -897,13 +902,20 @@ impl SubgoalGraph {
         self.speed_up_dropped = false;
     }
 
-    /// The bytes this graph's hierarchy and hub labels may take (`labels.rs`), the graph
-    /// without them as it stands.
+    /// The bytes this graph's hierarchy and hub labels may take (`labels.rs`): the graph
+    /// without its speed-ups, as `rebuild_hierarchy` chooses them (the table of scans comes
+    /// after, in what the labels leave; `force_hierarchy` on a graph with a table gives the
+    /// labels the same room).
     fn label_budget(&self) -> usize {
-        let own = self.bytes()
+        labels::budget(self.width as usize * self.height as usize, self.bytes_without_speed_ups())
+    }
+
+    /// [`bytes`](Self::bytes) less the hierarchy's, the landmarks' and the table's.
+    fn bytes_without_speed_ups(&self) -> usize {
+        self.bytes()
             - self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
-            - self.landmarks.as_ref().map_or(0, landmarks::Landmarks::bytes);
-        labels::budget(self.width as usize * self.height as usize, own)
+            - self.landmarks.as_ref().map_or(0, landmarks::Landmarks::bytes)
+            - self.seeds.as_ref().map_or(0, seeds::Seeds::bytes)
     }
 
     /// Drops the hierarchy's hub labels, if it has them: queries search the hierarchy (for
