@@ -153,15 +153,20 @@ struct Witness {
 }
 
 impl Hierarchy {
-    /// Contracts the subgoal graph `subgoals` (free slots have `cell == NONE`), with hub labels
-    /// where they take at most `label_budget` bytes with the hierarchy.
-    pub(super) fn build(subgoals: &[Subgoal], label_budget: usize) -> Self {
-        let mut built = Self::contract(subgoals);
-        built.labels = Labels::build(&built, subgoals, label_budget.saturating_sub(built.bytes()));
-        if built.labels.is_some() {
-            built.unpacked = built.unpack_all(label_budget.saturating_sub(built.bytes()));
+    /// Contracts the subgoal graph `subgoals` (free slots have `cell == NONE`) within `budget`
+    /// bytes, with hub labels where they fit in what is left. `None` where even the graph's own
+    /// edges, uncontracted, take more: a dense graph, most of whose room its subgoals and edges
+    /// take already (a random map of 20 % walls).
+    pub(super) fn build(subgoals: &[Subgoal], budget: usize) -> Option<Self> {
+        let mut built = Self::contract(subgoals, budget);
+        if built.bytes() > budget {
+            return None;
         }
-        built
+        built.labels = Labels::build(&built, subgoals, budget - built.bytes());
+        if built.labels.is_some() {
+            built.unpacked = built.unpack_all(budget.saturating_sub(built.bytes()));
+        }
+        Some(built)
     }
 
     /// Every edge's route in the subgoal graph ([`Hierarchy::unpacked`]), or `None` past
@@ -215,29 +220,13 @@ impl Hierarchy {
         true
     }
 
-    /// The hierarchy of `subgoals`, without labels.
+    /// The hierarchy of `subgoals`, without labels; the contraction stops before its edges
+    /// would take more than `budget` bytes with the per-slot arrays.
     #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
-    fn contract(subgoals: &[Subgoal]) -> Self {
+    fn contract(subgoals: &[Subgoal], budget: usize) -> Self {
         let n = subgoals.len();
-        let pos = |v: usize| (subgoals[v].x, subgoals[v].y);
         // The remaining graph: per slot its edges to uncontracted subgoals.
-        let mut adj: Vec<Vec<UpEdge>> = subgoals
-            .iter()
-            .enumerate()
-            .map(|(v, s)| {
-                if s.cell == NONE {
-                    return Vec::new();
-                }
-                s.adj
-                    .iter()
-                    .map(|e| {
-                        let t = (e.to & TARGET) as usize;
-                        let via = if e.to & FOUND_HERE == 0 { STRAIGHT_FIRST } else { DIAGONAL_FIRST };
-                        UpEdge { to: t as u32, cost: octile(pos(v), pos(t)), via }
-                    })
-                    .collect()
-            })
-            .collect();
+        let mut adj = remaining_graph(subgoals);
         let mut done = vec![false; n];
         let mut up: Vec<Vec<UpEdge>> = vec![Vec::new(); n];
         // Per slot: contracted neighbours and the depth of the hierarchy below it, the two
@@ -253,6 +242,14 @@ impl Hierarchy {
             pushes: 0,
             visits: 0,
         };
+        // The hierarchy's edges if the contraction stopped now: the core's among themselves
+        // and the contracted subgoals' upward ones. Each contraction moves a subgoal's edges
+        // from the one list to the other, takes its neighbours' edges to it away and adds its
+        // new shortcuts both ways; past `budget` bytes it stops (random512-20's shortcuts took
+        // the graph to 65 bytes a cell, over issue 24's 64).
+        let mut entries = adj.iter().map(Vec::len).sum::<usize>();
+        let fixed = n * (size_of::<u32>() + size_of::<bool>() + size_of::<(u16, u16)>()) + size_of::<u32>();
+        let bytes_budget = budget;
         let budget = PUSHES_PER_SUBGOAL * n + PUSHES_FLOOR;
         let visits_budget = VISITS_PER_SUBGOAL * n + VISITS_FLOOR;
         let mut shortcuts = 0;
@@ -318,10 +315,17 @@ impl Hierarchy {
             let before = witness.pushes;
             confirm_shortcuts(&adj, x, &mut witness, &mut pairs);
             spent += witness.pushes - before;
+            // At most two entries a shortcut (fewer where an edge joins the pair already).
+            if fixed + (entries + 2 * pairs.len()) * size_of::<UpEdge>() > bytes_budget {
+                break;
+            }
             shortcuts += pairs.len();
             done[x] = true;
             contracted += 1;
-            up[x] = contract(&mut adj, x, &pairs);
+            let gained;
+            (up[x], gained) = contract(&mut adj, x, &pairs);
+            // `x`'s own edges move from the one list to the other: the same count.
+            entries = entries.saturating_add_signed(gained);
             for e in &up[x] {
                 let t = e.to as usize;
                 contracted_around[t] += 1;
@@ -400,25 +404,57 @@ impl Hierarchy {
     }
 }
 
-/// Takes `x` out of the remaining graph `adj`, joining its neighbours by the shortcuts `pairs`
-/// (each kept where no edge as short joins them); returns its edges, all to subgoals left.
+/// The subgoal graph as the contraction starts from it: per slot its edges, with their costs
+/// and shapes.
 #[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
-fn contract(adj: &mut [Vec<UpEdge>], x: usize, pairs: &[(u32, u32, [u32; 2])]) -> Vec<UpEdge> {
+fn remaining_graph(subgoals: &[Subgoal]) -> Vec<Vec<UpEdge>> {
+    let pos = |v: usize| (subgoals[v].x, subgoals[v].y);
+    subgoals
+        .iter()
+        .enumerate()
+        .map(|(v, s)| {
+            if s.cell == NONE {
+                return Vec::new();
+            }
+            s.adj
+                .iter()
+                .map(|e| {
+                    let t = (e.to & TARGET) as usize;
+                    let via = if e.to & FOUND_HERE == 0 { STRAIGHT_FIRST } else { DIAGONAL_FIRST };
+                    UpEdge { to: t as u32, cost: octile(pos(v), pos(t)), via }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Takes `x` out of the remaining graph `adj`, joining its neighbours by the shortcuts `pairs`
+/// (each kept where no edge as short joins them); returns its edges, all to subgoals left, and
+/// how many entries its neighbours' lists gained (shortcuts) less those they lost (to `x`).
+#[expect(clippy::cast_possible_truncation, reason = "slots fit in u32")]
+fn contract(adj: &mut [Vec<UpEdge>], x: usize, pairs: &[(u32, u32, [u32; 2])]) -> (Vec<UpEdge>, isize) {
+    let mut added = 0isize;
     for &(a, b, cost) in pairs {
         for (from, to) in [(a, b), (b, a)] {
             let list = &mut adj[from as usize];
             match list.iter_mut().find(|e| e.to == to) {
                 Some(e) if less(cost, e.cost) => *e = UpEdge { to, cost, via: x as u32 },
                 Some(_) => {}
-                None => list.push(UpEdge { to, cost, via: x as u32 }),
+                None => {
+                    list.push(UpEdge { to, cost, via: x as u32 });
+                    added += 1;
+                }
             }
         }
     }
     let mine = std::mem::take(&mut adj[x]);
     for e in &mine {
-        adj[e.to as usize].retain(|f| f.to as usize != x);
+        let list = &mut adj[e.to as usize];
+        let before = list.len();
+        list.retain(|f| f.to as usize != x);
+        added -= (before - list.len()).cast_signed();
     }
-    mine
+    (mine, added)
 }
 
 /// The shortcuts contracting `x` out of `adj` may need, into `pairs` as `(a, b, cost via x)`:
@@ -873,6 +909,51 @@ pub(super) struct Hop {
 mod tests {
     use crate::subgoal::pillars;
     use crate::{Pos, Settings, SubgoalGraph};
+
+    /// The contraction stops before its edges pass its bytes: a budget between the graph left
+    /// uncontracted and the whole contraction gets a larger core within it, and a budget below
+    /// the uncontracted graph gets no hierarchy at all.
+    #[test]
+    fn the_contraction_stops_within_its_bytes() {
+        // A random map of 20 % walls: its contraction adds more shortcuts than it takes edges
+        // away (the pillars' takes away more).
+        let mut grid = crate::Grid::new(96, 96).unwrap();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for p in grid.positions().collect::<Vec<_>>() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if state % 100 < 20 {
+                grid.set_wall(p, true).unwrap();
+            }
+        }
+        let graph = SubgoalGraph::build(&grid);
+        let whole = super::Hierarchy::contract(&graph.subgoals, usize::MAX);
+        let none = super::Hierarchy::contract(&graph.subgoals, 0);
+        assert_eq!(none.core, graph.subgoals(), "nothing contracted within no bytes");
+        assert!(whole.core < none.core && whole.bytes() > none.bytes(), "{} {}", whole.bytes(), none.bytes());
+        let budget = usize::midpoint(whole.bytes(), none.bytes());
+        let part = super::Hierarchy::contract(&graph.subgoals, budget);
+        assert!(part.bytes() <= budget && part.core > whole.core, "{} of {budget}", part.bytes());
+        assert!(super::Hierarchy::build(&graph.subgoals, none.bytes() - 1).is_none());
+        // Kept within those bytes, it answers as A* does.
+        let mut bounded = graph.clone();
+        bounded.hierarchy = super::Hierarchy::build(&graph.subgoals, budget);
+        bounded.landmarks = None;
+        bounded.seeds = None;
+        assert!(bounded.hierarchy.as_ref().is_some_and(|h| h.core == part.core && h.labels.is_none()));
+        let open: Vec<Pos> = grid.positions().filter(|&p| grid.is_passable(p)).collect();
+        let mut searcher = crate::Searcher::new();
+        for k in 1..=40 {
+            let (a, b) = (open[k * 7919 % open.len()], open[k * 104_729 % open.len()]);
+            let by_graph = bounded.find_path(&grid, a, b, &Settings::default()).map(|p| p.cost);
+            let by_astar = searcher.find_path(&grid, a, b, &Settings::default()).map(|p| p.cost);
+            match (by_graph, by_astar) {
+                (Ok(x), Ok(y)) => assert!((x - y).abs() < 1e-9, "{x} against {y}"),
+                (x, y) => assert_eq!(x.is_ok(), y.is_ok()),
+            }
+        }
+    }
 
     /// The unpacked edges serve the labels alone: taken out with them, put back with them.
     #[test]

@@ -21,11 +21,13 @@ pub(super) const LANDMARKS: usize = 8;
 /// The landmarks' exact distances to every subgoal slot.
 #[derive(Clone, Debug)]
 pub(super) struct Landmarks {
-    /// How many landmarks (at most [`LANDMARKS`]).
+    /// How many landmarks (at most `stride`).
     count: usize,
-    /// Per slot, its distance to each landmark (infinite where it cannot reach it): slot-major,
-    /// so one node's values are one read.
-    distance: Vec<[f64; LANDMARKS]>,
+    /// Values kept per slot: the most landmarks the bytes allowed (at most [`LANDMARKS`]).
+    stride: usize,
+    /// Per slot, its distance to each landmark (infinite where it cannot reach it), `stride`
+    /// values: slot-major, so one node's values are one read.
+    distance: Vec<f64>,
 }
 
 /// Exact distances (values of the cost pairs) from slot `from` to every slot over the
@@ -72,18 +74,23 @@ fn distances_from(
 
 impl Landmarks {
     /// Picks up to [`LANDMARKS`] subgoals far apart (each the subgoal farthest from those
-    /// picked before, the first the one farthest from the first subgoal) and measures their
-    /// distances (`side`: the map's longer side). `None` for a graph without subgoals.
-    pub(super) fn build(subgoals: &[Subgoal], side: f64) -> Option<Self> {
+    /// picked before, the first the one farthest from the first subgoal), as many as take at
+    /// most `room` bytes, and measures their distances (`side`: the map's longer side). `None`
+    /// for a graph without subgoals or without room for one.
+    pub(super) fn build(subgoals: &[Subgoal], side: f64, room: usize) -> Option<Self> {
+        let stride = (room / (subgoals.len().max(1) * size_of::<f64>())).min(LANDMARKS);
+        if stride == 0 {
+            return None;
+        }
         let first = subgoals.iter().position(|s| s.cell != NONE)?;
         let (mut pairs, mut from, mut open) = (Vec::new(), Vec::new(), BucketQueue::default());
         distances_from(subgoals, (first, side), (&mut pairs, &mut open), &mut from);
         // The distance from each slot to the nearest landmark picked so far (only within the
         // first subgoal's part of the graph: other parts keep the octile estimate).
         let mut nearest = from.clone();
-        let mut distance = vec![[f64::INFINITY; LANDMARKS]; subgoals.len()];
+        let mut distance = vec![f64::INFINITY; subgoals.len() * stride];
         let mut count = 0;
-        while count < LANDMARKS {
+        while count < stride {
             let Some((pick, &d)) = nearest
                 .iter()
                 .enumerate()
@@ -98,17 +105,23 @@ impl Landmarks {
             }
             distances_from(subgoals, (pick, side), (&mut pairs, &mut open), &mut from);
             for (slot, &to) in from.iter().enumerate() {
-                distance[slot][count] = to;
+                distance[slot * stride + count] = to;
                 nearest[slot] = nearest[slot].min(to);
             }
             count += 1;
         }
-        (count > 0).then_some(Self { count, distance })
+        (count > 0).then_some(Self { count, stride, distance })
     }
 
     /// Bytes the distances take.
     pub(super) fn bytes(&self) -> usize {
-        self.distance.len() * size_of::<[f64; LANDMARKS]>()
+        self.distance.len() * size_of::<f64>()
+    }
+
+    /// Slot `slot`'s distances to the landmarks.
+    #[inline]
+    fn of_slot(&self, slot: usize) -> &[f64] {
+        &self.distance[slot * self.stride..][..self.count]
     }
 
     /// The goal's distance to each landmark, from the subgoals its scan found (`(slot, octile
@@ -118,7 +131,7 @@ impl Landmarks {
         let mut goal = [f64::INFINITY; LANDMARKS];
         for (slot, line) in entries {
             let line = value(line);
-            for (g, d) in goal.iter_mut().zip(&self.distance[slot]).take(self.count) {
+            for (g, d) in goal.iter_mut().zip(self.of_slot(slot)) {
                 *g = g.min(d + line);
             }
         }
@@ -127,17 +140,17 @@ impl Landmarks {
 
     /// The goal's distance to each landmark when the goal is subgoal `slot`.
     pub(super) fn of(&self, slot: usize) -> [f64; LANDMARKS] {
-        self.distance[slot]
+        let mut goal = [f64::INFINITY; LANDMARKS];
+        goal[..self.count].copy_from_slice(self.of_slot(slot));
+        goal
     }
 
     /// A lower bound on the distance from subgoal `slot` to the goal whose landmark distances
     /// are `goal`: the largest difference over the landmarks both reach (0 where none).
     #[inline]
     pub(super) fn estimate(&self, slot: usize, goal: &[f64; LANDMARKS]) -> f64 {
-        let mine = &self.distance[slot];
         let mut best = 0.0f64;
-        for k in 0..self.count {
-            let (a, b) = (mine[k], goal[k]);
+        for (&a, &b) in self.of_slot(slot).iter().zip(goal) {
             if a.is_finite() && b.is_finite() {
                 best = best.max((a - b).abs());
             }

@@ -714,6 +714,9 @@ impl SubgoalGraph {
     /// the sample a tenth slower (`LANDMARK_SLACK`), and a hierarchy that is not a tenth
     /// faster than they are gives way to them (random512-10's, whose core is most of the graph).
     ///
+    /// Each is held within 60 bytes a cell with the graph (the hierarchy's contraction stops
+    /// there, the landmarks are as many as fit; small maps get a floor of room).
+    ///
     /// Then every open cell's scan is kept in a table (`seeds.rs`) where the graph stays within
     /// 60 bytes a cell with it (or within 4 MiB in all: small maps) and a sample of its scans
     /// says the rebuild ends within 1.5 s with it (a whole [`build`](Self::build): the build).
@@ -740,7 +743,7 @@ impl SubgoalGraph {
         let built = hierarchy::Hierarchy::build(&self.subgoals, self.label_budget());
         let pairs = self.sample(Spans::Halving);
         if pairs.is_empty() {
-            self.hierarchy = Some(built);
+            self.hierarchy = built;
             return;
         }
         // The time of the sample, the fastest of `passes` passes (three in all for each way
@@ -769,8 +772,10 @@ impl SubgoalGraph {
         // they show (random512-25-0's three took 260 ms of its build, its hierarchy's 27).
         // (The first pass also lays out the flat edges and warms the caches: a loose bound.)
         let first_flat = work(self, Duration::MAX, 1);
-        self.hierarchy = Some(built);
-        let mut tiered = work(self, first_flat, 3);
+        // No hierarchy within the bytes: never faster.
+        let has_hierarchy = built.is_some();
+        self.hierarchy = built;
+        let mut tiered = if has_hierarchy { work(self, first_flat, 3) } else { Duration::MAX };
         // Labels that read more than the search settles (moonglade's: many seeds, each label
         // long) are dropped for the search.
         if let Some(labels) = self.hierarchy.as_mut().and_then(hierarchy::Hierarchy::take_labels) {
@@ -782,13 +787,13 @@ impl SubgoalGraph {
             }
         }
         let held = self.hierarchy.take();
-        let flat = first_flat.min(work(self, first_flat.min(tiered * 2), 2));
+        let flat = first_flat.min(work(self, first_flat.min(tiered.saturating_mul(2)), 2));
         self.hierarchy = held;
         // A hierarchy with hub labels, or twice as fast as the search over the graph itself
         // (`flat` is then at least twice `tiered`, the bound its passes stopped at), is kept
         // without timing landmarks (which never took a tenth off the sample on the shared
         // maps, and take a tenth of random512-25's build): the flat edges would only take room.
-        if tiered < flat && (self.has_labels() || tiered * 2 <= flat) {
+        if tiered < flat && (self.has_labels() || tiered.saturating_mul(2) <= flat) {
             self.flat = None;
             return;
         }
@@ -897,25 +902,28 @@ impl SubgoalGraph {
     /// Builds the contraction hierarchy and keeps it whether or not it saves work (see
     /// [`SubgoalGraph::rebuild_hierarchy`]): for comparisons and tests.
     pub fn force_hierarchy(&mut self) {
-        self.hierarchy = Some(hierarchy::Hierarchy::build(&self.subgoals, self.label_budget()));
+        self.hierarchy = hierarchy::Hierarchy::build(&self.subgoals, self.label_budget());
         self.flat = None;
         self.speed_up_dropped = false;
     }
 
-    /// The bytes this graph's hierarchy and hub labels may take (`labels.rs`): the graph
-    /// without its speed-ups, as `rebuild_hierarchy` chooses them (the table of scans comes
-    /// after, in what the labels leave; `force_hierarchy` on a graph with a table gives the
+    /// The bytes this graph's hierarchy and hub labels may take (`labels.rs`): what the graph
+    /// without its speed-ups leaves, as `rebuild_hierarchy` chooses them (the table of scans
+    /// comes after, in what the labels leave; a kept hierarchy needs no edges laid out for the
+    /// search over the graph itself; `force_hierarchy` on a graph with a table gives the
     /// labels the same room).
     fn label_budget(&self) -> usize {
         labels::budget(self.width as usize * self.height as usize, self.bytes_without_speed_ups())
     }
 
-    /// [`bytes`](Self::bytes) less the hierarchy's, the landmarks' and the table's.
+    /// [`bytes`](Self::bytes) less the hierarchy's, the landmarks', the table's and the edges
+    /// laid out for the search over the graph itself.
     fn bytes_without_speed_ups(&self) -> usize {
         self.bytes()
             - self.hierarchy.as_ref().map_or(0, hierarchy::Hierarchy::bytes)
             - self.landmarks.as_ref().map_or(0, landmarks::Landmarks::bytes)
             - self.seeds.as_ref().map_or(0, seeds::Seeds::bytes)
+            - self.flat.as_ref().map_or(0, Runs::bytes)
     }
 
     /// Drops the hierarchy's hub labels, if it has them: queries search the hierarchy (for
@@ -950,9 +958,17 @@ impl SubgoalGraph {
         self.speed_up_dropped = false;
     }
 
-    /// Landmarks for the graph as it stands (`landmarks.rs`), `None` without subgoals.
+    /// Landmarks for the graph as it stands (`landmarks.rs`), as many as fit beside the graph
+    /// and the edges laid out for the search they serve within the labels' bytes a cell
+    /// (`labels.rs`; random512-15's eight took it to 66 bytes a cell, over issue 24's 64);
+    /// `None` without subgoals or room for one.
     fn measure_landmarks(&self) -> Option<landmarks::Landmarks> {
-        landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)))
+        // The edges laid out as `lay_out_edges` lays them out.
+        let flat = (self.subgoals.len() + 1) * size_of::<u32>()
+            + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>();
+        let cells = self.width as usize * self.height as usize;
+        let room = labels::budget(cells, self.bytes_without_speed_ups() + flat);
+        landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)), room)
     }
 
     /// Drops the landmarks: the search over the graph itself estimates by the octile distance
