@@ -315,8 +315,14 @@ impl Hierarchy {
             let before = witness.pushes;
             confirm_shortcuts(&adj, x, &mut witness, &mut pairs);
             spent += witness.pushes - before;
-            // At most two entries a shortcut (fewer where an edge joins the pair already).
-            if fixed + (entries + 2 * pairs.len()) * size_of::<UpEdge>() > bytes_budget {
+            // At most two entries a shortcut (fewer where an edge joins the pair already), less
+            // the neighbours' entries to `x`, which go. A contraction that may grow the edges
+            // past the bytes is not made (`x` stays in the core); one that cannot grow them
+            // always is: where contraction thins the graph, it ends within bytes it began above.
+            let to_x: usize =
+                adj[x].iter().map(|e| adj[e.to as usize].iter().filter(|f| f.to as usize == x).count()).sum();
+            let grows = (2 * pairs.len()).saturating_sub(to_x);
+            if grows > 0 && fixed + (entries + grows) * size_of::<UpEdge>() > bytes_budget {
                 break;
             }
             shortcuts += pairs.len();
@@ -910,9 +916,10 @@ mod tests {
     use crate::subgoal::pillars;
     use crate::{Pos, Settings, SubgoalGraph};
 
-    /// The contraction stops before its edges pass its bytes: a budget between the graph left
-    /// uncontracted and the whole contraction gets a larger core within it, and a budget below
-    /// the uncontracted graph gets no hierarchy at all.
+    /// The contraction keeps its edges within its bytes where it grows the graph: a budget
+    /// between the graph uncontracted and the whole contraction gets a larger core within it;
+    /// the whole build, labels too, keeps within any budget it does not give up on, and gives
+    /// up only below the uncontracted graph.
     #[test]
     fn the_contraction_stops_within_its_bytes() {
         // A random map of 20 % walls: its contraction adds more shortcuts than it takes edges
@@ -928,14 +935,22 @@ mod tests {
             }
         }
         let graph = SubgoalGraph::build(&grid);
+        let uncontracted = |subgoals: &[super::Subgoal]| {
+            let entries: usize = super::remaining_graph(subgoals).iter().map(Vec::len).sum();
+            subgoals.len() * 9 + 4 + entries * size_of::<super::UpEdge>()
+        };
+        let bare = uncontracted(&graph.subgoals);
         let whole = super::Hierarchy::contract(&graph.subgoals, usize::MAX);
-        let none = super::Hierarchy::contract(&graph.subgoals, 0);
-        assert_eq!(none.core, graph.subgoals(), "nothing contracted within no bytes");
-        assert!(whole.core < none.core && whole.bytes() > none.bytes(), "{} {}", whole.bytes(), none.bytes());
-        let budget = usize::midpoint(whole.bytes(), none.bytes());
+        assert!(whole.bytes() > bare, "{} against {bare}", whole.bytes());
+        let budget = usize::midpoint(whole.bytes(), bare);
         let part = super::Hierarchy::contract(&graph.subgoals, budget);
         assert!(part.bytes() <= budget && part.core > whole.core, "{} of {budget}", part.bytes());
-        assert!(super::Hierarchy::build(&graph.subgoals, none.bytes() - 1).is_none());
+        for room in [0, bare / 2, bare, budget, whole.bytes(), whole.bytes() * 2] {
+            match super::Hierarchy::build(&graph.subgoals, room) {
+                Some(h) => assert!(h.bytes() <= room, "{} of {room}", h.bytes()),
+                None => assert!(room < bare, "none within {room}"),
+            }
+        }
         // Kept within those bytes, it answers as A* does.
         let mut bounded = graph.clone();
         bounded.hierarchy = super::Hierarchy::build(&graph.subgoals, budget);
@@ -953,6 +968,30 @@ mod tests {
                 (x, y) => assert_eq!(x.is_ok(), y.is_ok()),
             }
         }
+        // The pillars' contraction thins their graph: within the bytes of the whole contraction,
+        // below the uncontracted graph's, it gets there; labels and their unpacked edges keep
+        // within the room left.
+        let pillars = SubgoalGraph::build(&pillars());
+        let thinned = super::Hierarchy::contract(&pillars.subgoals, usize::MAX);
+        assert!(thinned.bytes() < uncontracted(&pillars.subgoals));
+        let mut labelled = 0;
+        for k in 0..64 {
+            let room = thinned.bytes() + k * thinned.bytes() / 8;
+            let h = super::Hierarchy::build(&pillars.subgoals, room).unwrap();
+            assert!(h.bytes() <= room, "{} of {room}", h.bytes());
+            labelled += usize::from(h.labels.is_some());
+        }
+        assert!(labelled > 0, "the larger rooms hold labels");
+        // The least room that holds the labels (found by halving): they fill it, and still keep
+        // within it (their per-slot arrays counted, not only their entries).
+        let build = |room| super::Hierarchy::build(&pillars.subgoals, room).unwrap();
+        let (mut without, mut with) = (thinned.bytes(), thinned.bytes() * 16);
+        assert!(build(with).labels.is_some());
+        while with - without > 1 {
+            let mid = usize::midpoint(without, with);
+            if build(mid).labels.is_some() { with = mid } else { without = mid }
+        }
+        assert!(build(with).bytes() <= with, "{} of {with}", build(with).bytes());
     }
 
     /// The unpacked edges serve the labels alone: taken out with them, put back with them.

@@ -106,10 +106,13 @@ impl Labels {
         if k > MAX_CORE {
             return None;
         }
-        let table_bytes = k * k * (size_of::<f64>() + size_of::<u16>());
-        let max_entries =
-            budget.checked_sub(table_bytes)? / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
         let n = subgoals.len();
+        // The core's table, and per slot where its label starts (one more closes the last) and
+        // its place in the core, with the core's list: what `bytes` counts besides the entries.
+        let table_bytes = k * k * (size_of::<f64>() + size_of::<u16>());
+        let fixed = (n + 1 + n + k) * size_of::<u32>();
+        let max_entries = budget.checked_sub(table_bytes + fixed)?
+            / (size_of::<u32>() + size_of::<f64>() + size_of::<u16>());
         let mut sides = vec![Side::default(); n];
         let mut heap = OpenList::default();
         let mut labels = Self { first: Vec::with_capacity(n + 1), ..Self::default() };
