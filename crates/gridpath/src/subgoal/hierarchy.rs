@@ -248,7 +248,6 @@ impl Hierarchy {
         // new shortcuts both ways; past `budget` bytes it stops (random512-20's shortcuts took
         // the graph to 65 bytes a cell, over issue 24's 64).
         let mut entries = adj.iter().map(Vec::len).sum::<usize>();
-        let fixed = n * (size_of::<u32>() + size_of::<bool>() + size_of::<(u16, u16)>()) + size_of::<u32>();
         let bytes_budget = budget;
         let budget = PUSHES_PER_SUBGOAL * n + PUSHES_FLOOR;
         let visits_budget = VISITS_PER_SUBGOAL * n + VISITS_FLOOR;
@@ -322,7 +321,7 @@ impl Hierarchy {
             let to_x: usize =
                 adj[x].iter().map(|e| adj[e.to as usize].iter().filter(|f| f.to as usize == x).count()).sum();
             let grows = (2 * pairs.len()).saturating_sub(to_x);
-            if grows > 0 && fixed + (entries + grows) * size_of::<UpEdge>() > bytes_budget {
+            if grows > 0 && Self::bytes_without_labels(n, entries + grows) > bytes_budget {
                 break;
             }
             shortcuts += pairs.len();
@@ -402,11 +401,15 @@ impl Hierarchy {
 
     /// Bytes the hierarchy holds.
     pub(super) fn bytes(&self) -> usize {
-        self.edges.bytes()
-            + self.in_core.len()
-            + self.xy.len() * size_of::<(u16, u16)>()
+        Self::bytes_without_labels(self.xy.len(), self.edges.items.len())
             + self.labels.as_ref().map_or(0, Labels::bytes)
             + self.unpacked.as_ref().map_or(0, Runs::bytes)
+    }
+
+    /// Bytes a hierarchy of `slots` slots and `edges` edges takes without its labels: its edges
+    /// laid out, and per slot whether it is in the core and its coordinates.
+    fn bytes_without_labels(slots: usize, edges: usize) -> usize {
+        Runs::<UpEdge>::bytes_for(slots, edges) + slots * (size_of::<bool>() + size_of::<(u16, u16)>())
     }
 }
 
@@ -937,7 +940,7 @@ mod tests {
         let graph = SubgoalGraph::build(&grid);
         let uncontracted = |subgoals: &[super::Subgoal]| {
             let entries: usize = super::remaining_graph(subgoals).iter().map(Vec::len).sum();
-            subgoals.len() * 9 + 4 + entries * size_of::<super::UpEdge>()
+            super::Hierarchy::bytes_without_labels(subgoals.len(), entries)
         };
         let bare = uncontracted(&graph.subgoals);
         let whole = super::Hierarchy::contract(&graph.subgoals, usize::MAX);

@@ -194,7 +194,13 @@ impl<T: Copy> Runs<T> {
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.first.len() * size_of::<u32>() + self.items.len() * size_of::<T>()
+        Self::bytes_for(self.first.len() - 1, self.items.len())
+    }
+
+    /// The bytes [`Runs::of`] takes for `slots` lists of `items` items in all: for a budget
+    /// before the runs are laid out.
+    pub(super) fn bytes_for(slots: usize, items: usize) -> usize {
+        (slots + 1) * size_of::<u32>() + items * size_of::<T>()
     }
 }
 
@@ -966,8 +972,8 @@ impl SubgoalGraph {
     /// `None` without subgoals or room for one.
     fn measure_landmarks(&self) -> Option<landmarks::Landmarks> {
         // The edges laid out as `lay_out_edges` lays them out.
-        let flat = (self.subgoals.len() + 1) * size_of::<u32>()
-            + self.subgoals.iter().map(|s| s.adj.len() * size_of::<Edge>()).sum::<usize>();
+        let edges = self.subgoals.iter().map(|s| s.adj.len()).sum();
+        let flat = Runs::<Edge>::bytes_for(self.subgoals.len(), edges);
         let cells = self.width as usize * self.height as usize;
         let room = labels::budget(cells, self.bytes_without_speed_ups() + flat);
         landmarks::Landmarks::build(&self.subgoals, f64::from(self.width.max(self.height)), room)
