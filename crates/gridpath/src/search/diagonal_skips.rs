@@ -6,13 +6,13 @@
 //! point. Most cells of a long ray are *idle*: the step is legal and neither scan finds
 //! anything, so the ray only walks on. On maze512-16 (corridors 16 cells wide) a query walks
 //! ~3,500 diagonal steps for ~200 expansions, a fifth of its time. Here each cell also holds,
-//! per diagonal, how many idle cells follow it along that diagonal (at most 15), and the ray
+//! per diagonal, how many idle cells follow it along that diagonal (at most 63), and the ray
 //! jumps over them in one step: maze512-16, AR0011SR, 32room about a fifth faster, Boston and
 //! Berlin a tenth (`examples/jps_times.rs --bits`, one thread, alternating with the search
 //! without them).
 //!
 //! The counts live with the jump bits in one `u32` per padded cell (bits 0–7: the cell's jump
-//! byte, as the grid had it when the counts were worked out; bits `8 + 4k`..: the count along
+//! byte, as the grid had it when the counts were worked out; bits `8 + 6k`..: the count along
 //! diagonal `4 + k` of `DIRS`, NE, SE, SW, NW), so a ray's step still reads one word. They are
 //! the searcher's, not the grid's (4 bytes a cell only where JPS runs: A*'s grid stays as small
 //! as it was; with a copy of the jump bytes, 5 bytes a cell), for the last few grids it
@@ -22,7 +22,7 @@
 //! After an edit, the next JPS query finds the cells whose jump byte
 //! changed (the copy in bits 0–7 against the grid's) and repairs the counts behind each along
 //! its diagonals, walking back only while a count changes (an edit rewrites a few lines of jump
-//! bits; a count depends on at most the 15 cells ahead of it).
+//! bits; a count depends on at most the 63 cells ahead of it).
 //!
 //! The counts never take a ray past its goal's row or column: the ray caps each skip there,
 //! since on those lines its scans run whatever the bits say.
@@ -30,8 +30,15 @@
 use crate::Grid;
 use crate::grid::{DIRS, dir_index};
 
-/// Longest skip one count holds (4 bits); a longer idle run is skipped in several.
-const MAX_SKIP: u32 = 15;
+/// Longest skip one count holds (6 bits: four of them and the jump byte fill the cell's
+/// word); a longer idle run is skipped in several. At 15 (4 bits) a ray along a 32-cell
+/// corridor of a wide maze took three skips where it now takes one.
+const MAX_SKIP: u32 = 63;
+
+/// The longest skip [`MIN_MEAN_SKIP`] counts: the mean that decides whether a grid's rays skip
+/// was measured with counts of at most 15, and longer counts must not tip a grid of short runs
+/// with a few very long ones (den520d) into skipping.
+const MEAN_CAP: u32 = 15;
 
 /// Grids whose counts a searcher keeps at once: a game's planner searches one map for units of
 /// several sizes (each size its own grid, `Grid::for_agent_size`), and alternating between two
@@ -56,7 +63,7 @@ struct Counts {
     /// padded cells and row length (a grid of as many cells in other rows is another grid).
     grid: (u64, u64),
     shape: (usize, usize),
-    /// Per padded cell: its jump byte, then a 4-bit count per diagonal. Empty where the rays
+    /// Per padded cell: its jump byte, then a 6-bit count per diagonal. Empty where the rays
     /// step cell by cell ([`MIN_MEAN_SKIP`]: decided once per grid).
     table: Vec<u32>,
     /// The jump bytes the counts were worked out from, compared with the grid's 64 at a time
@@ -79,7 +86,7 @@ const MIN_MEAN_SKIP: f64 = 5.0;
 
 /// The bit offset of diagonal `d`'s count (`d`: 4 to 7, NE, SE, SW, NW).
 const fn shift(d: usize) -> usize {
-    8 + 4 * (d - 4)
+    8 + 6 * (d - 4)
 }
 
 /// Diagonal `d`'s count in a cell's word (`table`'s): how many idle cells a ray along it may
@@ -185,7 +192,7 @@ impl Counts {
                 for i in y * stride..(y + 1) * stride {
                     let count = count_at(&self.table, jumps, i, d, way);
                     self.table[i] |= count << shift(d);
-                    sum += u64::from(count);
+                    sum += u64::from(count.min(MEAN_CAP));
                     legal += u64::from(jumps[i] >> d & 1);
                 }
             }
@@ -327,12 +334,14 @@ mod tests {
 
     #[test]
     fn counts_are_the_idle_cells_ahead_built_and_repaired_after_random_edits() {
-        let mut some_long = false;
+        let (mut some_long, mut past_four_bits) = (false, false);
         for (seed, walls) in [(1, 3), (2, 10), (3, 25), (4, 0)] {
             let mut grid = random_grid(40, seed, walls);
             let mut skips = DiagonalSkips::default();
             check(&grid, skips.update_with(&grid, 0.0), "built");
             some_long |= skips.grids[0].table.iter().any(|&t| (4..8).any(|d| t >> shift(d) & MAX_SKIP >= 5));
+            past_four_bits |=
+                skips.grids[0].table.iter().any(|&t| (4..8).any(|d| t >> shift(d) & MAX_SKIP > 15));
             let mut state = seed;
             for edit in 0..60 {
                 state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -363,6 +372,7 @@ mod tests {
             assert_eq!(skips.grids.len(), GRIDS, "the grids kept");
         }
         assert!(some_long, "the grids have idle runs of 5 or more");
+        assert!(past_four_bits, "open ground has counts that need more than 4 bits");
     }
 
     #[test]
