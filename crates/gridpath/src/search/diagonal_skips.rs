@@ -76,7 +76,7 @@ struct Counts {
 /// bytes differ in at most one cell in this many (else they are worked out afresh).
 const NEAR: usize = 16;
 
-/// The mean count (over the cells' legal diagonal steps) below which a grid's rays step cell
+/// The mean count (over the cells' legal diagonal steps, each taken at most [`MEAN_CAP`]) below which a grid's rays step cell
 /// by cell: where most runs are short (random obstacles, narrow corridors) a skip rarely saves a
 /// step, and a ray reading 4 bytes a cell instead of 1 fills the cache sooner (maze512-4, mean
 /// 1.6, 15 % slower with the skips; random512-25, 0.2, 5–10 %). Measured means: maze512-16 7.0,
@@ -373,6 +373,29 @@ mod tests {
         }
         assert!(some_long, "the grids have idle runs of 5 or more");
         assert!(past_four_bits, "open ground has counts that need more than 4 bits");
+    }
+
+    #[test]
+    fn counts_past_four_bits_are_repaired_behind_an_edit() {
+        let mut grid = random_grid(40, 4, 0);
+        let mut skips = DiagonalSkips::default();
+        check(&grid, skips.update_with(&grid, 0.0), "open ground");
+        let before = skips.grids[0].table.clone();
+        // A wall far along the main diagonal: the counts up to 29 cells behind it shrink.
+        grid.set_tile(Pos::new(30, 30), Tile::Wall).expect("on the grid");
+        check(&grid, skips.update_with(&grid, 0.0), "a wall placed");
+        let long_changed = |now: &[u32]| {
+            now.iter().zip(&before).any(|(&n, &b)| {
+                (4..8).any(|d| {
+                    n >> shift(d) & MAX_SKIP != b >> shift(d) & MAX_SKIP && b >> shift(d) & MAX_SKIP > 15
+                })
+            })
+        };
+        assert!(long_changed(&skips.grids[0].table), "a count above 15 repaired");
+        grid.set_tile(Pos::new(30, 30), Tile::FLOOR).expect("on the grid");
+        check(&grid, skips.update_with(&grid, 0.0), "the wall erased");
+        assert_eq!(skips.grids[0].table, before, "the counts as built before the edits");
+        assert_eq!(skips.rebuilds, 1, "repaired, not built again");
     }
 
     #[test]
