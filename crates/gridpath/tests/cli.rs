@@ -177,6 +177,39 @@ fn generate_prints_a_seeded_map_with_endpoints() {
 }
 
 #[test]
+fn generate_refuses_parameters_out_of_range_or_for_another_kind() {
+    for (args, said) in [
+        (&["generate", "noise", "10", "10", "--density", "2"][..], "wall probability"),
+        (&["generate", "noise", "10", "10", "--density", "nan"], "wall probability"),
+        (&["generate", "noise", "10", "10", "--density", "lots"], "wall probability"),
+        (&["generate", "maze", "10", "10", "--corridor", "0"], "--corridor"),
+        (&["generate", "rooms", "10", "10", "--density", "0.3"], "--density does not apply to rooms maps"),
+        (&["generate", "caves", "10", "10", "--corridor", "3"], "--corridor does not apply to caves maps"),
+        (&["generate", "maze", "10", "10", "--density", "0.3"], "--density does not apply to maze maps"),
+        (&["generate", "noise", "10", "10", "--corridor", "3"], "--corridor does not apply to noise maps"),
+    ] {
+        let (out, err, code) = gridpath(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: no map printed");
+    }
+    // In range, each for its own kind: the bounds themselves are maps.
+    for args in [
+        &["generate", "noise", "6", "4", "--density", "0"][..],
+        &["generate", "noise", "6", "4", "--density", "1"],
+        &["generate", "maze", "9", "9", "--corridor", "1"],
+    ] {
+        let (out, err, code) = gridpath(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(gridpath::formats::parse_tilepath(&out).is_ok(), "{args:?}: {out}");
+    }
+    // Without the flags, each kind's defaults, as before.
+    let (default, _, _) = gridpath(&["generate", "noise", "12", "8", "--seed", "3"]);
+    let (quarter, _, _) = gridpath(&["generate", "noise", "12", "8", "--seed", "3", "--density", "0.25"]);
+    assert_eq!(default, quarter);
+}
+
+#[test]
 fn generate_writes_a_benchmark_scen_that_scen_replays_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let map = dir.path().join("rooms 7.map");

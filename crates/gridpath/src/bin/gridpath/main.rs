@@ -152,12 +152,12 @@ enum Command {
         /// Random seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Wall probability for `noise` (0..=1).
-        #[arg(long, default_value_t = gridpath::generate::Generator::DEFAULT_DENSITY)]
-        density: f64,
-        /// Corridor width for `maze`.
-        #[arg(long, default_value_t = gridpath::generate::Generator::DEFAULT_CORRIDOR)]
-        corridor: u32,
+        /// Wall probability for `noise`, from 0 to 1 [default: 0.25].
+        #[arg(long, value_parser = parse_density)]
+        density: Option<f64>,
+        /// Corridor width in cells for `maze`, 1 or more [default: 1].
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        corridor: Option<u32>,
         /// File to write (format from the extension); prints .tpmap text when absent.
         #[arg(long, short)]
         output: Option<PathBuf>,
@@ -262,13 +262,28 @@ fn main() -> ExitCode {
         }
         Command::Convert { input, output } => convert(&input, &output),
         Command::Generate { kind, width, height, seed, density, corridor, output, scen } => {
-            // The parsed kind carries the default parameters: the flags set them.
-            let generator = match kind {
-                Generator::Noise { .. } => Generator::Noise { density },
-                Generator::Maze { .. } => Generator::Maze { corridor },
-                other => other,
+            // The parsed kind carries the default parameters: the flags set them. A flag for
+            // another kind of map is refused rather than ignored (`rooms --density 0.4` would
+            // otherwise look as if it did something).
+            let misplaced = match kind {
+                Generator::Noise { .. } => corridor.map(|_| "--corridor"),
+                Generator::Maze { .. } => density.map(|_| "--density"),
+                _ => density.map(|_| "--density").or(corridor.map(|_| "--corridor")),
             };
-            generate(generator, width, height, seed, output.as_deref(), scen)
+            if let Some(flag) = misplaced {
+                Err(Failure(format!("{flag} does not apply to {} maps", kind.name()), 2))
+            } else {
+                let generator = match kind {
+                    Generator::Noise { .. } => {
+                        Generator::Noise { density: density.unwrap_or(Generator::DEFAULT_DENSITY) }
+                    }
+                    Generator::Maze { .. } => {
+                        Generator::Maze { corridor: corridor.unwrap_or(Generator::DEFAULT_CORRIDOR) }
+                    }
+                    other => other,
+                };
+                generate(generator, width, height, seed, output.as_deref(), scen)
+            }
         }
     };
     match result {
@@ -277,6 +292,15 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(code)
         }
+    }
+}
+
+/// `--density`: a wall probability, a number from 0 to 1 (the generator would clamp anything
+/// else to a map of all walls or none without a word).
+fn parse_density(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(d) if (0.0..=1.0).contains(&d) => Ok(d),
+        _ => Err(format!("{text:?} is not a wall probability: give a number from 0 to 1, e.g. 0.25")),
     }
 }
 
