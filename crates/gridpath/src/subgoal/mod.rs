@@ -194,13 +194,19 @@ impl<T: Copy> Runs<T> {
     }
 
     pub(super) fn bytes(&self) -> usize {
-        Self::bytes_for(self.first.len() - 1, self.items.len())
+        Self::size(self.first.len(), self.items.len())
     }
 
     /// The bytes [`Runs::of`] takes for `slots` lists of `items` items in all: for a budget
     /// before the runs are laid out.
     pub(super) fn bytes_for(slots: usize, items: usize) -> usize {
-        (slots + 1) * size_of::<u32>() + items * size_of::<T>()
+        Self::size(slots + 1, items)
+    }
+
+    /// The bytes of `firsts` run starts and `items` items (an empty `Runs`, the default, has
+    /// no starts at all, where one laid out by [`Runs::of`] has one more than its lists).
+    fn size(firsts: usize, items: usize) -> usize {
+        firsts * size_of::<u32>() + items * size_of::<T>()
     }
 }
 
@@ -1774,4 +1780,22 @@ fn pillars() -> Grid {
         }
     }
     grid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Runs;
+
+    /// A default `Runs` holds nothing (its bytes were worked out from one start too few and
+    /// underflowed); laid out, it takes what `bytes_for` said beforehand.
+    #[test]
+    fn runs_take_the_bytes_they_were_budgeted() {
+        assert_eq!(Runs::<u64>::default().bytes(), 0);
+        let lists: [&[u64]; 3] = [&[1, 2], &[], &[3]];
+        let runs = Runs::of(lists.iter().copied());
+        assert_eq!(runs.bytes(), Runs::<u64>::bytes_for(3, 3));
+        assert_eq!(runs.bytes(), 4 * 4 + 3 * 8);
+        assert_eq!(runs.get(0), &[1, 2]);
+        assert!(runs.get(1).is_empty());
+    }
 }
