@@ -318,8 +318,15 @@ impl Hierarchy {
             // the neighbours' entries to `x`, which go. A contraction that may grow the edges
             // past the bytes is not made (`x` stays in the core); one that cannot grow them
             // always is: where contraction thins the graph, it ends within bytes it began above.
-            let to_x: usize =
-                adj[x].iter().map(|e| adj[e.to as usize].iter().filter(|f| f.to as usize == x).count()).sum();
+            // The remaining graph is symmetric (each edge in both ends' lists, a shortcut added
+            // both ways, an edge dropped from both), so as many entries point to `x` as it has:
+            // no pass over its neighbours' lists (which `contract` walks again to drop them).
+            let to_x = adj[x].len();
+            debug_assert_eq!(
+                to_x,
+                adj[x].iter().map(|e| adj[e.to as usize].iter().filter(|f| f.to as usize == x).count()).sum(),
+                "the remaining graph is symmetric"
+            );
             let grows = (2 * pairs.len()).saturating_sub(to_x);
             if grows > 0 && Self::bytes_without_labels(n, entries + grows) > bytes_budget {
                 break;
