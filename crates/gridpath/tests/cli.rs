@@ -203,6 +203,12 @@ fn generate_refuses_parameters_out_of_range_or_for_another_kind() {
         assert_eq!(code, 0, "{args:?}: {err}");
         assert!(gridpath::formats::parse_tilepath(&out).is_ok(), "{args:?}: {out}");
     }
+    // The help names the generator's own defaults.
+    let (help, _, _) = gridpath(&["generate", "--help"]);
+    let defaults =
+        (gridpath::generate::Generator::DEFAULT_DENSITY, gridpath::generate::Generator::DEFAULT_CORRIDOR);
+    assert!(help.contains(&format!("0 to 1 [default: {}]", defaults.0)), "{help}");
+    assert!(help.contains(&format!("1 or more [default: {}]", defaults.1)), "{help}");
     // Without the flags, each kind's defaults, as before.
     let (default, _, _) = gridpath(&["generate", "noise", "12", "8", "--seed", "3"]);
     let (quarter, _, _) = gridpath(&["generate", "noise", "12", "8", "--seed", "3", "--density", "0.25"]);

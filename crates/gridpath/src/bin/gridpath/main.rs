@@ -152,11 +152,13 @@ enum Command {
         /// Random seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Wall probability for `noise`, from 0 to 1 [default: 0.25].
-        #[arg(long, value_parser = parse_density)]
+        /// Wall probability for `noise`, from 0 to 1 (the default shown from the generator's own).
+        #[arg(long, value_parser = parse_density,
+              help = format!("Wall probability for `noise`, from 0 to 1 [default: {}]", Generator::DEFAULT_DENSITY))]
         density: Option<f64>,
-        /// Corridor width in cells for `maze`, 1 or more [default: 1].
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        /// Corridor width in cells for `maze`, 1 or more (the default shown from the generator's own).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..),
+              help = format!("Corridor width in cells for `maze`, 1 or more [default: {}]", Generator::DEFAULT_CORRIDOR))]
         corridor: Option<u32>,
         /// File to write (format from the extension); prints .tpmap text when absent.
         #[arg(long, short)]
